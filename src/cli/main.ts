@@ -1,0 +1,60 @@
+import { CODE_INFO, USAGE_EXIT, type DecisionCode } from '../core/codes.js';
+import { SealgateError, usageError } from '../core/errors.js';
+import type { CommandContext } from './context.js';
+import { COMMANDS } from './commands/index.js';
+import { formatJson, formatReasons } from './report.js';
+
+export const VERSION = '0.1.0';
+
+function topUsage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
+  const rows = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return [
+    'Usage: sealgate <command> [options]',
+    '',
+    'Decides whether an AI agent\'s patch may go to human review. Every command prints',
+    'a stable code on stdout when it refuses; reasons go to stderr.',
+    '',
+    'Commands:',
+    ...rows,
+    '',
+    'Exit status: 0 ALLOW or success, 1 a reject code, 2 bad arguments (E_INPUT_INVALID),',
+    '3 E_INTERNAL. Run `sealgate <command> --help` for a command\'s options.',
+    '',
+  ].join('\n');
+}
+
+/** The CLI's one catch site: every path ends in one code line on stdout and a defined exit status. */
+export async function main(ctx: CommandContext): Promise<number> {
+  const [name, ...rest] = ctx.argv;
+  const json = rest.includes('--json');
+  try {
+    if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+      ctx.stdout(topUsage());
+      return name === undefined ? USAGE_EXIT : 0;
+    }
+    if (name === '--version' || name === '-V') {
+      ctx.stdout(`${VERSION}\n`);
+      return 0;
+    }
+    const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+    if (!entry) throw usageError(`unknown command "${name}"; run sealgate --help`);
+    const command = await entry.load();
+    if (rest.includes('--help') || rest.includes('-h')) {
+      ctx.stdout(command.usage);
+      return 0;
+    }
+    return await command.run({ ...ctx, argv: rest });
+  } catch (err) {
+    const known = err instanceof SealgateError;
+    const code: DecisionCode = known ? err.code : 'E_INTERNAL';
+    const findings = known ? err.findings : [{ code: 'E_INTERNAL' as const, path: '', detail: err instanceof Error ? (err.stack ?? err.message) : String(err) }];
+    ctx.stdout(`${code}\n`);
+    ctx.stderr(json ? formatJson(code, findings) : formatReasons(code, findings));
+    if (known && err.usage) {
+      if (!json) ctx.stderr('sealgate: run `sealgate --help` for usage\n');
+      return USAGE_EXIT;
+    }
+    return CODE_INFO[code].exit;
+  }
+}

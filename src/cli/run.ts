@@ -1,0 +1,23 @@
+import { main } from './main.js';
+
+/** Process entry: wires the real clock, streams and exit status to main(). */
+export async function runCli(argv: readonly string[]): Promise<void> {
+  let code: number;
+  try {
+    code = await main({
+      argv,
+      cwd: process.cwd(),
+      env: process.env,
+      stdout: (t) => process.stdout.write(t),
+      stderr: (t) => process.stderr.write(t),
+      clock: () => new Date(),
+      isTTY: Boolean(process.stderr.isTTY),
+    });
+  } catch (err) {
+    // main() never throws; if it somehow does, still print one code.
+    process.stdout.write('E_INTERNAL\n');
+    process.stderr.write(`sealgate: E_INTERNAL: ${String(err)}\n`);
+    code = 3;
+  }
+  process.exitCode = code;
+}

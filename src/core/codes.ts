@@ -1,0 +1,137 @@
+/** The one registry of decision codes: every code sealgate can print, with its meaning. */
+
+export const DECISION_CODES = [
+  'ALLOW',
+  'E_SHARED_JOB',
+  'E_JOB_MISSING',
+  'E_EMPTY_DIFF',
+  'E_TEST_ONLY',
+  'E_DIGEST_OPEN',
+  'E_LOGS_EARLY',
+  'E_CREDIT_UNBOUND',
+  'E_CREDIT_MISSING',
+  'E_FREEZE_UNBOUND',
+  'E_FREEZE_COVERS_CREDIT',
+  'E_FREEZE_EXPIRED',
+  'E_INPUT_INVALID',
+  'E_INTERNAL',
+] as const;
+
+export type DecisionCode = (typeof DECISION_CODES)[number];
+export type RejectCode = Exclude<DecisionCode, 'ALLOW'>;
+
+export interface CodeInfo {
+  /** One line: when the code is given. */
+  readonly condition: string;
+  /** The spec's "required next step" column (or ours, for codes the spec lacks). */
+  readonly nextStep: string;
+  /** Process exit status when this code is the result. */
+  readonly exit: 0 | 1 | 2 | 3;
+  /** Where the spec's merge table or text names the rule; '' for codes sealgate adds. */
+  readonly spec: string;
+}
+
+/** Exit status for usage errors (bad command-line arguments); the printed code is E_INPUT_INVALID. */
+export const USAGE_EXIT = 2;
+
+export const CODE_INFO = {
+  ALLOW: {
+    condition: 'Properties pass on a sealed digest, credit is bound, and any freeze is bound, unexpired and from a third job.',
+    nextStep: 'Open a human review (ALLOW is not an auto-merge).',
+    exit: 0,
+    spec: 'Merge rule, rows 5 and 6',
+  },
+  E_SHARED_JOB: {
+    condition: 'Author and runner ids match, or a freeze was written by the author or the runner job.',
+    nextStep: 'New runner job.',
+    exit: 1,
+    spec: 'Merge rule, last row; section 1',
+  },
+  E_JOB_MISSING: {
+    condition: 'Either job id is empty or absent.',
+    nextStep: 'Fill both ids.',
+    exit: 1,
+    spec: 'Stable reject codes',
+  },
+  E_EMPTY_DIFF: {
+    condition: 'The patch changes nothing.',
+    nextStep: 'Propose a patch that changes something.',
+    exit: 1,
+    spec: 'Merge rule, row 1 (no code in the spec)',
+  },
+  E_TEST_ONLY: {
+    condition: 'Every changed file is a test or fixture file.',
+    nextStep: 'Change production code, or review test-only changes outside this gate.',
+    exit: 1,
+    spec: 'Merge rule, row 2 (no code in the spec)',
+  },
+  E_DIGEST_OPEN: {
+    condition: 'The digest status is not sealed, or the sealed bytes have drifted.',
+    nextStep: 'Seal, then rerun.',
+    exit: 1,
+    spec: 'Merge rule, row 4; section 2',
+  },
+  E_LOGS_EARLY: {
+    condition: 'Logs exist without a sealed status, or were written before the seal.',
+    nextStep: 'Discard logs.',
+    exit: 1,
+    spec: 'Section 3',
+  },
+  E_CREDIT_UNBOUND: {
+    condition: 'The credit file is not bound to this proposal: digest, runner job, proposal id or patch hash differ.',
+    nextStep: 'Rerun the runner on this proposal and its sealed digest.',
+    exit: 1,
+    spec: 'Section 4 (no code in the spec)',
+  },
+  E_CREDIT_MISSING: {
+    condition: 'No property run, or a changed symbol lacks a real (non-tautological) passing property.',
+    nextStep: 'Add a property and reseal.',
+    exit: 1,
+    spec: 'Merge rule, row 3; section 4',
+  },
+  E_FREEZE_UNBOUND: {
+    condition: "The freeze's digest, credit id or runner job differs from the credit and record.",
+    nextStep: 'Drop the freeze.',
+    exit: 1,
+    spec: 'Merge rule, row 7; section 5',
+  },
+  E_FREEZE_COVERS_CREDIT: {
+    condition: 'The freeze names a credit-bearing test.',
+    nextStep: 'Narrow the waiver.',
+    exit: 1,
+    spec: 'Section 5',
+  },
+  E_FREEZE_EXPIRED: {
+    condition: 'The freeze expiry is not later than the review clock.',
+    nextStep: 'New digest, new waiver.',
+    exit: 1,
+    spec: 'Section 5',
+  },
+  E_INPUT_INVALID: {
+    condition: 'A file is missing, unreadable, truncated, not the declared format, or fails its schema; or the arguments are bad.',
+    nextStep: 'Fix the named file or argument.',
+    exit: 1,
+    spec: '',
+  },
+  E_INTERNAL: {
+    condition: 'An unexpected error inside sealgate.',
+    nextStep: 'Report a bug; treat the patch as rejected.',
+    exit: 3,
+    spec: '',
+  },
+} as const satisfies Record<DecisionCode, CodeInfo>;
+
+const CODE_SET: ReadonlySet<string> = new Set(DECISION_CODES);
+
+export function isDecisionCode(value: unknown): value is DecisionCode {
+  return typeof value === 'string' && CODE_SET.has(value);
+}
+
+/** Unknown codes map to reject: anything that is not a known code becomes E_INTERNAL. */
+export function toDecisionCode(value: unknown): DecisionCode {
+  return isDecisionCode(value) ? value : 'E_INTERNAL';
+}
+
+export function exitStatusOf(code: DecisionCode): number {
+  return CODE_INFO[code].exit;
+}

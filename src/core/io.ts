@@ -1,0 +1,82 @@
+import { closeSync, fsyncSync, openSync, renameSync, writeSync, unlinkSync, readSync, fstatSync, constants } from 'node:fs';
+import { dirname, basename, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { inputInvalid } from './errors.js';
+
+/** Default cap on any input document. */
+export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Read a regular file of at most `cap` bytes without following a final symlink into
+ * something huge: the size is checked on the open descriptor before reading, and the
+ * read stops at cap + 1 so a file that grows meanwhile is still caught.
+ */
+export function readBoundedFile(path: string, cap = MAX_INPUT_BYTES, label = path): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw inputInvalid(label, code === 'ENOENT' ? 'file not found' : `cannot open (${code ?? 'error'})`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw inputInvalid(label, 'not a regular file');
+    if (st.size > cap) throw inputInvalid(label, `larger than the ${cap}-byte cap (${st.size} bytes)`);
+    const buf = Buffer.allocUnsafe(Math.min(st.size, cap) + 1);
+    let got = 0;
+    for (;;) {
+      const r = readSync(fd, buf, got, buf.length - got, null);
+      if (r === 0) break;
+      got += r;
+      if (got > cap) throw inputInvalid(label, `larger than the ${cap}-byte cap`);
+      if (got === buf.length) break;
+    }
+    return buf.subarray(0, got);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function fileExists(path: string): boolean {
+  try {
+    const fd = openSync(path, constants.O_RDONLY);
+    closeSync(fd);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Write via a temporary file, fsync, rename, fsync the directory: a crash leaves old or new, never half. */
+export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o644): void {
+  const dir = dirname(path);
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+  try {
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    let off = 0;
+    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* already gone */
+    }
+    throw err;
+  }
+  closeSync(fd);
+  renameSync(tmp, path);
+  try {
+    const dfd = openSync(dir, constants.O_RDONLY);
+    try {
+      fsyncSync(dfd);
+    } finally {
+      closeSync(dfd);
+    }
+  } catch {
+    /* directories cannot be fsynced on every file system */
+  }
+}

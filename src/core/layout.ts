@@ -1,0 +1,29 @@
+import { join } from 'node:path';
+
+/**
+ * Where every file of the workflow lives, relative to the repository root. One place, so
+ * the seal, the runner, the gate and verify agree on what "the credit file" or "the logs" are.
+ */
+export const LAYOUT = {
+  record: 'review/proposal.json',
+  freeze: 'review/freeze.json',
+  runnerDir: 'review/runner',
+  inputs: 'review/runner/inputs.sha256',
+  digest: 'review/runner/digest.txt',
+  status: 'review/runner/digest.status',
+  journal: 'review/runner/journal.jsonl',
+  results: 'review/runner/results.json',
+  changed: 'review/runner/changed.json',
+  cases: 'review/runner/cases.json',
+  credit: 'review/runner/credit.json',
+  /** The hidden log store: mode 0700, files 0600, until publish. */
+  logs: 'review/runner/logs',
+  /** Published (readable) copy of the logs, written by `sealgate publish` only. */
+  publishedLogs: 'review/logs',
+} as const;
+
+export type LayoutKey = keyof typeof LAYOUT;
+
+export function layoutPath(repo: string, key: LayoutKey): string {
+  return join(repo, LAYOUT[key]);
+}

@@ -1,0 +1,31 @@
+/** Bytes to text for every input file: UTF-8 only, no BOM, no NUL, and (for documents) a final newline. */
+
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+export type TextProblem = 'bom' | 'utf8' | 'nul' | 'no-final-newline' | 'empty';
+
+export function decodeStrictUtf8(bytes: Uint8Array): { text: string } | { problem: TextProblem; detail: string } {
+  if (bytes.length === 0) return { problem: 'empty', detail: 'file is empty' };
+  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    return { problem: 'bom', detail: 'starts with a UTF-8 byte-order mark; save it without one' };
+  }
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    return { problem: 'utf8', detail: 'is not valid UTF-8' };
+  }
+  if (text.includes('\u0000')) return { problem: 'nul', detail: 'contains a NUL byte' };
+  return { text };
+}
+
+/**
+ * A document must end with a newline: a file cut short at any byte then either breaks its
+ * syntax or loses its final newline, so truncation cannot pass as a shorter valid file.
+ */
+export function decodeDocument(bytes: Uint8Array): { text: string } | { problem: TextProblem; detail: string } {
+  const r = decodeStrictUtf8(bytes);
+  if ('problem' in r) return r;
+  if (!r.text.endsWith('\n')) return { problem: 'no-final-newline', detail: 'does not end with a newline (truncated?)' };
+  return r;
+}

@@ -1,0 +1,177 @@
+import type { DecisionCode, RejectCode } from '../core/codes.js';
+import type { Finding } from '../core/errors.js';
+import { digestsEqual, sameJob } from '../core/ids.js';
+import { compareInstants, parseInstant, isInstant, type Instant } from '../core/time.js';
+import type { Credit } from '../credit/schema.js';
+import type { FileClass } from '../diff/classify.js';
+import type { Freeze } from '../freeze/schema.js';
+import type { ProposalRecord } from '../record/schema.js';
+
+/** Everything the decision reads, already parsed and schema-checked. No I/O below this line. */
+export interface GateInputs {
+  readonly record: ProposalRecord;
+  /** The patch's files with their classes; empty when the patch changes nothing. */
+  readonly patchFiles: readonly { readonly path: string; readonly class: FileClass }[];
+  /** SHA-256 of the patch bytes the gate read. */
+  readonly patchSha256: string;
+  /** null: no credit file (no property run). */
+  readonly credit: Credit | null;
+  readonly freeze: Freeze | null;
+  /** What the runner's own files say, when present beside the record. */
+  readonly runnerFiles: { readonly status: string | null; readonly digest: string | null };
+  readonly now: Instant;
+}
+
+export interface Decision {
+  readonly code: DecisionCode;
+  /** The finding that decided, or null for ALLOW. */
+  readonly decisive: Finding | null;
+  /** Every finding of every rule, in precedence order: the full account for --explain. */
+  readonly findings: readonly Finding[];
+}
+
+type Rule = (x: GateInputs) => Finding[];
+
+const f = (code: RejectCode, path: string, detail: string): Finding => ({ code, path, detail });
+
+function checkJobs(x: GateInputs): Finding[] {
+  const { author_job: author, runner_job: runner } = x.record;
+  if (!author || !runner) {
+    return [f('E_JOB_MISSING', 'record', `${!author ? 'author_job' : 'runner_job'} is empty or absent`)];
+  }
+  const out: Finding[] = [];
+  if (sameJob(author, runner)) out.push(f('E_SHARED_JOB', 'record', `author_job and runner_job are the same job ("${author}")`));
+  if (x.freeze) {
+    const fa = x.freeze.author_job;
+    if (sameJob(fa, author)) out.push(f('E_SHARED_JOB', 'freeze#author_job', `the freeze was written by the author job ("${fa}")`));
+    else if (sameJob(fa, runner)) out.push(f('E_SHARED_JOB', 'freeze#author_job', `the freeze was written by the runner job ("${fa}")`));
+    if (sameJob(fa, x.freeze.runner_job)) out.push(f('E_SHARED_JOB', 'freeze', 'the freeze names the same job as its author and its runner'));
+  }
+  return out;
+}
+
+function checkEmpty(x: GateInputs): Finding[] {
+  return x.patchFiles.length === 0 ? [f('E_EMPTY_DIFF', 'patch', 'the patch changes nothing')] : [];
+}
+
+function checkTestOnly(x: GateInputs): Finding[] {
+  const prod = x.patchFiles.filter((p) => p.class === 'production' || p.class === 'other');
+  if (prod.length > 0) return [];
+  const tests = x.patchFiles.filter((p) => p.class === 'test').length;
+  return [f('E_TEST_ONLY', 'patch', `no production file changes (${tests} test or fixture file(s), ${x.patchFiles.length - tests} ignored)`)];
+}
+
+function checkCreditPresent(x: GateInputs): Finding[] {
+  return x.credit === null ? [f('E_CREDIT_MISSING', 'credit', 'no credit file: production symbols changed but no property run was recorded')] : [];
+}
+
+function checkSealed(x: GateInputs): Finding[] {
+  const out: Finding[] = [];
+  if (x.record.digest_status !== 'sealed') out.push(f('E_DIGEST_OPEN', 'record#digest_status', `digest_status is "${x.record.digest_status}", not "sealed"`));
+  const s = x.runnerFiles.status;
+  if (s !== null && s !== 'sealed') out.push(f('E_DIGEST_OPEN', 'review/runner/digest.status', `the runner's status file says "${s}", not "sealed"`));
+  return out;
+}
+
+function checkLogs(x: GateInputs): Finding[] {
+  const r = x.record;
+  if (r.logs_present && !r.logs_after_seal) return [f('E_LOGS_EARLY', 'record#logs_after_seal', 'logs exist that were written before the digest was sealed')];
+  return [];
+}
+
+function checkCreditBound(x: GateInputs): Finding[] {
+  const c = x.credit;
+  if (!c) return [];
+  const out: Finding[] = [];
+  const sealed = [x.record.digest, x.runnerFiles.digest].filter((d): d is string => d !== undefined && d !== null);
+  if (sealed.length === 0) out.push(f('E_CREDIT_UNBOUND', 'record#digest', 'no sealed digest to bind the credit to (record has no digest and review/runner/digest.txt is absent)'));
+  if (x.record.digest !== undefined && x.runnerFiles.digest !== null && !digestsEqual(x.record.digest, x.runnerFiles.digest)) {
+    out.push(f('E_CREDIT_UNBOUND', 'record#digest', "the record's digest differs from review/runner/digest.txt"));
+  }
+  for (const d of sealed) {
+    if (!digestsEqual(c.digest, d)) {
+      out.push(f('E_CREDIT_UNBOUND', 'credit#digest', `credit digest ${c.digest} differs from the sealed digest ${d}`));
+      break;
+    }
+  }
+  if (c.runner_job !== undefined && x.record.runner_job && !sameJob(c.runner_job, x.record.runner_job)) {
+    out.push(f('E_CREDIT_UNBOUND', 'credit#runner_job', `credit was written by "${c.runner_job}", not the record's runner "${x.record.runner_job}"`));
+  }
+  if (c.proposal_id !== undefined && c.proposal_id !== x.record.proposal_id) {
+    out.push(f('E_CREDIT_UNBOUND', 'credit#proposal_id', `credit is for proposal "${c.proposal_id}", not "${x.record.proposal_id}"`));
+  }
+  if (c.patch_sha256 !== undefined && !digestsEqual(c.patch_sha256, x.patchSha256)) {
+    out.push(f('E_CREDIT_UNBOUND', 'credit#patch_sha256', "credit was scored on other patch bytes than the record's patch"));
+  }
+  if (x.record.patch_sha256 !== undefined && !digestsEqual(x.record.patch_sha256, x.patchSha256)) {
+    out.push(f('E_CREDIT_UNBOUND', 'record#patch_sha256', 'the patch file changed after the proposal was recorded'));
+  }
+  return out;
+}
+
+/** Credit passes only when its own fields agree that it does: `pass: true` alone is not believed. */
+export function creditProblems(c: Credit): string[] {
+  const out: string[] = [];
+  if (!c.pass) out.push('pass is false');
+  if (c.missing.length > 0) out.push(`missing: ${c.missing.join(', ')}`);
+  if (c.credited.length === 0) out.push('no symbol is credited');
+  if (c.test_ids.length === 0) out.push('no credit-bearing test is named');
+  const credited = new Set(c.credited);
+  const both = c.missing.filter((m) => credited.has(m));
+  if (both.length > 0) out.push(`both credited and missing: ${both.join(', ')}`);
+  const tests = new Set(c.test_ids);
+  const tauto = c.tautologies.filter((t) => tests.has(t));
+  if (tauto.length > 0) out.push(`tautologies also listed as credit-bearing: ${tauto.join(', ')}`);
+  if (c.changed !== undefined) {
+    const changed = new Set(c.changed);
+    const extra = c.credited.filter((s) => !changed.has(s));
+    if (extra.length > 0) out.push(`credited symbols that did not change: ${extra.join(', ')}`);
+    const uncovered = c.changed.filter((s) => !credited.has(s));
+    if (uncovered.length > 0) out.push(`changed symbols without credit: ${uncovered.join(', ')}`);
+  }
+  if (c.uncreditable !== undefined && c.uncreditable.length > 0) out.push(`uncreditable changed files: ${c.uncreditable.join(', ')}`);
+  return out;
+}
+
+function checkCreditPass(x: GateInputs): Finding[] {
+  if (!x.credit) return [];
+  return creditProblems(x.credit).map((p) => f('E_CREDIT_MISSING', 'credit', p));
+}
+
+function checkFreeze(x: GateInputs): Finding[] {
+  const z = x.freeze;
+  const c = x.credit;
+  if (!z || !c) return [];
+  const out: Finding[] = [];
+  if (!digestsEqual(z.runner_digest, c.digest)) out.push(f('E_FREEZE_UNBOUND', 'freeze#runner_digest', `freeze digest ${z.runner_digest} differs from credit digest ${c.digest}`));
+  if (z.credit_id !== c.credit_id) out.push(f('E_FREEZE_UNBOUND', 'freeze#credit_id', `freeze cites credit "${z.credit_id}", not "${c.credit_id}"`));
+  if (x.record.runner_job && !sameJob(z.runner_job, x.record.runner_job)) {
+    out.push(f('E_FREEZE_UNBOUND', 'freeze#runner_job', `freeze cites runner "${z.runner_job}", not the record's "${x.record.runner_job}"`));
+  }
+  if (c.test_ids.includes(z.test_id)) out.push(f('E_FREEZE_COVERS_CREDIT', 'freeze#test_id', `"${z.test_id}" is a credit-bearing test`));
+  const expiry = parseInstant(z.expires_at);
+  if (!isInstant(expiry)) out.push(f('E_FREEZE_EXPIRED', 'freeze#expires_at', expiry.problem));
+  else if (compareInstants(expiry, x.now) <= 0) out.push(f('E_FREEZE_EXPIRED', 'freeze#expires_at', `expired at ${z.expires_at} (now ${x.now.text})`));
+  return out;
+}
+
+/** The spec's precedence, first match wins. Input validity is settled before this runs. */
+export const RULES: readonly Rule[] = [
+  checkJobs,
+  checkEmpty,
+  checkTestOnly,
+  checkCreditPresent,
+  checkSealed,
+  checkLogs,
+  checkCreditBound,
+  checkCreditPass,
+  checkFreeze,
+];
+
+/** The merge decision: pure, total, and ALLOW only when every rule is silent. */
+export function decide(x: GateInputs): Decision {
+  const findings: Finding[] = [];
+  for (const rule of RULES) findings.push(...rule(x));
+  const decisive = findings[0] ?? null;
+  return { code: decisive ? decisive.code : 'ALLOW', decisive, findings };
+}
