@@ -18,7 +18,8 @@ export const ACCEPTANCE_NOW = '2026-10-12T12:00:00+00:00';
 /**
  * One acceptance case: a folder with record.json or record.yaml, credit.json (absent means
  * no property run), optional freeze.json, the patch and runner files the record names, and
- * `expected` holding the code. The gate runs in-process through the CLI's own main().
+ * `expected` holding the code, and optionally `reason`: a
+ * text the stderr must contain. The gate runs in-process through the CLI's own main().
  */
 export async function runAcceptanceCase(dir: string, name: string): Promise<CaseResult> {
   const expected = readFileSync(join(dir, 'expected'), 'utf8').trim();
@@ -32,7 +33,11 @@ export async function runAcceptanceCase(dir: string, name: string): Promise<Case
   const lines = out.split('\n').filter((l) => l !== '');
   const got = lines.length === 1 && isDecisionCode(lines[0]) ? lines[0] : `(bad stdout: ${JSON.stringify(out)})`;
   const exitOk = got === 'ALLOW' ? exit === 0 : exit !== 0;
-  return { name, expected, got, exit, pass: got === expected && exitOk, detail: err.trim().split('\n').slice(0, 3).join(' | ') };
+  // A case may pin its reason too, so a reject for the wrong reason is a drift.
+  const reason = existsSync(join(dir, 'reason')) ? readFileSync(join(dir, 'reason'), 'utf8').trim() : '';
+  const reasonOk = reason === '' || err.includes(reason);
+  const detail = (reasonOk ? '' : `stderr lacks "${reason}": `) + err.trim().split('\n').slice(0, 3).join(' | ');
+  return { name, expected, got, exit, pass: got === expected && exitOk && reasonOk, detail };
 }
 
 export async function runAcceptance(root: string): Promise<CaseResult[]> {

@@ -41,6 +41,13 @@ export function issuePath(issue: v.BaseIssue<unknown>): string {
   return (issue.path ?? []).map((p) => String(p.key)).join('.');
 }
 
+/** valibot's wording for unknown and missing keys names types; ours names the mistake. */
+function issueMessage(issue: v.BaseIssue<unknown>): string {
+  if (issue.expected === 'never') return 'unknown field (not allowed here)';
+  if (issue.input === undefined && issue.expected?.startsWith('"')) return 'required field is missing';
+  return issue.message;
+}
+
 /** Schema check with every problem reported at its dotted path. */
 export function checkSchema<S extends v.GenericSchema>(schema: S, value: unknown, label: string): Result<v.InferOutput<S>> {
   const r = v.safeParse(schema, value, { abortEarly: false });
@@ -48,7 +55,7 @@ export function checkSchema<S extends v.GenericSchema>(schema: S, value: unknown
   return fail(
     r.issues.map((issue): Finding => {
       const p = issuePath(issue);
-      return { code: 'E_INPUT_INVALID', path: p ? `${label}#${p}` : label, detail: issue.message };
+      return { code: 'E_INPUT_INVALID', path: p ? `${label}#${p}` : label, detail: issueMessage(issue) };
     }),
   );
 }

@@ -6,10 +6,14 @@ import { join } from 'node:path';
  */
 export const LAYOUT = {
   record: 'review/proposal.json',
+  /** Every proposal id recorded here with its patch hash: a reused id with other bytes is refused. */
+  proposals: 'review/proposals.jsonl',
   freeze: 'review/freeze.json',
   runnerDir: 'review/runner',
   inputs: 'review/runner/inputs.sha256',
   digest: 'review/runner/digest.txt',
+  /** What `sealgate seal` was asked to hash (globs, seed, clock, locale, record), so `seal --verify` needs no arguments. */
+  sealParams: 'review/runner/seal.json',
   status: 'review/runner/digest.status',
   journal: 'review/runner/journal.jsonl',
   results: 'review/runner/results.json',

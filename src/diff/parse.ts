@@ -70,6 +70,7 @@ export function parseGitPatch(bytes: Uint8Array, label = 'patch'): Result<Parsed
   const text = decoder.decode(bytes);
   if (text.trim() === '') return ok({ files: [], empty: true });
   if (text.includes('\0')) return fail([finding(label, 'contains a NUL byte; not a text patch')]);
+  if (!text.endsWith('\n')) return fail([finding(label, 'does not end with a newline (truncated?)')]);
   let lines = text.split('\n');
   if (lines.some((l) => /^diff --(cc|combined) /.test(l) || l.startsWith('@@@'))) {
     return fail([finding(label, 'combined (merge) diffs are not supported; diff against one parent')]);

@@ -83,28 +83,26 @@ function checkCreditBound(x: GateInputs): Finding[] {
   const c = x.credit;
   if (!c) return [];
   const out: Finding[] = [];
-  const sealed = [x.record.digest, x.runnerFiles.digest].filter((d): d is string => d !== undefined && d !== null);
-  if (sealed.length === 0) out.push(f('E_CREDIT_UNBOUND', 'record#digest', 'no sealed digest to bind the credit to (record has no digest and review/runner/digest.txt is absent)'));
-  if (x.record.digest !== undefined && x.runnerFiles.digest !== null && !digestsEqual(x.record.digest, x.runnerFiles.digest)) {
-    out.push(f('E_CREDIT_UNBOUND', 'record#digest', "the record's digest differs from review/runner/digest.txt"));
-  }
-  for (const d of sealed) {
-    if (!digestsEqual(c.digest, d)) {
-      out.push(f('E_CREDIT_UNBOUND', 'credit#digest', `credit digest ${c.digest} differs from the sealed digest ${d}`));
-      break;
+  const r = x.record;
+  // The record must bind both the sealed digest and the patch bytes: a record without them
+  // (or one cut short before them) proves nothing about what the credit was scored on.
+  if (r.digest === undefined) out.push(f('E_CREDIT_UNBOUND', 'record#digest', 'the record does not name the sealed digest (sealgate seal writes it)'));
+  else {
+    if (!digestsEqual(c.digest, r.digest)) out.push(f('E_CREDIT_UNBOUND', 'credit#digest', `credit digest ${c.digest} differs from the sealed digest ${r.digest}`));
+    if (x.runnerFiles.digest !== null && !digestsEqual(r.digest, x.runnerFiles.digest)) {
+      out.push(f('E_CREDIT_UNBOUND', 'record#digest', `the record's digest ${r.digest} differs from review/runner/digest.txt (${x.runnerFiles.digest})`));
     }
   }
-  if (c.runner_job !== undefined && x.record.runner_job && !sameJob(c.runner_job, x.record.runner_job)) {
-    out.push(f('E_CREDIT_UNBOUND', 'credit#runner_job', `credit was written by "${c.runner_job}", not the record's runner "${x.record.runner_job}"`));
+  if (r.patch_sha256 === undefined) out.push(f('E_CREDIT_UNBOUND', 'record#patch_sha256', 'the record does not bind the patch bytes (sealgate propose writes patch_sha256)'));
+  else if (!digestsEqual(r.patch_sha256, x.patchSha256)) out.push(f('E_CREDIT_UNBOUND', 'record#patch_sha256', 'the patch file changed after the proposal was recorded'));
+  if (c.runner_job !== undefined && r.runner_job && !sameJob(c.runner_job, r.runner_job)) {
+    out.push(f('E_CREDIT_UNBOUND', 'credit#runner_job', `credit was written by "${c.runner_job}", not the record's runner "${r.runner_job}"`));
   }
-  if (c.proposal_id !== undefined && c.proposal_id !== x.record.proposal_id) {
-    out.push(f('E_CREDIT_UNBOUND', 'credit#proposal_id', `credit is for proposal "${c.proposal_id}", not "${x.record.proposal_id}"`));
+  if (c.proposal_id !== undefined && c.proposal_id !== r.proposal_id) {
+    out.push(f('E_CREDIT_UNBOUND', 'credit#proposal_id', `credit is for proposal "${c.proposal_id}", not "${r.proposal_id}"`));
   }
   if (c.patch_sha256 !== undefined && !digestsEqual(c.patch_sha256, x.patchSha256)) {
     out.push(f('E_CREDIT_UNBOUND', 'credit#patch_sha256', "credit was scored on other patch bytes than the record's patch"));
-  }
-  if (x.record.patch_sha256 !== undefined && !digestsEqual(x.record.patch_sha256, x.patchSha256)) {
-    out.push(f('E_CREDIT_UNBOUND', 'record#patch_sha256', 'the patch file changed after the proposal was recorded'));
   }
   return out;
 }

@@ -5,6 +5,8 @@ import { parseDocument, formatFor } from '../core/document.js';
 import { SealgateError, inputInvalid, type Finding } from '../core/errors.js';
 import { fileExists, readBoundedFile, MAX_INPUT_BYTES } from '../core/io.js';
 import { DIGEST_PATTERN, sha256Hex } from '../core/ids.js';
+import { LAYOUT } from '../core/layout.js';
+import { fail, ok, type Result } from '../core/result.js';
 import type { Instant } from '../core/time.js';
 import { decodeStrictUtf8 } from '../core/text.js';
 import { CreditSchema } from '../credit/schema.js';
@@ -14,17 +16,75 @@ import { FreezeSchema } from '../freeze/schema.js';
 import { RecordSchema } from '../record/schema.js';
 import type { GateInputs } from './decide.js';
 
-export interface GatePaths {
-  readonly record: string;
-  readonly credit: string;
-  readonly freeze: string | undefined;
-  readonly repo: string;
+/** Cap on a patch file. */
+export const MAX_PATCH_BYTES = 256 * 1024 * 1024;
+
+/** The raw bytes of every gate input; null where a file is absent. */
+export interface GateFiles {
+  readonly record: Uint8Array;
+  readonly recordFormat: 'json' | 'yaml';
+  readonly credit: Uint8Array | null;
+  readonly freeze: Uint8Array | null;
+  /** The patch the record names, or the finding that stopped it being read. */
+  readonly patch: Uint8Array | Finding;
+  readonly digestTxt: Uint8Array | null;
+  readonly statusTxt: Uint8Array | null;
+}
+
+/** A one-line runner file (digest.txt, digest.status): exactly one line, newline-terminated. */
+function parseRunnerLine(bytes: Uint8Array | null, label: string): Result<string | null> {
+  if (bytes === null) return ok(null);
+  const d = decodeStrictUtf8(bytes);
+  if ('problem' in d) return fail([{ code: 'E_INPUT_INVALID', path: label, detail: d.detail }]);
+  if (!/^[^\n]*\n$/.test(d.text)) return fail([{ code: 'E_INPUT_INVALID', path: label, detail: 'must be exactly one line ending in a newline' }]);
+  return ok(d.text.slice(0, -1));
+}
+
+/**
+ * Bytes to the decision's inputs: every file parsed and schema-checked, and every problem
+ * collected so one run names all of them. Pure: no clock, no file system.
+ */
+export function parseGateFiles(files: GateFiles, config: Config, now: Instant): Result<GateInputs> {
+  const findings: Finding[] = [];
+  const take = <T>(r: Result<T>): T | undefined => {
+    if (r.ok) return r.value;
+    findings.push(...r.findings);
+    return undefined;
+  };
+  const record = take(parseDocument(files.record, RecordSchema, files.recordFormat, 'record'));
+  const credit = files.credit === null ? null : take(parseDocument(files.credit, CreditSchema, 'json', 'credit'));
+  const freeze = files.freeze === null ? null : take(parseDocument(files.freeze, FreezeSchema, 'json', 'freeze'));
+  let patch;
+  if (files.patch instanceof Uint8Array) {
+    const parsed = take(parseGitPatch(files.patch, 'patch'));
+    if (parsed) patch = { parsed, sha256: sha256Hex(files.patch) };
+  } else findings.push(files.patch);
+  const status = take(parseRunnerLine(files.statusTxt, LAYOUT.status));
+  const digest = take(parseRunnerLine(files.digestTxt, LAYOUT.digest));
+  if (typeof digest === 'string' && !DIGEST_PATTERN.test(digest)) findings.push({ code: 'E_INPUT_INVALID', path: LAYOUT.digest, detail: 'is not a lowercase hex digest' });
+  if (findings.length > 0 || record === undefined || credit === undefined || freeze === undefined || patch === undefined || status === undefined || digest === undefined) {
+    return fail(findings.length > 0 ? findings : [{ code: 'E_INPUT_INVALID', path: '', detail: 'an input could not be read' }]);
+  }
+  return ok({
+    record,
+    patchFiles: patch.parsed.files.map((file) => ({ path: pathOf(file), class: classifyFile(file, config) })),
+    patchSha256: patch.sha256,
+    credit,
+    freeze,
+    runnerFiles: { status, digest },
+    now,
+  });
 }
 
 /** Resolve a path named inside a record against the repository; refuse anything that leaves it. */
 export function resolveInRepo(repo: string, p: string, label: string): string {
   if (isAbsolute(p) || p.includes('\\') || p.includes('\0')) throw inputInvalid(label, `"${p}" must be a relative POSIX path inside the repository`);
-  const root = realpathSync(resolve(repo));
+  let root: string;
+  try {
+    root = realpathSync(resolve(repo));
+  } catch {
+    throw inputInvalid('--repo', `"${repo}" not found`);
+  }
   const full = resolve(root, p);
   const rel = relative(root, full);
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw inputInvalid(label, `"${p}" escapes the repository`);
@@ -38,80 +98,53 @@ export function resolveInRepo(repo: string, p: string, label: string): string {
   return real;
 }
 
-/** A one-line runner file (digest.txt, digest.status): exactly one line, newline-terminated. */
-function readRunnerLine(path: string, label: string): string | null {
-  if (!fileExists(path)) return null;
-  const bytes = readBoundedFile(path, 4096, label);
-  const d = decodeStrictUtf8(bytes);
-  if ('problem' in d) throw inputInvalid(label, d.detail);
-  if (!/^[^\n]*\n$/.test(d.text)) throw inputInvalid(label, 'must be exactly one line ending in a newline');
-  return d.text.slice(0, -1);
+export interface GatePaths {
+  readonly record: string;
+  readonly credit: string;
+  readonly freeze: string | undefined;
+  readonly repo: string;
 }
 
-/**
- * Read every gate input from disk and hand back the pure decision's inputs. Every
- * unreadable or invalid file is collected, so one run names all of them.
- */
-export function readGateInputs(paths: GatePaths, config: Config, now: Instant): GateInputs {
+const readOptional = (path: string, label: string): Uint8Array | null => (fileExists(path) ? readBoundedFile(path, MAX_INPUT_BYTES, label) : null);
+
+/** Read every gate input from disk; a credit file that does not exist means "no property run". */
+export function readGateFiles(paths: GatePaths): GateFiles {
   const findings: Finding[] = [];
-  const collect = <T>(fn: () => T): T | undefined => {
+  const attempt = <T>(fn: () => T): T | undefined => {
     try {
       return fn();
     } catch (err) {
-      if (err instanceof SealgateError) {
-        findings.push(...err.findings);
-        return undefined;
-      }
-      throw err;
+      if (!(err instanceof SealgateError)) throw err;
+      findings.push(...err.findings);
+      return undefined;
     }
   };
-
-  const record = collect(() => {
-    const r = parseDocument(readBoundedFile(paths.record, MAX_INPUT_BYTES, 'record'), RecordSchema, formatFor(paths.record, 'json-or-yaml'), 'record');
-    if (!r.ok) throw new SealgateError('E_INPUT_INVALID', r.findings);
-    return r.value;
-  });
-  // A credit file that does not exist means "no property run" (E_CREDIT_MISSING), not bad input.
-  const credit = fileExists(paths.credit)
-    ? collect(() => {
-        const r = parseDocument(readBoundedFile(paths.credit, MAX_INPUT_BYTES, 'credit'), CreditSchema, 'json', 'credit');
-        if (!r.ok) throw new SealgateError('E_INPUT_INVALID', r.findings);
-        return r.value;
-      })
-    : null;
-  const freeze = paths.freeze === undefined
-    ? null
-    : collect(() => {
-        const r = parseDocument(readBoundedFile(paths.freeze as string, MAX_INPUT_BYTES, 'freeze'), FreezeSchema, 'json', 'freeze');
-        if (!r.ok) throw new SealgateError('E_INPUT_INVALID', r.findings);
-        return r.value;
-      });
-  const patch = record === undefined
-    ? undefined
-    : collect(() => {
-        const full = resolveInRepo(paths.repo, record.patch_path, 'record#patch_path');
-        const bytes = readBoundedFile(full, 256 * 1024 * 1024, 'patch');
-        const parsed = parseGitPatch(bytes, 'patch');
-        if (!parsed.ok) throw new SealgateError('E_INPUT_INVALID', parsed.findings);
-        return { parsed: parsed.value, sha256: sha256Hex(bytes) };
-      });
-  const runnerDir = join(paths.repo, 'review', 'runner');
-  const status = collect(() => readRunnerLine(join(runnerDir, 'digest.status'), 'review/runner/digest.status'));
-  const digest = collect(() => {
-    const d = readRunnerLine(join(runnerDir, 'digest.txt'), 'review/runner/digest.txt');
-    if (d !== null && !DIGEST_PATTERN.test(d)) throw inputInvalid('review/runner/digest.txt', 'is not a lowercase hex digest');
-    return d;
-  });
-  if (findings.length > 0 || record === undefined || credit === undefined || freeze === undefined || patch === undefined) {
-    throw new SealgateError('E_INPUT_INVALID', findings.length > 0 ? findings : [{ code: 'E_INPUT_INVALID', path: '', detail: 'an input could not be read' }]);
+  const record = attempt(() => readBoundedFile(paths.record, MAX_INPUT_BYTES, 'record'));
+  const credit = attempt(() => readOptional(paths.credit, 'credit'));
+  const freeze = paths.freeze === undefined ? null : attempt(() => readBoundedFile(paths.freeze as string, MAX_INPUT_BYTES, 'freeze'));
+  const digestTxt = attempt(() => readOptional(join(paths.repo, LAYOUT.digest), LAYOUT.digest));
+  const statusTxt = attempt(() => readOptional(join(paths.repo, LAYOUT.status), LAYOUT.status));
+  // The patch path is inside the record: parse the record far enough to find it.
+  let patch: Uint8Array | Finding = { code: 'E_INPUT_INVALID', path: 'patch', detail: 'not read: the record is invalid' };
+  const format = formatFor(paths.record, 'json-or-yaml');
+  const rec = record === undefined ? undefined : parseDocument(record, RecordSchema, format, 'record');
+  if (rec?.ok) {
+    try {
+      patch = readBoundedFile(resolveInRepo(paths.repo, rec.value.patch_path, 'record#patch_path'), MAX_PATCH_BYTES, 'patch');
+    } catch (err) {
+      if (!(err instanceof SealgateError)) throw err;
+      patch = err.findings[0] ?? patch;
+    }
   }
-  return {
-    record,
-    patchFiles: patch.parsed.files.map((file) => ({ path: pathOf(file), class: classifyFile(file, config) })),
-    patchSha256: patch.sha256,
-    credit,
-    freeze,
-    runnerFiles: { status: status ?? null, digest: digest ?? null },
-    now,
-  };
+  if (findings.length > 0 || record === undefined || credit === undefined || freeze === undefined || digestTxt === undefined || statusTxt === undefined) {
+    throw new SealgateError('E_INPUT_INVALID', findings);
+  }
+  return { record, recordFormat: format, credit, freeze, patch, digestTxt, statusTxt };
+}
+
+/** readGateFiles then parseGateFiles; throws a SealgateError listing every invalid input. */
+export function readGateInputs(paths: GatePaths, config: Config, now: Instant): GateInputs {
+  const r = parseGateFiles(readGateFiles(paths), config, now);
+  if (!r.ok) throw new SealgateError('E_INPUT_INVALID', r.findings);
+  return r.value;
 }

@@ -2,9 +2,10 @@ import * as v from 'valibot';
 import { digestHex, identifier, maybeJobId, nonEmpty, sha256 } from '../core/fields.js';
 
 /**
- * The proposal record (spec section 1). JSON or YAML. Every field the rules read is
- * required, so a record cut short at a line boundary loses a required field; the two
- * optional fields only add checks (the gate hashes the patch and reads digest.txt itself).
+ * The proposal record (spec section 1). JSON or YAML. The spec's fields are required.
+ * `digest` (written by seal) and `patch_sha256` (written by propose) may be absent while
+ * a proposal is open, but the gate allows nothing without them: a record cut short
+ * before them, like one that never had them, binds nothing.
  */
 export const RecordSchema = v.strictObject({
   proposal_id: identifier,

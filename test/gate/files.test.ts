@@ -1,0 +1,73 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { decide } from '../../src/gate/decide.js';
+import { parseGateFiles, type GateFiles } from '../../src/gate/read.js';
+import { DEFAULT_CONFIG } from '../../src/config/schema.js';
+import { sha256Hex } from '../../src/core/ids.js';
+import { NOW } from './generators.js';
+
+const patch = readFileSync(new URL('./prod.diff', import.meta.url));
+const sha = sha256Hex(patch);
+const enc = (s: string): Uint8Array => Buffer.from(s, 'utf8');
+const json = (v: unknown): Uint8Array => enc(JSON.stringify(v, null, 2) + '\n');
+
+const recordJson = { proposal_id: 'p-014', author_job: 'model-session-17', runner_job: 'server-job-88', patch_path: 'patches/014.diff', digest_status: 'sealed', logs_present: true, logs_after_seal: true, log_visibility: 'hidden', digest: 'abc123', patch_sha256: sha };
+const recordYaml = Object.entries(recordJson).map(([k, v]) => `${k}: ${String(v)}`).join('\n') + '\n';
+const credit = { credit_id: 'credit-014', digest: 'abc123', credited: ['apply_discount', 'tax_cents'], test_ids: ['prop-discount-bounds', 'prop-tax-bounds'], missing: [], tautologies: [], pass: true };
+const freeze = { freeze_id: 'fz-014', author_job: 'reviewer-job-2', runner_job: 'server-job-88', runner_digest: 'abc123', credit_id: 'credit-014', test_id: 'test_report_timezone_flake', expires_at: '2026-10-19T00:00:00+00:00' };
+
+function files(yaml: boolean): GateFiles {
+  return { record: yaml ? enc(recordYaml) : json(recordJson), recordFormat: yaml ? 'yaml' : 'json', credit: json(credit), freeze: json(freeze), patch, digestTxt: enc('abc123\n'), statusTxt: enc('sealed\n') };
+}
+
+const run = (f: GateFiles): string => {
+  const r = parseGateFiles(f, DEFAULT_CONFIG, NOW);
+  return r.ok ? decide(r.value).code : 'E_INPUT_INVALID';
+};
+
+test('the untouched files are allowed, as JSON and as YAML', () => {
+  assert.equal(run(files(false)), 'ALLOW');
+  assert.equal(run(files(true)), 'ALLOW');
+});
+
+test('property: cutting any input file at any byte never gives ALLOW', () => {
+  const keys = ['record', 'credit', 'freeze', 'patch', 'digestTxt', 'statusTxt'] as const;
+  fc.assert(
+    fc.property(fc.boolean(), fc.constantFrom(...keys), fc.nat(), (yaml, key, cut) => {
+      const f = files(yaml);
+      const bytes = f[key] as Uint8Array;
+      const k = cut % bytes.length; // a strict prefix, possibly empty
+      const code = run({ ...f, [key]: bytes.subarray(0, k) });
+      assert.notEqual(code, 'ALLOW', `${key} cut at ${k} of ${bytes.length}`);
+    }),
+    { numRuns: 4000 },
+  );
+});
+
+test('exhaustive: every prefix of every file is refused', () => {
+  for (const yaml of [false, true]) {
+    const f = files(yaml);
+    for (const key of ['record', 'credit', 'freeze', 'patch', 'digestTxt', 'statusTxt'] as const) {
+      const bytes = f[key] as Uint8Array;
+      for (let k = 0; k < bytes.length; k++) assert.notEqual(run({ ...f, [key]: bytes.subarray(0, k) }), 'ALLOW', `${key} cut at ${k}`);
+    }
+  }
+});
+
+test('every invalid file is named, not just the first', () => {
+  const r = parseGateFiles({ ...files(false), credit: enc('{"pass": true'), freeze: enc('{}\n') }, DEFAULT_CONFIG, NOW);
+  assert.equal(r.ok, false);
+  if (!r.ok) {
+    assert.ok(r.findings.some((f) => f.path === 'credit'));
+    assert.ok(r.findings.some((f) => f.path.startsWith('freeze#')));
+  }
+});
+
+test('an absent credit is no property run; an absent status file defers to the record', () => {
+  assert.equal(run({ ...files(false), credit: null }), 'E_CREDIT_MISSING');
+  assert.equal(run({ ...files(false), statusTxt: null, digestTxt: null, freeze: null }), 'ALLOW');
+  assert.equal(run({ ...files(false), statusTxt: enc('sealed\nsealed\n') }), 'E_INPUT_INVALID');
+  assert.equal(run({ ...files(false), digestTxt: enc('ABC123\n') }), 'E_INPUT_INVALID');
+});
