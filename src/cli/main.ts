@@ -6,9 +6,11 @@ import { formatJson, formatReasons } from './report.js';
 
 export const VERSION = '0.1.0';
 
-function topUsage(): string {
-  const width = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
-  const rows = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+type Commands = typeof COMMANDS;
+
+function topUsage(commands: Commands): string {
+  const width = Math.max(...Object.keys(commands).map((k) => k.length));
+  const rows = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
   return [
     'Usage: sealgate <command> [options]',
     '',
@@ -25,19 +27,19 @@ function topUsage(): string {
 }
 
 /** The CLI's one catch site: every path ends in one code line on stdout and a defined exit status. */
-export async function main(ctx: CommandContext): Promise<number> {
+export async function main(ctx: CommandContext, commands: Commands = COMMANDS): Promise<number> {
   const [name, ...rest] = ctx.argv;
   const json = rest.includes('--json');
   try {
     if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-      ctx.stdout(topUsage());
+      ctx.stdout(topUsage(commands));
       return name === undefined ? USAGE_EXIT : 0;
     }
     if (name === '--version' || name === '-V') {
       ctx.stdout(`${VERSION}\n`);
       return 0;
     }
-    const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+    const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;
     if (!entry) throw usageError(`unknown command "${name}"; run sealgate --help`);
     const command = await entry.load();
     if (rest.includes('--help') || rest.includes('-h')) {
