@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { runCli } from '../dist/cli/run.js';
+import { runCli } from '../dist/bundle/run.js';
 
 await runCli(process.argv.slice(2));

@@ -1,5 +1,13 @@
-import { isAlias, isMap, isScalar, isSeq, parseDocument, visit } from 'yaml';
+import { createRequire } from 'node:module';
 import { MAX_DEPTH, type JsonValue } from './json.js';
+
+type YamlModule = typeof import('yaml');
+let yamlModule: YamlModule | undefined;
+/** Loaded on first use: most runs read only JSON, and the YAML parser is the largest module on the gate's path. */
+function yaml(): YamlModule {
+  yamlModule ??= createRequire(import.meta.url)('yaml') as YamlModule;
+  return yamlModule;
+}
 
 export class YamlInputError extends Error {
   constructor(message: string) {
@@ -14,6 +22,7 @@ export class YamlInputError extends Error {
  * and the result limited to JSON values.
  */
 export function parseStrictYaml(text: string, maxDepth = MAX_DEPTH): JsonValue {
+  const { isAlias, isMap, isScalar, isSeq, parseDocument, visit } = yaml();
   const doc = parseDocument(text, {
     schema: 'core',
     merge: false,

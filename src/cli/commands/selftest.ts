@@ -1,5 +1,5 @@
-import { fileURLToPath } from 'node:url';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { packageRoot } from '../../core/package-root.js';
 import { runAcceptance } from '../acceptance.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../context.js';
@@ -13,7 +13,7 @@ By default it runs the cases installed with the package. Prints the tally on std
 `,
   async run(ctx) {
     const { values } = parseCommandArgs(ctx.argv, { dir: { type: 'string' }, verbose: { type: 'boolean' } });
-    const dir = values.dir === undefined ? fileURLToPath(new URL('../../../acceptance/', import.meta.url)) : resolve(ctx.cwd, values.dir);
+    const dir = values.dir === undefined ? join(packageRoot(), 'acceptance') : resolve(ctx.cwd, values.dir);
     const results = await runAcceptance(dir);
     const failed = results.filter((r) => !r.pass);
     for (const r of results) {

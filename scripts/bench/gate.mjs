@@ -1,0 +1,50 @@
+// Cold start of the whole `sealgate gate` process on the spec-trace inputs, against bare
+// `node -e 0` in the same run, alternating; with and without NODE_EXTRA_CA_CERTS (which
+// costs every Node start the parsing of a CA bundle). Target: ratio <= 1.5.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const dir = `${root}acceptance/trace-3-freeze-other-test-allows`;
+const gate = [`${root}bin/sealgate.js`, 'gate', '--repo', dir, '--record', `${dir}/record.json`, '--credit', `${dir}/credit.json`, '--freeze', `${dir}/freeze.json`, '--now', '2026-10-12T12:00:00Z'];
+const runs = Number(process.env.BENCH_RUNS ?? 40);
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+function time(args, env) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stdout}${r.stderr}`);
+  return ms;
+}
+
+function compare(label, env) {
+  const base = [];
+  const ours = [];
+  for (let i = 0; i < 3; i++) {
+    time(['-e', '0'], env);
+    time(gate, env);
+  }
+  for (let i = 0; i < runs; i++) {
+    base.push(time(['-e', '0'], env));
+    ours.push(time(gate, env));
+  }
+  const b = median(base);
+  const o = median(ours);
+  console.log(`${label.padEnd(34)} node -e 0 ${b.toFixed(1)} ms   sealgate gate ${o.toFixed(1)} ms   ratio ${(o / b).toFixed(2)}   (+${(o - b).toFixed(1)} ms)`);
+  return o / b;
+}
+
+export async function run() {
+const withCa = { ...process.env };
+const withoutCa = { ...process.env };
+delete withoutCa.NODE_EXTRA_CA_CERTS;
+console.log(`gate cold start, ${runs} alternating runs each, medians (target ratio <= 1.5)`);
+if (process.env.NODE_EXTRA_CA_CERTS) compare('with NODE_EXTRA_CA_CERTS', withCa);
+const ratio = compare('without NODE_EXTRA_CA_CERTS', withoutCa);
+console.log(ratio <= 1.5 ? 'target met' : 'TARGET MISSED');
+}
