@@ -16,6 +16,8 @@ export const LAYOUT = {
   sealParams: 'review/runner/seal.json',
   status: 'review/runner/digest.status',
   journal: 'review/runner/journal.jsonl',
+  /** `<seq> <sha256 of the last journal line>`: anchors the chain's head, so a cut or edited last line shows. */
+  journalHead: 'review/runner/journal.head',
   results: 'review/runner/results.json',
   changed: 'review/runner/changed.json',
   cases: 'review/runner/cases.json',

@@ -3,11 +3,11 @@ import { appendFileSync, closeSync, fsyncSync, openSync, constants } from 'node:
 import { digestHex, identifier, instantText, jobId, nonEmpty, sha256 } from '../core/fields.js';
 import { checkSchema } from '../core/document.js';
 import { SealgateError, type Finding } from '../core/errors.js';
-import { fileExists, readBoundedFile } from '../core/io.js';
+import { fileExists, readBoundedFile, writeFileAtomic } from '../core/io.js';
 import { parseStrictJson, type JsonValue } from '../core/json.js';
 import { sha256Hex } from '../core/ids.js';
 import { decodeStrictUtf8 } from '../core/text.js';
-import { layoutPath } from '../core/layout.js';
+import { LAYOUT, layoutPath } from '../core/layout.js';
 import { fail, ok, type Result } from '../core/result.js';
 
 /**
@@ -49,8 +49,29 @@ export type NewJournalEvent = { [T in EventType]: Omit<Extract<JournalEvent, { t
 
 const LABEL = 'review/runner/journal.jsonl';
 
-/** Parse and verify the whole journal text: strict lines, consecutive seq, unbroken hash chain, legal order. */
-export function checkJournal(text: string): Result<JournalEvent[]> {
+/** The head file's text for a journal whose last line is `line` with sequence number `seq`. */
+export function toJournalHead(seq: number, line: string | null): string {
+  return `${seq} ${line === null ? GENESIS : sha256Hex(line)}\n`;
+}
+
+/**
+ * Parse and verify the whole journal text: strict lines, consecutive seq, unbroken hash chain,
+ * legal order, and, when the head file's text is given, a last line that matches it (the chain
+ * alone cannot see an edited or removed last line).
+ */
+export function checkJournal(text: string, head?: string | null): Result<JournalEvent[]> {
+  const r = checkJournalLines(text);
+  if (!r.ok || head === undefined) return r;
+  const lines = text === '' ? [] : text.slice(0, -1).split('\n');
+  const expected = toJournalHead(lines.length, lines[lines.length - 1] ?? null);
+  if (head === null) {
+    return lines.length === 0 ? r : fail([{ code: 'E_INPUT_INVALID', path: LAYOUT.journalHead, detail: 'missing: the journal has no head anchor' }]);
+  }
+  if (head !== expected) return fail([{ code: 'E_INPUT_INVALID', path: LAYOUT.journalHead, detail: 'does not match the journal\'s last line (journal cut or edited)' }]);
+  return r;
+}
+
+function checkJournalLines(text: string): Result<JournalEvent[]> {
   if (text === '') return ok([]);
   if (!text.endsWith('\n')) return fail([{ code: 'E_INPUT_INVALID', path: LABEL, detail: 'last line is not newline-terminated (truncated?)' }]);
   const lines = text.slice(0, -1).split('\n');
@@ -161,41 +182,67 @@ export function deriveLogState(events: readonly JournalEvent[], storeFiles: Read
   return { logs_present, logs_after_seal: logs_present ? after : true, log_visibility: published ? 'published' : 'hidden' };
 }
 
-/** Read and verify the journal; absent means empty. */
-export function readJournal(repo: string): JournalEvent[] {
+function readHead(repo: string): string | null {
+  const path = layoutPath(repo, 'journalHead');
+  return fileExists(path) ? readBoundedFile(path, 1024, LAYOUT.journalHead).toString('utf8') : null;
+}
+
+function readText(repo: string): string {
   const path = layoutPath(repo, 'journal');
-  if (!fileExists(path)) return [];
+  if (!fileExists(path)) return '';
   const d = decodeStrictUtf8(readBoundedFile(path, 64 * 1024 * 1024, LABEL));
   if ('problem' in d) throw new SealgateError('E_INPUT_INVALID', [{ code: 'E_INPUT_INVALID', path: LABEL, detail: d.detail }]);
-  const r = checkJournal(d.text);
+  return d.text;
+}
+
+/** Read and verify the journal against its head anchor; absent (both files) means empty. */
+export function readJournal(repo: string): JournalEvent[] {
+  const text = readText(repo);
+  const head = readHead(repo);
+  if (text === '' && head !== null) throw new SealgateError('E_INPUT_INVALID', [{ code: 'E_INPUT_INVALID', path: LABEL, detail: 'missing or empty while its head anchor exists (journal removed?)' }]);
+  const r = checkJournal(text, head);
   if (!r.ok) throw new SealgateError(r.findings[0]?.code ?? 'E_INPUT_INVALID', r.findings);
   return r.value;
 }
 
 /** Append one event after verifying the chain so far; O_APPEND plus fsync. Returns the event as written. */
 export function appendJournal(repo: string, event: NewJournalEvent): JournalEvent {
+  return appendJournalEvents(repo, [event])[0] as JournalEvent;
+}
+
+/**
+ * Append several events with one read, one verification pass and one fsync (the runner's
+ * `run-start`, its `log` events and `run-end`). The existing journal is checked in full; the
+ * new lines are schema-checked, chained and order-checked on top of it. Returns the new events.
+ */
+export function appendJournalEvents(repo: string, batch: readonly NewJournalEvent[]): JournalEvent[] {
+  if (batch.length === 0) return [];
   const path = layoutPath(repo, 'journal');
-  const events = readJournal(repo);
-  const prevLine = events.length === 0 ? null : lastLine(path);
-  const full = { ...event, seq: events.length + 1, prev_sha256: prevLine === null ? GENESIS : sha256Hex(prevLine) } as JournalEvent;
-  const check = checkJournal((prevLine === null ? '' : readAll(path)) + JSON.stringify(full) + '\n');
-  if (!check.ok) throw new SealgateError(check.findings[0]?.code ?? 'E_INPUT_INVALID', check.findings);
+  const before = readText(repo);
+  const prior = checkJournal(before, readHead(repo));
+  if (!prior.ok) throw new SealgateError(prior.findings[0]?.code ?? 'E_INPUT_INVALID', prior.findings);
+  let prev = before === '' ? GENESIS : sha256Hex(before.slice(0, -1).split('\n').pop() as string);
+  let seq = prior.value.length;
+  const lines: string[] = [];
+  const out: JournalEvent[] = [];
+  for (const event of batch) {
+    const full = { ...event, seq: ++seq, prev_sha256: prev } as JournalEvent;
+    const line = JSON.stringify(full);
+    const r = checkSchema(JournalEventSchema, full, `${LABEL}:${seq}`);
+    if (!r.ok) throw new SealgateError('E_INPUT_INVALID', r.findings);
+    lines.push(line);
+    out.push(full);
+    prev = sha256Hex(line);
+  }
+  const order = checkOrder([...prior.value, ...out]);
+  if (order.length > 0) throw new SealgateError(order[0]?.code ?? 'E_INPUT_INVALID', order);
   const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
   try {
-    appendFileSync(fd, JSON.stringify(full) + '\n');
+    appendFileSync(fd, lines.map((l) => l + '\n').join(''));
     fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
-  return full;
-}
-
-function readAll(path: string): string {
-  return readBoundedFile(path, 64 * 1024 * 1024, LABEL).toString('utf8');
-}
-
-function lastLine(path: string): string | null {
-  const text = readAll(path);
-  const lines = text.slice(0, -1).split('\n');
-  return lines[lines.length - 1] ?? null;
+  writeFileAtomic(layoutPath(repo, 'journalHead'), toJournalHead(seq, lines[lines.length - 1] ?? null), 0o600);
+  return out;
 }
