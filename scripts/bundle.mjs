@@ -15,7 +15,7 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  minify: true,
+  minify: process.env.SEALGATE_BUNDLE_MINIFY !== "0",
   sourcemap: 'linked',
   legalComments: 'linked',
   external: ['yaml', 'typescript', 'web-tree-sitter', 'tree-sitter-*', 'fast-check', 'playwright-core', '@stryker-mutator/*'],

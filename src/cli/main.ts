@@ -29,7 +29,9 @@ function topUsage(commands: Commands): string {
 /** The CLI's one catch site: every path ends in one code line on stdout and a defined exit status. */
 export async function main(ctx: CommandContext, commands: Commands = COMMANDS): Promise<number> {
   const [name, ...rest] = ctx.argv;
-  const json = rest.includes('--json');
+  // Options end at `--`; what follows (e.g. `sealgate run -- COMMAND --help`) belongs to the command.
+  const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  const json = own.includes('--json');
   try {
     if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
       ctx.stdout(topUsage(commands));
@@ -42,7 +44,7 @@ export async function main(ctx: CommandContext, commands: Commands = COMMANDS): 
     const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;
     if (!entry) throw usageError(`unknown command "${name}"; run sealgate --help`);
     const command = await entry.load();
-    if (rest.includes('--help') || rest.includes('-h')) {
+    if (own.includes('--help') || own.includes('-h')) {
       ctx.stdout(command.usage);
       return 0;
     }

@@ -4,7 +4,7 @@ import { MAX_DEPTH, type JsonValue } from './json.js';
 type YamlModule = typeof import('yaml');
 let yamlModule: YamlModule | undefined;
 /** Loaded on first use: most runs read only JSON, and the YAML parser is the largest module on the gate's path. */
-function yaml(): YamlModule {
+export function yaml(): YamlModule {
   yamlModule ??= createRequire(import.meta.url)('yaml') as YamlModule;
   return yamlModule;
 }

@@ -1,6 +1,17 @@
 import * as v from 'valibot';
 import { digestHex, identifier, jobId, sha256, uniqueStrings } from '../core/fields.js';
 
+/** One mutant's outcome, as the runner observed it. */
+export const MutantEvidenceSchema = v.strictObject({
+  id: identifier,
+  kind: v.picklist(['probe', 'behavioural']),
+  /** What the mutant changes, e.g. `a + b -> a - b` at line 12. */
+  description: v.string(),
+  /** killed: a reaching test that passed on the baseline failed. survived: none did. timeout / crash: never a kill. */
+  outcome: v.picklist(['killed', 'survived', 'timeout', 'crash']),
+  killed_by: uniqueStrings(identifier, 'killing tests'),
+});
+
 /** Per-symbol evidence the runner records beside the spec's fields. */
 export const EvidenceSchema = v.strictObject({
   status: v.picklist(['credited', 'credited-by-probe', 'missing']),
@@ -9,6 +20,7 @@ export const EvidenceSchema = v.strictObject({
   insensitive: v.array(identifier),
   tautologies: v.array(identifier),
   reason: v.optional(v.string()),
+  mutants: v.optional(v.array(MutantEvidenceSchema)),
 });
 
 /** The credit file (spec section 4), written by the runner. JSON only. */
@@ -29,3 +41,35 @@ export const CreditSchema = v.strictObject({
 });
 
 export type Credit = v.InferOutput<typeof CreditSchema>;
+export type Evidence = v.InferOutput<typeof EvidenceSchema>;
+export type MutantEvidence = v.InferOutput<typeof MutantEvidenceSchema>;
+
+/** One case of the spec's case file: what a runner observed for one test on one digest. */
+export const CaseSchema = v.strictObject({
+  id: identifier,
+  digest: digestHex,
+  kind: v.picklist(['property', 'tautology'], 'must be "property" or "tautology"'),
+  status: v.picklist(['passed', 'failed', 'error', 'skipped'], 'must be "passed", "failed", "error" or "skipped"'),
+  symbols: uniqueStrings(identifier, 'symbols'),
+  /** Which static rule made the case a tautology (sealgate's own case files). */
+  rule: v.optional(identifier),
+});
+
+/**
+ * The case file (spec section 4's suggested shape, plus what sealgate's runner adds).
+ * Case ids must not repeat: a second copy of a case is how a failed run could be
+ * shadowed by a passed one.
+ */
+export const CaseFileSchema = v.pipe(
+  v.strictObject({
+    changed: uniqueStrings(identifier, 'changed symbols'),
+    cases: v.array(CaseSchema),
+    uncreditable: v.optional(uniqueStrings(identifier, 'uncreditable files')),
+    digest: v.optional(digestHex),
+    runner_job: v.optional(jobId),
+  }),
+  v.check((f) => new Set(f.cases.map((c) => c.id)).size === f.cases.length, 'case ids must not repeat'),
+);
+
+export type Case = v.InferOutput<typeof CaseSchema>;
+export type CaseFile = v.InferOutput<typeof CaseFileSchema>;

@@ -101,6 +101,7 @@ export function checkProposal(req: ProposalRequest, ledger: readonly LedgerEntry
 export function parseLedger(text: string): Result<LedgerEntry[]> {
   if (text === '') return ok([]);
   if (!text.endsWith('\n')) return fail([{ code: 'E_INPUT_INVALID', path: LEDGER, detail: 'last line is not newline-terminated (truncated?)' }]);
+  if (text.includes('\r')) return fail([{ code: 'E_INPUT_INVALID', path: LEDGER, detail: 'contains a carriage return (converted to CRLF?); sealgate writes LF only' }]);
   const out: LedgerEntry[] = [];
   for (const [k, line] of text.slice(0, -1).split('\n').entries()) {
     let raw;

@@ -60,6 +60,8 @@ test('property: print then parse is identity for JSON values without duplicate k
   fc.assert(
     fc.property(fc.jsonValue({ maxDepth: 6 }), (value) => {
       const text = toJsonText(value);
+      // "__proto__" keys are refused by design (tested above); fast-check can generate them.
+      if (text.includes('"__proto__"')) return;
       assert.deepEqual(parseStrictJson(text), JSON.parse(text));
     }),
     { numRuns: 300 },

@@ -1,0 +1,156 @@
+// Overhead of `sealgate run` over running the same test command directly, on the bundled
+// example (examples/pricing, copied to a temporary folder), in the same run, alternating;
+// medians. `sealgate run` includes the whole CLI process: reading the record and config,
+// re-verifying the seal, journaling, streaming both outputs to the log store, moving and
+// parsing the JUnit file, writing results and the record. The direct run sends its output
+// to files too. Target: sealgate <= direct * 1.05 + 100 ms.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const EXAMPLE = join(root, 'examples', 'pricing');
+const runs = Number(process.env.BENCH_RUNS ?? 10);
+const RUNNER = 'bench-runner-1';
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** The example, or (before it exists) a small node:test project with a JUnit reporter. */
+function makeProject(dir) {
+  if (existsSync(join(EXAMPLE, 'sealgate.config.json'))) {
+    cpSync(EXAMPLE, dir, { recursive: true, filter: (src) => !src.startsWith(join(EXAMPLE, 'agent')) && !src.startsWith(join(EXAMPLE, 'review')) });
+    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    return 'examples/pricing';
+  }
+  mkdirSync(join(dir, 'fixtures'), { recursive: true });
+  mkdirSync(join(dir, 'test'), { recursive: true });
+  writeFileSync(join(dir, 'fixtures', 'orders.json'), '{"orders":[100,250,999]}\n');
+  let tests = "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n";
+  for (let i = 0; i < 50; i++) tests += `test('case ${i}', () => { let s = 0; for (let k = 0; k < 10000; k++) s += k % ${i + 2}; assert.ok(s >= 0); });\n`;
+  writeFileSync(join(dir, 'test', 'cases.test.mjs'), tests);
+  const command = ['node', '--test', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=junit', '--test-reporter-destination=junit.xml', 'test/cases.test.mjs'];
+  writeFileSync(join(dir, 'sealgate.config.json'), JSON.stringify({ fixtures: ['fixtures/**'], clock: 'live', locale: 'C.UTF-8', test: { command, junit: ['junit.xml'] } }, null, 2) + '\n');
+  return 'generated node:test project (50 cases)';
+}
+
+const HAS_PROC = existsSync('/proc/self/stat');
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/**
+ * Wall time, and CPU time (user + system, the command and every descendant it waited for):
+ * run under `sh`, which reads its own cutime/cstime from /proc after the command. CPU time
+ * barely moves with the machine's load, so it shows the overhead when wall time is noisy.
+ */
+function timed(cmd, args, cwd, env, outFile) {
+  const out = openSync(outFile, 'w');
+  const t0 = process.hrtime.bigint();
+  const r = HAS_PROC
+    ? spawnSync('sh', ['-c', '"$0" "$@" >&3 2>&3; s=$?; cat /proc/$$/stat; exit $s', cmd, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'inherit', out], encoding: 'utf8' })
+    : spawnSync(cmd, args, { cwd, env, stdio: ['ignore', out, out] });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  closeSync(out);
+  if (r.error) throw r.error;
+  let cpu = Number.NaN;
+  if (HAS_PROC) {
+    const f = String(r.stdout).slice(String(r.stdout).lastIndexOf(')') + 2).split(' ');
+    cpu = (Number(f[13]) + Number(f[14])) * TICK_MS; // fields 16 and 17: cutime, cstime
+  }
+  return { ms, cpu, status: r.status };
+}
+
+export async function run() {
+  const work = mkdtempSync(join(tmpdir(), 'sealgate-bench-run-'));
+  try {
+    chmodSync(work, 0o755);
+    // A private copy of the built CLI, so a rebuild of dist/ meanwhile cannot break the runs.
+    cpSync(join(root, 'dist', 'bundle'), join(work, 'cli', 'dist', 'bundle'), { recursive: true });
+    cpSync(join(root, 'bin'), join(work, 'cli', 'bin'), { recursive: true });
+    symlinkSync(join(root, 'node_modules'), join(work, 'cli', 'node_modules'), 'dir');
+    const BIN = join(work, 'cli', 'bin', 'sealgate.js');
+    const dir = join(work, 'repo');
+    mkdirSync(dir);
+    const what = makeProject(dir);
+    mkdirSync(join(dir, 'review'), { recursive: true });
+    writeFileSync(
+      join(dir, 'review', 'proposal.json'),
+      JSON.stringify({ proposal_id: 'p-bench', author_job: 'bench-author-1', runner_job: RUNNER, patch_path: 'patches/none.diff', digest_status: 'open', logs_present: false, logs_after_seal: true, log_visibility: 'hidden' }, null, 2) + '\n',
+    );
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, SEED: '42' };
+    const seal = spawnSync(process.execPath, [BIN, 'seal', '--runner-job', RUNNER], { cwd: dir, env, encoding: 'utf8' });
+    if (seal.status !== 0) throw new Error(`seal failed: ${seal.stdout}${seal.stderr}`);
+    const config = JSON.parse(readFileSync(join(dir, 'sealgate.config.json'), 'utf8'));
+    // Every timed `sealgate run` is the first run after the seal, as in real use: the journal
+    // goes back to its state right after the seal and the previous run's logs are removed
+    // (untimed), so the journal does not grow with the number of benchmark runs.
+    const journalFiles = ['journal.jsonl', 'journal.head'].map((f) => join(dir, 'review', 'runner', f)).filter((p) => existsSync(p));
+    const sealedJournal = journalFiles.map((p) => readFileSync(p));
+    const resetToSeal = () => {
+      journalFiles.forEach((p, i) => writeFileSync(p, sealedJournal[i]));
+      rmSync(join(dir, 'review', 'runner', 'logs'), { recursive: true, force: true });
+      rmSync(join(dir, 'review', 'logs'), { recursive: true, force: true });
+    };
+    const [cmd, ...args] = config.test.command;
+    const program = cmd === 'node' ? process.execPath : cmd;
+    // The direct run gets the same pinned variables sealgate sets (minus its own two).
+    const direct = { ...env, TZ: 'UTC', LC_ALL: config.locale, LANG: config.locale, PYTHONHASHSEED: '0' };
+    const base = [];
+    const ours = [];
+    const baseCpu = [];
+    const oursCpu = [];
+    for (let i = 0; i < runs + 2; i++) {
+      const b = timed(program, args, dir, direct, join(work, 'direct.log'));
+      rmSync(join(dir, 'junit.xml'), { force: true });
+      resetToSeal();
+      const o = timed(process.execPath, [BIN, 'run', '--runner-job', RUNNER], dir, env, join(work, 'sealgate.log'));
+      if (o.status !== 0) throw new Error(`sealgate run exited ${o.status}: ${readFileSync(join(work, 'sealgate.log'), 'utf8')}`);
+      if (i >= 2) {
+        base.push(b.ms);
+        ours.push(o.ms);
+        baseCpu.push(b.cpu);
+        oursCpu.push(o.cpu);
+      }
+    }
+    // The fixed cost alone: `sealgate run -- true` against `true`, same alternation.
+    const fixedBase = [];
+    const fixedOurs = [];
+    const nodeStart = [];
+    const fixedCpu = [];
+    const nodeCpu = [];
+    for (let i = 0; i < runs + 2; i++) {
+      const b = timed('true', [], dir, direct, join(work, 'direct.log'));
+      resetToSeal();
+      const o = timed(process.execPath, [BIN, 'run', '--runner-job', RUNNER, '--', 'true'], dir, env, join(work, 'sealgate.log'));
+      if (o.status !== 0) throw new Error(`sealgate run -- true exited ${o.status}: ${readFileSync(join(work, 'sealgate.log'), 'utf8')}`);
+      const n = timed(process.execPath, ['-e', '0'], dir, direct, join(work, 'direct.log'));
+      if (i >= 2) {
+        fixedBase.push(b.ms);
+        fixedOurs.push(o.ms);
+        nodeStart.push(n.ms);
+        fixedCpu.push(o.cpu);
+        nodeCpu.push(n.cpu);
+      }
+    }
+    const b = median(base);
+    const o = median(ours);
+    const limit = b * 1.05 + 100;
+    console.log(`sealgate run vs the same command run directly: ${what}; ${runs} alternating runs each (2 warm-ups), medians`);
+    console.log(`direct ${b.toFixed(0)} ms   sealgate run ${o.toFixed(0)} ms   overhead +${(o - b).toFixed(0)} ms (${(((o - b) / b) * 100).toFixed(1)}%)   ratio ${(o / b).toFixed(3)}   limit ${limit.toFixed(0)} ms`);
+    console.log(`fixed cost: \`true\` ${median(fixedBase).toFixed(0)} ms   \`sealgate run -- true\` ${median(fixedOurs).toFixed(0)} ms   (bare \`node -e 0\` ${median(nodeStart).toFixed(0)} ms)`);
+    if (HAS_PROC) {
+      const bc = median(baseCpu);
+      const oc = median(oursCpu);
+      console.log(`CPU time (user+sys, with children): direct ${bc.toFixed(0)} ms   sealgate run ${oc.toFixed(0)} ms   overhead +${(oc - bc).toFixed(0)} ms;   \`sealgate run -- true\` ${median(fixedCpu).toFixed(0)} ms, \`node -e 0\` ${median(nodeCpu).toFixed(0)} ms`);
+    }
+    const load = existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ')[0] : '?';
+    console.log(`load average during the run: ${load} (on ${(await import('node:os')).availableParallelism()} cores)`);
+    console.log(o <= limit ? 'target met (under 5% + 100 ms)' : 'TARGET MISSED');
+  } finally {
+    if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
+    else console.log(work);
+  }
+}

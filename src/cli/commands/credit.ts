@@ -1,0 +1,128 @@
+import { resolve } from 'node:path';
+import { readConfig } from '../../config/read.js';
+import { CODE_INFO } from '../../core/codes.js';
+import { readDocument } from '../../core/document.js';
+import { usageError } from '../../core/errors.js';
+import { DIGEST_PATTERN } from '../../core/ids.js';
+import { writeFileAtomic } from '../../core/io.js';
+import { toJsonText } from '../../core/json.js';
+import { LAYOUT } from '../../core/layout.js';
+import { propertyCredit, toCreditId } from '../../credit/rule.js';
+import { CaseFileSchema } from '../../credit/schema.js';
+import type { Progress } from '../../credit/oracle.js';
+import { parseCommandArgs, parseJobOption, requireOption } from '../args.js';
+import type { Command, CommandContext } from '../context.js';
+
+const fmtS = (ms: number): string => (ms >= 60_000 ? `${Math.floor(ms / 60_000)}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s` : `${(ms / 1000).toFixed(1)}s`);
+
+/** Progress on stderr: a live line on a terminal, a plain line every few seconds otherwise. */
+export function progressPrinter(ctx: Pick<CommandContext, 'stderr' | 'isTTY'>, everyMs = 5000): (p: Progress) => void {
+  let lastPrinted = -Infinity;
+  let lastPhase = '';
+  return (p) => {
+    const line = `credit: ${p.phase} ${p.done}/${p.total} runs, ${p.kills} killed, ${fmtS(p.elapsedMs)} elapsed${p.etaMs !== null && p.phase !== 'done' ? `, ~${fmtS(p.etaMs)} left` : ''}`;
+    if (ctx.isTTY) {
+      ctx.stderr(`\r\x1b[2K${line}${p.phase === 'done' ? '\n' : ''}`);
+      return;
+    }
+    if (p.phase === 'done' || p.phase !== lastPhase || p.elapsedMs - lastPrinted >= everyMs) {
+      ctx.stderr(`${line}\n`);
+      lastPrinted = p.elapsedMs;
+      lastPhase = p.phase;
+    }
+  };
+}
+
+export const command: Command = {
+  usage: `Usage: sealgate credit --runner-job J [--repo DIR] [--config FILE] [--workers N] [--cache DIR | --no-cache] [--json]
+       sealgate credit --cases FILE --digest D [--out FILE]
+
+Runner: score property credit on the sealed digest. Reads the record, review/runner/
+{changed.json,results.json} and the patch; refuses unless the digest is sealed and still
+matches (drift reopens the seal) and J is the record's runner, not its author. Classifies
+every test statically (tautologies earn nothing), then runs a mutation oracle per changed
+symbol in isolated copies of the work tree: a probe finds the tests that reach the symbol,
+behavioural mutants (chosen from the sealed seed, credit.mutantBudget per symbol) find
+which of them notice a change. Writes review/runner/cases.json and credit.json.
+
+With --cases: apply the spec's property_credit rule to a case file from another runner
+(cases on another digest or not passed are ignored, tautologies earn nothing) and print
+the credit (or write it to --out).
+
+  --runner-job J  the record's runner job
+  --repo DIR      the repository (default: .)
+  --config FILE   a sealgate config (default: sealgate.config.json|yaml in --repo)
+  --workers N     parallel mutant runs (default: the number of cores)
+  --cache DIR     mutant result cache (default: $XDG_CACHE_HOME/sealgate/credit)
+  --no-cache      neither read nor write the cache
+  --json          also print a JSON summary (credit id, pass, counts) on stderr
+  --cases FILE    a case file: {"changed": [...], "cases": [{id, digest, kind, status, symbols}]}
+  --digest D      the sealed digest the cases must carry (with --cases)
+  --out FILE      where to write the credit (with --cases; default: stdout)
+
+Prints PASS, or E_CREDIT_MISSING when a changed symbol has no credit; progress and the
+missing symbols' reasons go to stderr.
+Exit: 0 PASS, 1 E_CREDIT_MISSING or a refusal (its code on stdout), 2 bad arguments.
+`,
+  async run(ctx) {
+    const { values } = parseCommandArgs(ctx.argv, {
+      'runner-job': { type: 'string' },
+      repo: { type: 'string' },
+      config: { type: 'string' },
+      workers: { type: 'string' },
+      cache: { type: 'string' },
+      'no-cache': { type: 'boolean' },
+      cases: { type: 'string' },
+      digest: { type: 'string' },
+      out: { type: 'string' },
+      json: { type: 'boolean' },
+    });
+    if (values.cases !== undefined) {
+      if (values['runner-job'] !== undefined) throw usageError('--cases and --runner-job are two different modes; give one');
+      const digest = requireOption(values.digest, 'digest');
+      if (!DIGEST_PATTERN.test(digest)) throw usageError('--digest: digests are 6-128 lowercase hex digits');
+      const path = resolve(ctx.cwd, requireOption(values.cases, 'cases'));
+      const file = readDocument(path, CaseFileSchema, 'json', values.cases);
+      const body = propertyCredit('pending', file.changed, file.cases, digest, file.uncreditable ?? []);
+      const { credit_id: _pending, ...rest } = body;
+      const credit = { ...body, credit_id: toCreditId({ ...rest, changed: file.changed, uncreditable: file.uncreditable ?? [] }) };
+      const text = toJsonText({ ...credit, changed: file.changed, ...(file.uncreditable ? { uncreditable: file.uncreditable } : {}) });
+      if (values.out !== undefined) {
+        writeFileAtomic(resolve(ctx.cwd, values.out), text);
+        ctx.stdout(credit.pass ? 'PASS\n' : 'E_CREDIT_MISSING\n');
+      } else ctx.stdout(text);
+      if (!credit.pass) ctx.stderr(`sealgate credit: missing: ${credit.missing.join(', ') || '(none)'}${(file.uncreditable ?? []).length > 0 ? `; uncreditable: ${(file.uncreditable ?? []).join(', ')}` : ''}${file.changed.length === 0 ? '; no changed symbol' : ''}\n`);
+      return credit.pass ? 0 : CODE_INFO.E_CREDIT_MISSING.exit;
+    }
+    if (values.digest !== undefined || values.out !== undefined) throw usageError('--digest and --out go with --cases');
+    const runnerJob = parseJobOption(values['runner-job'], 'runner-job');
+    const repo = resolve(ctx.cwd, values.repo ?? '.');
+    let workers: number | undefined;
+    if (values.workers !== undefined) {
+      if (!/^[1-9][0-9]{0,2}$/.test(values.workers)) throw usageError('--workers: a whole number from 1 to 999');
+      workers = Number(values.workers);
+    }
+    if (values.cache !== undefined && values['no-cache']) throw usageError('--cache and --no-cache contradict each other');
+    const config = readConfig(repo, values.config === undefined ? undefined : resolve(ctx.cwd, values.config));
+    const { scoreCredit } = await import('../../credit/run.js');
+    const cacheDir = values['no-cache'] ? null : values.cache !== undefined ? resolve(ctx.cwd, values.cache) : undefined;
+    const out = await scoreCredit({
+      repo,
+      runnerJob,
+      config,
+      env: ctx.env,
+      ...(cacheDir !== undefined ? { cacheDir } : {}),
+      ...(workers !== undefined ? { workers } : {}),
+      progress: progressPrinter(ctx),
+      now: ctx.clock(),
+    });
+    const c = out.credit;
+    const s = out.stats;
+    ctx.stderr(`credit: ${c.credited.length} of ${c.changed?.length ?? 0} changed symbol(s) credited; ${s.mutantsRun} mutant run(s), ${s.mutantsCached} from cache, ${s.kills} behavioural kill(s), ${fmtS(s.wallMs)}; wrote ${LAYOUT.cases} and ${LAYOUT.credit} (${c.credit_id})\n`);
+    for (const m of c.missing) ctx.stderr(`  missing ${m}: ${c.evidence?.[m]?.reason ?? ''}\n`);
+    if ((c.uncreditable ?? []).length > 0) ctx.stderr(`  uncreditable files: ${(c.uncreditable ?? []).join(', ')}\n`);
+    if (values.json) ctx.stderr(toJsonText({ credit_id: c.credit_id, pass: c.pass, credited: c.credited, missing: c.missing, stats: s }));
+    ctx.stdout(c.pass ? 'PASS\n' : 'E_CREDIT_MISSING\n');
+    return c.pass ? 0 : CODE_INFO.E_CREDIT_MISSING.exit;
+  },
+};

@@ -1,0 +1,67 @@
+import { resolve } from 'node:path';
+import { readConfig } from '../../config/read.js';
+import { CODE_INFO } from '../../core/codes.js';
+import { usageError } from '../../core/errors.js';
+import { writeFileAtomic } from '../../core/io.js';
+import { isInstant, parseInstant } from '../../core/time.js';
+import { toHtmlReport } from '../../report/html.js';
+import { toMarkdownReport } from '../../report/md.js';
+import { toReviewReport } from '../../report/model.js';
+import { toTextReport } from '../../report/text.js';
+import { auditReview } from '../../verify/audit.js';
+import { parseCommandArgs } from '../args.js';
+import type { Command } from '../context.js';
+import { repoFromReviewOption } from './verify.js';
+
+const FORMATS = ['text', 'md', 'html'] as const;
+
+export const command: Command = {
+  usage: `Usage: sealgate explain [--format text|md|html] [--out FILE] [--review DIR | --repo DIR] [--now T] [--config FILE]
+
+The reviewer's report, from the files alone: the decision (the same audit as verify)
+with the merge-table row that produced it, then the spec's four questions:
+  1. which job wrote the patch,
+  2. which job wrote digest.status,
+  3. which changed symbols have non-tautological credit on that digest, with the tests
+     and mutants behind each (and what is missing, moved, deleted, tautological),
+  4. whether a freeze cites that digest, a passing credit id, a different test and a
+     future expiry, field by field.
+
+  --format F     text (default, for a terminal), md (for a CI job summary), or html
+                 (one self-contained page: no script, no external request)
+  --out FILE     write the report there instead of stdout; stdout then gets the decision
+                 code (like verify) and stderr the path
+  --review DIR   the review folder (default: ./review); the repository is its parent
+  --repo DIR     the repository instead (default: .)
+  --now T        the review clock (default: the current time)
+  --config FILE  a sealgate config
+
+Exit: the decision's status (0 ALLOW, 1 reject), 2 bad arguments, 3 internal error.
+`,
+  async run(ctx) {
+    const { values } = parseCommandArgs(ctx.argv, {
+      format: { type: 'string' },
+      out: { type: 'string' },
+      review: { type: 'string' },
+      repo: { type: 'string' },
+      now: { type: 'string' },
+      config: { type: 'string' },
+    });
+    const format = values.format ?? 'text';
+    if (!(FORMATS as readonly string[]).includes(format)) throw usageError(`--format: "${format}" is not one of ${FORMATS.join(', ')}`);
+    const nowText = values.now ?? ctx.clock().toISOString();
+    const now = parseInstant(nowText);
+    if (!isInstant(now)) throw usageError(`--now: ${now.problem}`);
+    const repo = repoFromReviewOption(ctx.cwd, values.review, values.repo);
+    const config = readConfig(repo, values.config === undefined ? undefined : resolve(ctx.cwd, values.config));
+    const report = toReviewReport(await auditReview({ repo, config, now }));
+    const text = format === 'html' ? toHtmlReport(report) : format === 'md' ? toMarkdownReport(report) : toTextReport(report);
+    if (values.out !== undefined) {
+      const out = resolve(ctx.cwd, values.out);
+      writeFileAtomic(out, text);
+      ctx.stdout(`${report.decision.code}\n`);
+      ctx.stderr(`explain: wrote ${out}\n`);
+    } else ctx.stdout(text);
+    return CODE_INFO[report.decision.code].exit;
+  },
+};

@@ -1,0 +1,116 @@
+import { resolve } from 'node:path';
+import { readConfig } from '../../config/read.js';
+import { CODE_INFO, isDecisionCode, type DecisionCode } from '../../core/codes.js';
+import { readDocument } from '../../core/document.js';
+import { SealgateError, usageError } from '../../core/errors.js';
+import { LAYOUT, layoutPath } from '../../core/layout.js';
+import { isInstant, parseInstant } from '../../core/time.js';
+import { RecordSchema } from '../../record/schema.js';
+import { auditReview } from '../../verify/audit.js';
+import { parseCommandArgs, parseJobOption } from '../args.js';
+import type { Command, CommandContext } from '../context.js';
+import { main } from '../main.js';
+
+export interface StepOutcome {
+  readonly step: string;
+  readonly exit: number;
+  /** The code the step printed, or null when it printed something else (a digest, a summary). */
+  readonly code: DecisionCode | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Run one sealgate command in-process, as its own CLI invocation would, capturing both streams. */
+async function step(ctx: CommandContext, name: string, argv: readonly string[]): Promise<StepOutcome> {
+  let stdout = '';
+  let stderr = '';
+  const exit = await main({ ...ctx, argv: [name, ...argv], stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  const last = stdout.trim().split('\n').pop() ?? '';
+  return { step: name, exit, code: isDecisionCode(last) ? last : null, stdout, stderr };
+}
+
+const firstLine = (s: string): string => s.trim().split('\n')[0] ?? '';
+
+export const command: Command = {
+  usage: `Usage: sealgate runner --runner-job R [--repo DIR] [--seed S] [--now T] [--verbose]
+
+The runner job in one command, in the spec's order, a line per step on stderr:
+  seal      sealgate seal (fixtures, clock, locale from sealgate.config.json; seed from
+            --seed or $SEED); resealing identical bytes changes nothing
+  verify    sealgate seal --verify: the digest recomputed right before the tests
+  run       sealgate run: the tests on the sealed digest, logs hidden
+  symbols   sealgate symbols on the record's patch: review/runner/changed.json
+  credit    sealgate credit: the mutation oracle; cases.json and credit.json
+  publish   sealgate publish: the logs become readable, after the seal only
+then the full audit (sealgate verify) on the files it wrote, whose code is printed on
+stdout. A step that refuses stops the job and its code is the result; missing credit
+(E_CREDIT_MISSING) is a result, not a refusal, so the logs are still published.
+Each step stays available as its own command.
+
+  --runner-job R  the record's runner job
+  --repo DIR      the repository, with the patch applied to the work tree (default: .)
+  --seed S        the seed to seal (default: $SEED)
+  --now T         the clock for the closing audit (default: the current time)
+  --verbose       show every step's own output
+
+Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
+`,
+  async run(ctx) {
+    const { values } = parseCommandArgs(ctx.argv, {
+      'runner-job': { type: 'string' },
+      repo: { type: 'string' },
+      seed: { type: 'string' },
+      now: { type: 'string' },
+      verbose: { type: 'boolean' },
+    });
+    const runner = parseJobOption(values['runner-job'], 'runner-job');
+    const repo = resolve(ctx.cwd, values.repo ?? '.');
+    const nowText = values.now ?? ctx.clock().toISOString();
+    const now = parseInstant(nowText);
+    if (!isInstant(now)) throw usageError(`--now: ${now.problem}`);
+    const record = readDocument(layoutPath(repo, 'record'), RecordSchema, 'json', LAYOUT.record);
+    const job = ['--runner-job', runner, '--repo', repo];
+    const plan: [string, string, string[]][] = [
+      ['seal', 'seal', [...job, ...(values.seed !== undefined ? ['--seed', values.seed] : [])]],
+      ['verify', 'seal', ['--verify', '--repo', repo]],
+      ['run', 'run', job],
+      ['symbols', 'symbols', ['--patch', resolve(repo, record.patch_path), '--repo', repo]],
+      ['credit', 'credit', job],
+      ['publish', 'publish', job],
+    ];
+    const say = (label: string, text: string): void => ctx.stderr(`runner: ${label.padEnd(8)} ${text}\n`);
+    let refused: DecisionCode | null = null;
+    for (const [label, name, argv] of plan) {
+      const raw = await step(ctx, name, argv);
+      const out = name === 'run' ? { ...raw, stdout: raw.stdout.replace(/^run: \[.*?\] /, 'tests ') } : raw;
+      if (values.verbose) {
+        if (out.stdout.trim()) ctx.stderr(out.stdout.replace(/^/gm, '  | '));
+        if (out.stderr.trim()) ctx.stderr(out.stderr.replace(/^/gm, '  | '));
+      }
+      const softMiss = name === 'credit' && out.code === 'E_CREDIT_MISSING';
+      if (out.exit !== 0 && !softMiss) {
+        refused = out.code ?? 'E_INTERNAL';
+        say(label, `${refused}: ${firstLine(out.stderr.replace(/^sealgate: /gm, '')) || CODE_INFO[refused].condition}`);
+        break;
+      }
+      say(label, softMiss ? `E_CREDIT_MISSING: ${firstLine(out.stderr.split('\n').filter((l) => l.includes('missing')).join('\n')) || 'a changed symbol lacks credit'}` : `ok  ${firstLine(out.stdout) || firstLine(out.stderr)}`);
+    }
+    if (refused !== null) {
+      ctx.stdout(`${refused}\n`);
+      return CODE_INFO[refused].exit;
+    }
+    let code: DecisionCode;
+    try {
+      const config = readConfig(repo);
+      const audit = await auditReview({ repo, config, now });
+      code = audit.code;
+      say('audit', `${code}${audit.decisive ? `: ${audit.decisive.path ? `${audit.decisive.path}: ` : ''}${audit.decisive.detail}` : ''}`);
+    } catch (err) {
+      if (!(err instanceof SealgateError)) throw err;
+      code = err.code;
+      say('audit', `${code}: ${err.message}`);
+    }
+    ctx.stdout(`${code}\n`);
+    return CODE_INFO[code].exit;
+  },
+};

@@ -1,0 +1,61 @@
+import { basename, dirname, resolve } from 'node:path';
+import { readConfig } from '../../config/read.js';
+import { CODE_INFO } from '../../core/codes.js';
+import { usageError } from '../../core/errors.js';
+import { toReviewReport } from '../../report/model.js';
+import { toTextReport } from '../../report/text.js';
+import { auditReview } from '../../verify/audit.js';
+import { parseCommandArgs, parseNowOption } from '../args.js';
+import type { Command } from '../context.js';
+import { formatJson, formatReasons } from '../report.js';
+
+/** --review DIR names the review folder; the repository is the folder that holds it. */
+export function repoFromReviewOption(cwd: string, review: string | undefined, repo: string | undefined): string {
+  if (review !== undefined && repo !== undefined) throw usageError('give --review or --repo, not both');
+  if (review === undefined) return resolve(cwd, repo ?? '.');
+  const dir = resolve(cwd, review);
+  if (basename(dir) !== 'review') throw usageError(`--review: "${review}" must be the folder named review inside the repository`);
+  return dirname(dir);
+}
+
+export const command: Command = {
+  usage: `Usage: sealgate verify [--review DIR | --repo DIR] --now T [--config FILE] [--explain | --json]
+
+The full audit from the files alone, for the gate job. In order:
+  1. the fixture digest recomputed from the current bytes (drift: E_DIGEST_OPEN),
+  2. the patch hash against the record, credit and changed.json (E_CREDIT_UNBOUND),
+  3. the journal's hash chain and order, and the log fields derived from it
+     (E_LOGS_EARLY, or E_INPUT_INVALID for an edited or truncated journal),
+  4. the credit recomputed from review/runner/cases.json (any difference: E_CREDIT_UNBOUND),
+  5. the gate decision on review/proposal.json, credit.json and freeze.json.
+A shared or missing job id outranks everything. Prints one code on stdout, like gate.
+
+  --review DIR   the review folder (default: ./review); the repository is its parent
+  --repo DIR     the repository instead (default: .)
+  --now T        the review clock, RFC 3339 with an offset
+  --config FILE  a sealgate config (default: sealgate.config.json|yaml in the repository)
+  --explain      the reviewer's report on stderr
+  --json         a machine-readable account on stderr
+
+Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
+`,
+  async run(ctx) {
+    const { values } = parseCommandArgs(ctx.argv, {
+      review: { type: 'string' },
+      repo: { type: 'string' },
+      now: { type: 'string' },
+      config: { type: 'string' },
+      explain: { type: 'boolean' },
+      json: { type: 'boolean' },
+    });
+    const now = parseNowOption(values.now);
+    const repo = repoFromReviewOption(ctx.cwd, values.review, values.repo);
+    const config = readConfig(repo, values.config === undefined ? undefined : resolve(ctx.cwd, values.config));
+    const audit = await auditReview({ repo, config, now });
+    ctx.stdout(`${audit.code}\n`);
+    if (values.json) ctx.stderr(formatJson(audit.code, audit.findings, { now: now.text, steps: audit.steps.map((s) => ({ stage: s.stage, ok: s.findings.length === 0, summary: s.summary })) }));
+    else if (values.explain) ctx.stderr(toTextReport(toReviewReport(audit)));
+    else if (audit.code !== 'ALLOW') ctx.stderr(formatReasons(audit.code, audit.decisive ? [audit.decisive] : []));
+    return CODE_INFO[audit.code].exit;
+  },
+};

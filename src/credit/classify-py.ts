@@ -1,0 +1,231 @@
+import type { Node } from 'web-tree-sitter';
+import { getParser } from '../symbols/treesitter.js';
+import { checkTest, EQUALITY_METHODS, type Assertion, type Operand, type TestSource } from './classify.js';
+
+const COMPARE_ASSERTS = new Set([
+  'assertEqual', 'assertEquals', 'assertNotEqual', 'assertIs', 'assertIsNot', 'assertIn', 'assertNotIn', 'assertAlmostEqual', 'assertNotAlmostEqual',
+  'assertGreater', 'assertGreaterEqual', 'assertLess', 'assertLessEqual', 'assertCountEqual', 'assertListEqual', 'assertDictEqual', 'assertSequenceEqual',
+  'assertRegex', 'assertIsInstance', 'assertMultiLineEqual', 'assertTupleEqual', 'assertSetEqual',
+]);
+const TRUTH_ASSERTS = new Set(['assertTrue', 'assertFalse', 'assertIsNone', 'assertIsNotNone', 'assert_', 'failUnless', 'failIf']);
+
+const named = (n: Node): Node[] => n.namedChildren.filter((c): c is Node => c !== null);
+const field = (n: Node, f: string): Node | null => n.childForFieldName(f);
+
+function unparen(n: Node): Node {
+  let x = n;
+  while (x.type === 'parenthesized_expression' && named(x).length === 1) x = named(x)[0] as Node;
+  return x;
+}
+
+export function isLiteralPy(n0: Node): boolean {
+  const n = unparen(n0);
+  switch (n.type) {
+    case 'integer': case 'float': case 'true': case 'false': case 'none':
+      return true;
+    case 'string':
+      return !named(n).some((c) => c.type === 'interpolation');
+    case 'concatenated_string':
+      return named(n).every(isLiteralPy);
+    case 'unary_operator': {
+      const a = field(n, 'argument');
+      return a !== null && isLiteralPy(a);
+    }
+    case 'list': case 'tuple': case 'set':
+      return named(n).every(isLiteralPy);
+    case 'dictionary':
+      return named(n).every((p) => p.type === 'pair' && named(p).every(isLiteralPy));
+  }
+  return false;
+}
+
+function hasCall(n: Node): boolean {
+  if (n.type === 'call' || n.type === 'await' || n.type === 'yield') return true;
+  return named(n).some(hasCall);
+}
+
+function calleeText(call: Node): string | null {
+  const f = field(call, 'function');
+  if (!f) return null;
+  if (f.type === 'identifier' || f.type === 'attribute') return f.text.replace(/\s+/g, '');
+  return null;
+}
+
+interface Scope {
+  readonly assigns: { name: string; end: number; literal: boolean }[];
+  readonly calls: number[];
+}
+
+function operandOf(n: Node, at: number, scope: Scope): Operand {
+  const x = unparen(n);
+  const literal = isLiteralPy(x);
+  const key = hasCall(x) ? null : x.text.replace(/\s+/g, '');
+  let selfAssigned = false;
+  if (x.type === 'identifier') {
+    const last = scope.assigns.filter((a) => a.name === x.text && a.end <= at).at(-1);
+    if (last?.literal) selfAssigned = !scope.calls.some((c) => c > last.end && c < at);
+  }
+  return { literal, isTrue: x.type === 'true', key, selfAssigned };
+}
+
+function truthAssertion(n0: Node, at: number, scope: Scope): Pick<Assertion, 'operands' | 'compares'> {
+  const n = unparen(n0);
+  if (n.type === 'comparison_operator') {
+    const ops = named(n);
+    if (ops.length === 2) return { operands: ops.map((o) => operandOf(o, at, scope)), compares: true };
+  }
+  if (n.type === 'not_operator') {
+    const a = field(n, 'argument');
+    if (a) return truthAssertion(a, at, scope);
+  }
+  return { operands: [operandOf(n, at, scope)], compares: false };
+}
+
+/** Does this except clause catch an AssertionError (bare, Exception, BaseException, AssertionError)? */
+function catchesAssertion(clause: Node): boolean {
+  const types = named(clause).filter((c) => c.type !== 'block');
+  if (types.length === 0) return true;
+  return /\b(AssertionError|Exception|BaseException)\b/.test(types.map((t) => t.text).join(' '));
+}
+
+function raises(n: Node): boolean {
+  if (n.type === 'raise_statement') return true;
+  if (n.type === 'call' && /(^|\.)fail$/.test(calleeText(n) ?? '')) return true;
+  if (n.type === 'function_definition' || n.type === 'lambda') return false;
+  return named(n).some(raises);
+}
+
+function isSwallowed(n: Node, stop: Node): boolean {
+  let child = n;
+  for (let p = n.parent; p && p.id !== stop.id; child = p, p = p.parent) {
+    if (p.type === 'try_statement') {
+      const body = field(p, 'body');
+      const handlers = named(p).filter((c) => c.type === 'except_clause' || c.type === 'except_group_clause');
+      if (body && child.id === body.id && handlers.some((h) => catchesAssertion(h) && !raises(h))) return true;
+    }
+    if (p.type === 'except_clause' && p.parent?.type === 'try_statement') {
+      const body = field(p.parent, 'body');
+      if (body && !raises(body)) return true;
+    }
+  }
+  return false;
+}
+
+function collectAssertions(body: Node, assertionFns: ReadonlySet<string>, helpers: ReadonlySet<string>): Assertion[] {
+  const scope: Scope = { assigns: [], calls: [] };
+  const assertionCalls = new Set<number>();
+  const found: { node: Node; make: () => Pick<Assertion, 'operands' | 'compares' | 'opaque'> }[] = [];
+  const visit = (n: Node): void => {
+    if (n.type === 'assignment' || n.type === 'augmented_assignment') {
+      const left = field(n, 'left');
+      const right = field(n, 'right');
+      if (left?.type === 'identifier') scope.assigns.push({ name: left.text, end: n.endIndex, literal: n.type === 'assignment' && right !== null && isLiteralPy(right) });
+    }
+    if (n.type === 'assert_statement') {
+      const cond = named(n)[0];
+      if (cond) found.push({ node: n, make: () => ({ ...truthAssertion(cond, n.startIndex, scope), opaque: false }) });
+    } else if (n.type === 'call') {
+      const callee = calleeText(n) ?? '';
+      const last = callee.split('.').at(-1) ?? '';
+      const args = named(field(n, 'arguments') ?? n).filter((a) => a.type !== 'keyword_argument' && a.type !== 'comment');
+      const at = n.startIndex;
+      if (COMPARE_ASSERTS.has(last) || (callee.startsWith('self.') && EQUALITY_METHODS.has(last))) {
+        assertionCalls.add(n.id);
+        found.push({ node: n, make: () => (args.length >= 2 ? { operands: args.slice(0, 2).map((a) => operandOf(a, at, scope)), compares: true, opaque: false } : { operands: [], compares: false, opaque: true }) });
+      } else if (TRUTH_ASSERTS.has(last)) {
+        assertionCalls.add(n.id);
+        const a = args[0];
+        found.push({ node: n, make: () => (a ? { ...truthAssertion(a, at, scope), opaque: false } : { operands: [], compares: false, opaque: true }) });
+      } else if (assertionFns.has(last) || assertionFns.has(callee)) {
+        assertionCalls.add(n.id);
+        found.push({ node: n, make: () => ({ operands: args.map((a) => operandOf(a, at, scope)), compares: args.length === 2, opaque: args.length === 0 }) });
+      } else if (/^assert/.test(last) || /(^|\.)(fail|raises)$/.test(callee) || /^(self\.)?assertRaises/.test(callee) || (callee === last && helpers.has(last))) {
+        assertionCalls.add(n.id);
+        found.push({ node: n, make: () => ({ operands: [], compares: false, opaque: true }) });
+      }
+    } else if (n.type === 'raise_statement') {
+      let guard: Node | null = n.parent;
+      while (guard && guard.type === 'block') guard = guard.parent;
+      const cond = guard?.type === 'if_statement' ? field(guard, 'condition') : null;
+      found.push({ node: n, make: () => (cond ? { ...truthAssertion(cond, n.startIndex, scope), opaque: false } : { operands: [], compares: false, opaque: true }) });
+    }
+    for (const c of named(n)) visit(c);
+  };
+  visit(body);
+  const collectCalls = (n: Node): void => {
+    if ((n.type === 'call' || n.type === 'await') && !assertionCalls.has(n.id)) scope.calls.push(n.startIndex);
+    for (const c of named(n)) collectCalls(c);
+  };
+  collectCalls(body);
+  return found.map(({ node, make }) => ({ ...make(), swallowed: isSwallowed(node, body), line: node.startPosition.row + 1 }));
+}
+
+function skipReason(decorators: readonly Node[], body: Node): string | null {
+  for (const d of decorators) {
+    const t = d.text.replace(/\s+/g, '');
+    if (/^@(pytest\.mark\.skip|unittest\.skip|skip)(\(|$)/.test(t) && !/skipIf|skipif|skipUnless/.test(t)) return `decorated ${d.text.trim()}`;
+    if (/^@(pytest\.mark\.skipif|unittest\.skipIf)\(True\b/.test(t)) return `decorated ${d.text.trim()}`;
+    if (/^@pytest\.mark\.xfail/.test(t)) return `decorated ${d.text.trim()} (expected to fail)`;
+  }
+  const first = named(body)[0];
+  if (first?.type === 'expression_statement') {
+    const c = named(first)[0];
+    if (c?.type === 'call' && /^(pytest\.skip|self\.skipTest)$/.test(calleeText(c) ?? '')) return `calls ${calleeText(c) ?? ''}() first`;
+  }
+  return null;
+}
+
+function definitionOf(n: Node): { def: Node; decorators: Node[] } | null {
+  if (n.type === 'function_definition') return { def: n, decorators: [] };
+  if (n.type === 'decorated_definition') {
+    const def = field(n, 'definition');
+    if (def?.type === 'function_definition') return { def, decorators: named(n).filter((c) => c.type === 'decorator') };
+  }
+  return null;
+}
+
+/** Every pytest-style test in a Python file (test_* functions, Test* classes) with its static verdict. */
+export async function classifyPyTests(path: string, text: string, assertionFunctions: readonly string[] = []): Promise<TestSource[]> {
+  const parser = await getParser('python');
+  const tree = parser.parse(text);
+  if (!tree) return [];
+  try {
+    const root = tree.rootNode;
+    const assertionFns = new Set(assertionFunctions);
+    const helpers = new Set<string>();
+    for (const top of named(root)) {
+      const d = definitionOf(top);
+      const name = d && field(d.def, 'name')?.text;
+      const body = d && field(d.def, 'body');
+      if (d && name && body && !name.startsWith('test') && collectAssertions(body, assertionFns, new Set()).length > 0) helpers.add(name);
+    }
+    const out: TestSource[] = [];
+    const visitDefs = (container: Node, suite: string[], classDecorators: Node[]): void => {
+      for (const top of named(container)) {
+        let cls = top;
+        let decorators: Node[] = [];
+        if (top.type === 'decorated_definition' && field(top, 'definition')?.type === 'class_definition') {
+          cls = field(top, 'definition') as Node;
+          decorators = named(top).filter((c) => c.type === 'decorator');
+        }
+        if (cls.type === 'class_definition') {
+          const cname = field(cls, 'name')?.text ?? '';
+          const cbody = field(cls, 'body');
+          if (cname.startsWith('Test') && cbody) visitDefs(cbody, [...suite, cname], [...classDecorators, ...decorators]);
+          continue;
+        }
+        const d = definitionOf(top);
+        if (!d) continue;
+        const name = field(d.def, 'name')?.text ?? '';
+        const body = field(d.def, 'body');
+        if (!name.startsWith('test') || !body) continue;
+        const skip = skipReason([...classDecorators, ...d.decorators], body);
+        out.push({ file: path, suite, name, line: d.def.startPosition.row + 1, verdict: checkTest(collectAssertions(body, assertionFns, helpers), skip) });
+      }
+    };
+    visitDefs(root, [], []);
+    return out;
+  } finally {
+    tree.delete();
+  }
+}

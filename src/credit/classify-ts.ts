@@ -1,0 +1,348 @@
+import ts from 'typescript';
+import { checkTest, EQUALITY_METHODS, type Assertion, type Operand, type TestSource } from './classify.js';
+
+const TEST_FNS = new Set(['test', 'it', 'specify']);
+const SUITE_FNS = new Set(['describe', 'suite', 'context']);
+const SKIP_MODS = new Set(['skip', 'todo', 'fixme']);
+const X_FNS = new Set(['xit', 'xtest', 'xdescribe', 'xspecify']);
+const COMPARISON_OPS = new Set([
+  ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken,
+  ts.SyntaxKind.LessThanToken, ts.SyntaxKind.LessThanEqualsToken, ts.SyntaxKind.GreaterThanToken, ts.SyntaxKind.GreaterThanEqualsToken,
+]);
+
+function scriptKindOf(path: string): ts.ScriptKind {
+  if (/\.[cm]?tsx?$/.test(path)) return path.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
+  return path.endsWith('x') ? ts.ScriptKind.JSX : ts.ScriptKind.JS;
+}
+
+const isFn = (n: ts.Node): n is ts.ArrowFunction | ts.FunctionExpression => ts.isArrowFunction(n) || ts.isFunctionExpression(n);
+
+/** `a.b.c` as ['a','b','c'] for identifier/property chains; null for anything else. */
+function calleePath(e: ts.Expression): string[] | null {
+  if (ts.isIdentifier(e)) return [e.text];
+  if (ts.isPropertyAccessExpression(e)) {
+    const head = calleePath(e.expression);
+    return head ? [...head, e.name.text] : null;
+  }
+  return null;
+}
+
+function stringOf(e: ts.Expression | undefined): string | null {
+  if (e && (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e))) return e.text;
+  return null;
+}
+
+function unparen(e: ts.Expression): ts.Expression {
+  let x = e;
+  while (ts.isParenthesizedExpression(x) || ts.isAsExpression(x) || ts.isNonNullExpression(x) || ts.isSatisfiesExpression(x)) x = x.expression;
+  return x;
+}
+
+export function isLiteralTs(e0: ts.Expression): boolean {
+  const e = unparen(e0);
+  switch (e.kind) {
+    case ts.SyntaxKind.NumericLiteral:
+    case ts.SyntaxKind.BigIntLiteral:
+    case ts.SyntaxKind.StringLiteral:
+    case ts.SyntaxKind.NoSubstitutionTemplateLiteral:
+    case ts.SyntaxKind.TrueKeyword:
+    case ts.SyntaxKind.FalseKeyword:
+    case ts.SyntaxKind.NullKeyword:
+    case ts.SyntaxKind.RegularExpressionLiteral:
+      return true;
+  }
+  if (ts.isIdentifier(e)) return e.text === 'undefined' || e.text === 'NaN' || e.text === 'Infinity';
+  if (ts.isPrefixUnaryExpression(e)) return (e.operator === ts.SyntaxKind.MinusToken || e.operator === ts.SyntaxKind.PlusToken) && isLiteralTs(e.operand);
+  if (ts.isArrayLiteralExpression(e)) return e.elements.every((x) => !ts.isSpreadElement(x) && isLiteralTs(x));
+  if (ts.isObjectLiteralExpression(e)) return e.properties.every((p) => ts.isPropertyAssignment(p) && !ts.isComputedPropertyName(p.name) && isLiteralTs(p.initializer));
+  return false;
+}
+
+function hasCall(n: ts.Node): boolean {
+  let found = false;
+  const visit = (x: ts.Node): void => {
+    if (found) return;
+    if (ts.isCallExpression(x) || ts.isNewExpression(x) || ts.isTaggedTemplateExpression(x) || ts.isAwaitExpression(x) || ts.isYieldExpression(x)) {
+      found = true;
+      return;
+    }
+    ts.forEachChild(x, visit);
+  };
+  visit(n);
+  return found;
+}
+
+interface Scope {
+  readonly sf: ts.SourceFile;
+  /** Every assignment to a plain name in the test, in source order. */
+  readonly assigns: { name: string; end: number; literal: boolean }[];
+  /** Start positions of every call that is not part of an assertion. */
+  readonly calls: number[];
+}
+
+function operandOf(e: ts.Expression, at: number, scope: Scope): Operand {
+  const x = unparen(e);
+  const literal = isLiteralTs(x);
+  const key = hasCall(x) ? null : x.getText(scope.sf).replace(/\s+/g, '');
+  let selfAssigned = false;
+  if (ts.isIdentifier(x) && !literal) {
+    const last = scope.assigns.filter((a) => a.name === x.text && a.end <= at).at(-1);
+    if (last?.literal) selfAssigned = !scope.calls.some((c) => c > last.end && c < at);
+  }
+  return { literal, isTrue: x.kind === ts.SyntaxKind.TrueKeyword, key, selfAssigned };
+}
+
+/** A checked boolean expression: a comparison compares its sides; `!x` checks x. */
+function truthAssertion(e0: ts.Expression, at: number, scope: Scope): Pick<Assertion, 'operands' | 'compares'> {
+  const e = unparen(e0);
+  if (ts.isBinaryExpression(e) && COMPARISON_OPS.has(e.operatorToken.kind)) {
+    return { operands: [operandOf(e.left, at, scope), operandOf(e.right, at, scope)], compares: true };
+  }
+  if (ts.isPrefixUnaryExpression(e) && e.operator === ts.SyntaxKind.ExclamationToken) return truthAssertion(e.operand, at, scope);
+  return { operands: [operandOf(e, at, scope)], compares: false };
+}
+
+/** Is `n` inside a try block whose catch swallows, or only inside a catch clause that runs on a throw? */
+function isSwallowed(n: ts.Node, stop: ts.Node): boolean {
+  let child: ts.Node = n;
+  for (let p = n.parent; p && p !== stop; child = p, p = p.parent) {
+    if (ts.isTryStatement(p) && child === p.tryBlock && p.catchClause && !rethrows(p.catchClause.block)) return true;
+    if (ts.isCatchClause(p) && ts.isTryStatement(p.parent) && !rethrows(p.parent.tryBlock)) return true;
+  }
+  return false;
+}
+
+function rethrows(block: ts.Node): boolean {
+  let found = false;
+  const visit = (x: ts.Node): void => {
+    if (found) return;
+    if (ts.isThrowStatement(x)) found = true;
+    else if (ts.isCallExpression(x) && calleePath(x.expression)?.at(-1) === 'fail') found = true;
+    else if (!ts.isFunctionLike(x)) ts.forEachChild(x, visit);
+  };
+  visit(block);
+  return found;
+}
+
+interface Ctx {
+  readonly sf: ts.SourceFile;
+  readonly assertionFns: ReadonlySet<string>;
+  /** Same-file helpers whose bodies assert: calling one counts as an assertion. */
+  readonly helpers: ReadonlySet<string>;
+}
+
+/** Every assertion inside one test body. */
+function collectAssertions(body: ts.Node, ctx: Ctx): Assertion[] {
+  const sf = ctx.sf;
+  const scope: Scope = { sf, assigns: [], calls: [] };
+  const assertionCalls = new Set<ts.Node>();
+  const found: { node: ts.Node; make: () => Pick<Assertion, 'operands' | 'compares' | 'opaque'> }[] = [];
+  const lineOf = (n: ts.Node): number => sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1;
+
+  const markChain = (n: ts.Node): void => {
+    // The whole expect(...).not.toBe(...) chain is assertion machinery, not a production call.
+    let x: ts.Node = n;
+    while (ts.isCallExpression(x) || ts.isPropertyAccessExpression(x)) {
+      if (ts.isCallExpression(x)) assertionCalls.add(x);
+      x = x.expression;
+    }
+  };
+
+  const visit = (n: ts.Node): void => {
+    if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.initializer) {
+      scope.assigns.push({ name: n.name.text, end: n.end, literal: isLiteralTs(n.initializer) });
+    } else if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(n.left)) {
+      scope.assigns.push({ name: n.left.text, end: n.end, literal: isLiteralTs(n.right) });
+    } else if (ts.isBinaryExpression(n) && ts.isIdentifier(n.left) && n.operatorToken.kind >= ts.SyntaxKind.FirstCompoundAssignment && n.operatorToken.kind <= ts.SyntaxKind.LastCompoundAssignment) {
+      scope.assigns.push({ name: n.left.text, end: n.end, literal: false });
+    } else if (ts.isPostfixUnaryExpression(n) || (ts.isPrefixUnaryExpression(n) && (n.operator === ts.SyntaxKind.PlusPlusToken || n.operator === ts.SyntaxKind.MinusMinusToken))) {
+      if (ts.isIdentifier(n.operand)) scope.assigns.push({ name: n.operand.text, end: n.end, literal: false });
+    }
+    if (ts.isCallExpression(n)) {
+      const path = calleePath(n.expression);
+      const last = path?.at(-1);
+      if (isExpectMatcher(n)) {
+        markChain(n);
+        const actual = (rootCall(n) as ts.CallExpression).arguments[0];
+        const args = [...n.arguments];
+        found.push({
+          node: n,
+          make: () => {
+            const ops = [actual, ...args].filter((a): a is ts.Expression => a !== undefined).map((a) => operandOf(a, n.getStart(sf), scope));
+            return { operands: ops, compares: ops.length === 2, opaque: actual === undefined };
+          },
+        });
+      } else if (path && (path[0] === 'assert' || path.includes('assert')) && !(path.length === 2 && path[0] === 'fc')) {
+        assertionCalls.add(n);
+        const method = path[0] === 'assert' && path.length === 1 ? 'ok' : (last ?? 'ok');
+        found.push({ node: n, make: () => assertCall(n, method, scope) });
+      } else if (last !== undefined && (ctx.assertionFns.has(last) || ctx.assertionFns.has(path?.join('.') ?? ''))) {
+        assertionCalls.add(n);
+        found.push({
+          node: n,
+          make: () => {
+            const ops = n.arguments.map((a) => operandOf(a, n.getStart(sf), scope));
+            return { operands: ops, compares: ops.length === 2, opaque: ops.length === 0 };
+          },
+        });
+      } else if (last !== undefined && path?.length === 1 && ctx.helpers.has(last)) {
+        found.push({ node: n, make: () => ({ operands: [], compares: false, opaque: true }) });
+      } else if (last === 'fail' && path !== null) {
+        assertionCalls.add(n);
+        found.push({ node: n, make: () => ({ operands: [], compares: false, opaque: true }) });
+      } else if ((last === 'property' || last === 'asyncProperty') && n.arguments.length > 0) {
+        const pred = n.arguments[n.arguments.length - 1];
+        if (pred && isFn(pred)) {
+          if (!ts.isBlock(pred.body)) {
+            const e = pred.body;
+            found.push({ node: e, make: () => ({ ...truthAssertion(e, e.getStart(sf), scope), opaque: false }) });
+          } else {
+            const returns: ts.ReturnStatement[] = [];
+            const findReturns = (x: ts.Node): void => {
+              if (ts.isReturnStatement(x)) returns.push(x);
+              else if (!ts.isFunctionLike(x)) ts.forEachChild(x, findReturns);
+            };
+            ts.forEachChild(pred.body, findReturns);
+            for (const r of returns) {
+              const e = r.expression;
+              if (e) found.push({ node: r, make: () => ({ ...truthAssertion(e, e.getStart(sf), scope), opaque: false }) });
+            }
+          }
+        }
+      }
+    }
+    if (ts.isThrowStatement(n)) {
+      // `if (cond) throw ...` checks cond; a bare throw always fails.
+      const guard = ts.isIfStatement(n.parent) ? n.parent : ts.isBlock(n.parent) && ts.isIfStatement(n.parent.parent) ? n.parent.parent : null;
+      found.push({ node: n, make: () => (guard ? { ...truthAssertion(guard.expression, n.getStart(sf), scope), opaque: false } : { operands: [], compares: false, opaque: true }) });
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(body);
+
+  const collectCalls = (n: ts.Node): void => {
+    if ((ts.isCallExpression(n) || ts.isNewExpression(n) || ts.isAwaitExpression(n)) && !assertionCalls.has(n)) scope.calls.push(n.getStart(sf));
+    ts.forEachChild(n, collectCalls);
+  };
+  collectCalls(body);
+  // Calls inside an assertion's own arguments are the thing under test; they count as calls too.
+  return found.map(({ node, make }) => ({ ...make(), swallowed: isSwallowed(node, body), line: lineOf(node) }));
+}
+
+/** The innermost call at the bottom of a call/property chain, e.g. expect(x) in expect(x).not.toBe(y). */
+function rootCall(n: ts.CallExpression): ts.CallExpression | null {
+  let x: ts.Expression = n.expression;
+  for (;;) {
+    if (ts.isPropertyAccessExpression(x)) x = x.expression;
+    else if (ts.isCallExpression(x)) {
+      const p = calleePath(x.expression);
+      if (p && (p[0] === 'expect' || p.join('.') === 'expect.soft')) return x;
+      x = x.expression;
+    } else return null;
+  }
+}
+
+function isExpectMatcher(n: ts.CallExpression): boolean {
+  if (!ts.isPropertyAccessExpression(n.expression)) return false;
+  // Only the outermost call of a chain: expect(x).resolves.toBe(1) is one assertion.
+  if (ts.isPropertyAccessExpression(n.parent) && ts.isCallExpression(n.parent.parent) && n.parent.parent.expression === n.parent) return false;
+  return rootCall(n) !== null;
+}
+
+function assertCall(n: ts.CallExpression, method: string, scope: Scope): Pick<Assertion, 'operands' | 'compares' | 'opaque'> {
+  const at = n.getStart(scope.sf);
+  const args = n.arguments;
+  if (method === 'ok' || method === 'assert' || method === 'isTrue' || method === 'isOk') {
+    const a = args[0];
+    return a ? { ...truthAssertion(a, at, scope), opaque: false } : { operands: [], compares: false, opaque: true };
+  }
+  if (EQUALITY_METHODS.has(method) || method === 'match' || method === 'doesNotMatch' || method === 'notEqual') {
+    const [a, b] = args;
+    if (a && b) return { operands: [operandOf(a, at, scope), operandOf(b, at, scope)], compares: true, opaque: false };
+  }
+  // throws / rejects / fail and anything unknown: judged by the oracle, not here.
+  return { operands: [], compares: false, opaque: true };
+}
+
+function skipReasonOfOptions(args: readonly ts.Expression[]): string | null {
+  for (const a of args) {
+    if (!ts.isObjectLiteralExpression(a)) continue;
+    for (const p of a.properties) {
+      if (!ts.isPropertyAssignment(p) || !ts.isIdentifier(p.name)) continue;
+      if ((p.name.text === 'skip' || p.name.text === 'todo') && p.initializer.kind !== ts.SyntaxKind.FalseKeyword) return `marked ${p.name.text} in its options`;
+    }
+  }
+  return null;
+}
+
+/** Names of same-file functions whose bodies contain an assertion (helpers such as checkTotal). */
+function assertingHelpers(sf: ts.SourceFile, assertionFns: ReadonlySet<string>): Set<string> {
+  const out = new Set<string>();
+  const bodyAsserts = (body: ts.Node): boolean => collectAssertions(body, { sf, assertionFns, helpers: new Set() }).some((a) => !a.swallowed);
+  for (const st of sf.statements) {
+    if (ts.isFunctionDeclaration(st) && st.name && st.body && bodyAsserts(st.body)) out.add(st.name.text);
+    if (ts.isVariableStatement(st)) {
+      for (const d of st.declarationList.declarations) {
+        if (ts.isIdentifier(d.name) && d.initializer && isFn(d.initializer) && bodyAsserts(d.initializer.body)) out.add(d.name.text);
+      }
+    }
+  }
+  return out;
+}
+
+/** Every test in a TS/JS test file with its static verdict. */
+export function classifyTsTests(path: string, text: string, assertionFunctions: readonly string[] = []): TestSource[] {
+  const sf = ts.createSourceFile(path, text, ts.ScriptTarget.ES2022, true, scriptKindOf(path));
+  const assertionFns = new Set(assertionFunctions);
+  const ctx: Ctx = { sf, assertionFns, helpers: assertingHelpers(sf, assertionFns) };
+  const out: TestSource[] = [];
+  const walk = (n: ts.Node, suite: readonly string[], suiteSkip: string | null): void => {
+    if (ts.isCallExpression(n)) {
+      let callee: ts.Expression = n.expression;
+      // test.each(table)(name, fn) / describe.each
+      if (ts.isCallExpression(callee)) callee = callee.expression;
+      const path = calleePath(callee);
+      const base = path?.[0];
+      const mods = path?.slice(1) ?? [];
+      const isTest = base !== undefined && (TEST_FNS.has(base) || base === 'xit' || base === 'xtest' || base === 'xspecify');
+      const isSuite = base !== undefined && (SUITE_FNS.has(base) || base === 'xdescribe');
+      const name = stringOf(n.arguments[0]) ?? (n.arguments[0] && ts.isTemplateExpression(n.arguments[0]) ? n.arguments[0].getText(sf).slice(1, -1) : null);
+      const fn = [...n.arguments].reverse().find(isFn);
+      if ((isTest || isSuite) && name !== null && mods.every((m) => SKIP_MODS.has(m) || m === 'only' || m === 'each' || m === 'concurrent' || m === 'sequential' || m === 'failing')) {
+        const skipMod = mods.find((m) => SKIP_MODS.has(m));
+        const skip = suiteSkip
+          ?? (X_FNS.has(base as string) ? `declared with ${base}` : null)
+          ?? (skipMod !== undefined ? `declared with ${base}.${skipMod}` : null)
+          ?? skipReasonOfOptions(n.arguments.slice(1, -1) as ts.Expression[]);
+        if (isSuite) {
+          if (fn) ts.forEachChild(fn.body, (c) => walk(c, [...suite, name], skip));
+          return;
+        }
+        let verdictSkip = skip;
+        if (verdictSkip === null && fn && ts.isBlock(fn.body)) {
+          // t.skip() / t.todo() / ctx.skip() as the test body's first statement
+          const first = fn.body.statements[0];
+          if (first && ts.isExpressionStatement(first) && ts.isCallExpression(first.expression)) {
+            const p = calleePath(first.expression.expression);
+            if (p && p.length === 2 && (p[1] === 'skip' || p[1] === 'todo')) verdictSkip = `calls ${p.join('.')}() first`;
+          }
+        }
+        if (!fn && verdictSkip === null) verdictSkip = 'has no body (todo)';
+        const assertions = fn ? collectAssertions(fn.body, ctx) : [];
+        out.push({
+          file: path_(sf),
+          suite,
+          name,
+          line: sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1,
+          verdict: checkTest(assertions, verdictSkip),
+        });
+        return;
+      }
+    }
+    ts.forEachChild(n, (c) => walk(c, suite, suiteSkip));
+  };
+  walk(sf, [], null);
+  return out;
+}
+
+const path_ = (sf: ts.SourceFile): string => sf.fileName;

@@ -1,0 +1,89 @@
+/**
+ * The static tautology classifier's shared judgement. The language front ends (TS/JS via
+ * the TypeScript API, Python via tree-sitter) reduce each test to its assertions; this file
+ * decides, from those alone, whether the test can fail at all.
+ */
+
+export const TAUTOLOGY_RULES = [
+  'skipped',
+  'no-assertion',
+  'constant-true',
+  'literal-vs-literal',
+  'same-expression',
+  'self-assigned',
+  'swallowed-catch',
+] as const;
+
+export type TautologyRule = (typeof TAUTOLOGY_RULES)[number];
+
+export type Verdict = { readonly kind: 'property' } | { readonly kind: 'tautology'; readonly rule: TautologyRule; readonly detail: string };
+
+/** One test as found in its source file. */
+export interface TestSource {
+  readonly file: string;
+  /** Enclosing describe blocks (TS/JS) or class (Python), outermost first. */
+  readonly suite: readonly string[];
+  readonly name: string;
+  readonly line: number;
+  readonly verdict: Verdict;
+}
+
+/** One side of an assertion, reduced to what the rules need. */
+export interface Operand {
+  /** A literal (number, string, boolean, null, or a list/object of literals). */
+  readonly literal: boolean;
+  /** The literal `true` (or Python `True`). */
+  readonly isTrue: boolean;
+  /** Normalised text when the expression contains no call; null otherwise. */
+  readonly key: string | null;
+  /** A variable the test assigned from a literal with no call in between. */
+  readonly selfAssigned: boolean;
+}
+
+/** An assertion: its operands (empty when opaque), and whether a catch swallows its failure. */
+export interface Assertion {
+  readonly operands: readonly Operand[];
+  /** Two operands compared with each other (equality or ordering), rather than each checked alone. */
+  readonly compares: boolean;
+  readonly opaque: boolean;
+  readonly swallowed: boolean;
+  readonly line: number;
+}
+
+/** Why one assertion cannot fail, or null when it can. */
+export function checkAssertion(a: Assertion): TautologyRule | null {
+  if (a.swallowed) return 'swallowed-catch';
+  if (a.opaque || a.operands.length === 0) return null;
+  const ops = a.operands;
+  if (a.compares && ops.length === 2) {
+    const [l, r] = ops as [Operand, Operand];
+    if (l.literal && r.literal) return l.isTrue && r.isTrue ? 'constant-true' : 'literal-vs-literal';
+    if (l.key !== null && l.key === r.key) return 'same-expression';
+    if ((l.literal || l.selfAssigned) && (r.literal || r.selfAssigned)) return 'self-assigned';
+    return null;
+  }
+  if (ops.every((o) => o.literal)) return ops.every((o) => o.isTrue) ? 'constant-true' : 'literal-vs-literal';
+  if (ops.every((o) => o.literal || o.selfAssigned)) return 'self-assigned';
+  return null;
+}
+
+/** A test's verdict from its assertions: a tautology when it has none, or when none of them can fail. */
+export function checkTest(assertions: readonly Assertion[], skipped: string | null): Verdict {
+  if (skipped !== null) return { kind: 'tautology', rule: 'skipped', detail: skipped };
+  if (assertions.length === 0) return { kind: 'tautology', rule: 'no-assertion', detail: 'the test asserts nothing' };
+  let first: { rule: TautologyRule; line: number } | null = null;
+  for (const a of assertions) {
+    const rule = checkAssertion(a);
+    if (rule === null) return { kind: 'property' };
+    first ??= { rule, line: a.line };
+  }
+  const f = first as { rule: TautologyRule; line: number };
+  return { kind: 'tautology', rule: f.rule, detail: `every assertion is trivial; first at line ${f.line} (${f.rule})` };
+}
+
+/** Assertion-looking names every front end accepts, besides the configured ones. */
+export const EQUALITY_METHODS = new Set([
+  'equal', 'strictEqual', 'deepEqual', 'deepStrictEqual', 'notEqual', 'notStrictEqual', 'notDeepEqual', 'notDeepStrictEqual',
+  'toBe', 'toEqual', 'toStrictEqual', 'toBeCloseTo', 'toBeGreaterThan', 'toBeGreaterThanOrEqual', 'toBeLessThan', 'toBeLessThanOrEqual',
+  'eql', 'equals', 'above', 'below', 'least', 'most',
+]);

@@ -1,0 +1,78 @@
+import { sha256Hex } from '../core/ids.js';
+
+/** One text edit: replace [start, end) of the file with `text`. */
+export interface Edit {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+}
+
+export type MutantCategory = 'arithmetic' | 'comparison' | 'logical' | 'negate' | 'constant' | 'delete' | 'return' | 'unary';
+
+/** A mutant of one changed symbol. Probes throw on entry; behavioural mutants change what the symbol computes. */
+export interface Mutant {
+  readonly id: string;
+  readonly symbol: string;
+  readonly path: string;
+  readonly kind: 'probe' | 'behavioural';
+  readonly category: MutantCategory | 'probe';
+  readonly line: number;
+  readonly description: string;
+  readonly edits: readonly Edit[];
+}
+
+/** Apply edits (non-overlapping) to a text. */
+export function applyEdits(text: string, edits: readonly Edit[]): string {
+  const sorted = [...edits].sort((a, b) => b.start - a.start);
+  let out = text;
+  for (const e of sorted) out = out.slice(0, e.start) + e.text + out.slice(e.end);
+  return out;
+}
+
+/** A mutation site before it gets its id. */
+export interface Site {
+  readonly category: MutantCategory;
+  readonly line: number;
+  readonly column: number;
+  /** Short, stable description of the change, e.g. `+ -> -`. */
+  readonly change: string;
+  readonly edits: readonly Edit[];
+}
+
+/** Stable ids: symbol, category, position and change; a repeated id gets a counter. */
+export function toMutants(symbol: string, path: string, sites: readonly Site[]): Mutant[] {
+  const seen = new Map<string, number>();
+  return sites.map((s) => {
+    let id = `${symbol}#${s.category}@${s.line}:${s.column}:${s.change}`;
+    const n = seen.get(id) ?? 0;
+    seen.set(id, n + 1);
+    if (n > 0) id = `${id}~${n}`;
+    return { id, symbol, path, kind: 'behavioural', category: s.category, line: s.line, description: `line ${s.line}: ${s.change}`, edits: s.edits };
+  });
+}
+
+/**
+ * Pick at most `budget` behavioural mutants, deterministically from the sealed seed: categories
+ * take turns (so one symbol gets several kinds of change), and within a category the order
+ * is a hash of the seed and the mutant id.
+ */
+export function selectMutants(candidates: readonly Mutant[], budget: number, seed: string): Mutant[] {
+  const byCat = new Map<string, Mutant[]>();
+  for (const m of candidates) {
+    const list = byCat.get(m.category) ?? [];
+    list.push(m);
+    byCat.set(m.category, list);
+  }
+  const rank = (m: Mutant): string => sha256Hex(`${seed}\u0000${m.id}`);
+  const queues = [...byCat.entries()]
+    .sort((a, b) => (rank({ ...a[1][0]!, id: a[0] }) < rank({ ...b[1][0]!, id: b[0] }) ? -1 : 1))
+    .map(([, list]) => [...list].sort((a, b) => (rank(a) < rank(b) ? -1 : rank(a) > rank(b) ? 1 : 0)));
+  const out: Mutant[] = [];
+  while (out.length < budget && queues.some((q) => q.length > 0)) {
+    for (const q of queues) {
+      const m = q.shift();
+      if (m && out.length < budget) out.push(m);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,174 @@
+import type { Node } from 'web-tree-sitter';
+import { getParser } from '../symbols/treesitter.js';
+import type { Edit, Mutant, MutantCategory, Site } from './mutant.js';
+import { toMutants } from './mutant.js';
+import type { SymbolMutants, SymbolSpan } from './mutate-ts.js';
+
+const PROBE = "raise RuntimeError('sealgate-probe')";
+
+/** A statement that appends `<symbol>\t<pytest node id>` to $SEALGATE_TRACE_FILE, if set. */
+function traceStmt(symbol: string): string {
+  return `(lambda o: o.environ.get('SEALGATE_TRACE_FILE') and open(o.environ['SEALGATE_TRACE_FILE'], 'a').write(${JSON.stringify(symbol)} + '\\t' + o.environ.get('PYTEST_CURRENT_TEST', '').rsplit(' (', 1)[0] + '\\n'))(__import__('os'))`;
+}
+
+// Swaps that keep int arithmetic int (only true division changes a type, from float to int).
+const ARITH: Record<string, string> = { '+': '-', '-': '+', '*': '+', '/': '*', '//': '*', '%': '//', '**': '*' };
+const COMPARE: Record<string, string> = { '<': '<=', '<=': '<', '>': '>=', '>=': '>', '==': '!=', '!=': '==', is: 'is not', in: 'not in' };
+
+/** A same-type replacement for a returned value (bool before int: bool is an int in Python). */
+function altValue(expr: string): string {
+  return `(lambda v: (not v) if isinstance(v, bool) else (v + 1) if isinstance(v, __import__('numbers').Number) else (('' if v else 'sealgate') if isinstance(v, str) else (v[1:] if isinstance(v, (list, tuple)) and len(v) > 0 else (dict(list(v.items())[1:]) if isinstance(v, dict) and len(v) > 0 else v))))(${expr})`;
+}
+
+const named = (n: Node): Node[] => n.namedChildren.filter((c): c is Node => c !== null);
+
+// web-tree-sitter parsing a JS string reports UTF-16 indices, the same units as String#slice.
+function byteToCharIndex(text: string): (b: number) => number {
+  return (b: number) => Math.min(b, text.length);
+}
+
+function isDocstring(n: Node): boolean {
+  if (n.type !== 'expression_statement') return false;
+  const only = named(n);
+  if (only.length !== 1 || only[0]?.type !== 'string') return false;
+  const block = n.parent;
+  return block !== null && named(block)[0]?.id === n.id;
+}
+
+/** Mutants of one symbol in a Python file. */
+export async function mutatePy(text: string, span: SymbolSpan): Promise<SymbolMutants> {
+  const parser = await getParser('python');
+  const tree = parser.parse(text);
+  if (!tree) throw new Error(`tree-sitter could not parse ${span.path}`);
+  try {
+    const idx = byteToCharIndex(text);
+    const line = (n: Node): number => n.startPosition.row + 1;
+    const endLine = (n: Node): number => n.endPosition.row + 1;
+    const bodies: Node[] = [];
+    const find = (n: Node): void => {
+      if (n.type === 'function_definition' && line(n) >= span.startLine && endLine(n) <= span.endLine) {
+        const b = n.childForFieldName('body');
+        if (b) bodies.push(b);
+        return;
+      }
+      for (const c of named(n)) find(c);
+    };
+    find(tree.rootNode);
+    const hasBody = bodies.length > 0;
+
+    const entryEdits = (stmt: string): Edit[] => {
+      if (hasBody) {
+        return bodies.map((b) => {
+          const first = named(b)[0] ?? b;
+          const at = idx(first.startIndex);
+          const sameLine = b.startPosition.row === b.parent?.startPosition.row;
+          const indent = ' '.repeat(first.startPosition.column);
+          return { start: at, end: at, text: sameLine ? `${stmt}; ` : `${stmt}\n${indent}` };
+        });
+      }
+      const root = named(tree.rootNode);
+      const firstStmt = root.find((s) => s.type !== 'import_statement' && s.type !== 'import_from_statement' && s.type !== 'future_import_statement' && !isDocstring(s)) ?? null;
+      const at = firstStmt ? idx(firstStmt.startIndex) : text.length;
+      return [{ start: at, end: at, text: `${stmt}\n` }];
+    };
+    const probeEdits = entryEdits(PROBE);
+    const trace = entryEdits(traceStmt(span.symbol));
+    const probe: Mutant = {
+      id: `${span.symbol}#probe`,
+      symbol: span.symbol,
+      path: span.path,
+      kind: 'probe',
+      category: 'probe',
+      line: span.startLine,
+      description: hasBody ? 'raises on entry' : 'raises when its module loads',
+      edits: probeEdits,
+    };
+
+    const inChanged = (n: Node): boolean => span.changedLines.some(([a, b]) => line(n) >= a && endLine(n) <= b);
+    const sites: Site[] = [];
+    const add = (category: MutantCategory, n: Node, change: string, edits: Edit[]): void => {
+      sites.push({ category, line: line(n), column: n.startPosition.column + 1, change, edits });
+    };
+    const replace = (n: Node, t: string): Edit => ({ start: idx(n.startIndex), end: idx(n.endIndex), text: t });
+    const sitesOf = (n: Node): void => {
+      switch (n.type) {
+        case 'binary_operator': {
+          const op = n.childForFieldName('operator');
+          const to = op ? ARITH[op.type] : undefined;
+          const stringy = [n.childForFieldName('left'), n.childForFieldName('right')].some((x) => x?.type === 'string');
+          if (op && to !== undefined && !((op.type === '+' || op.type === '*' || op.type === '%') && stringy)) add('arithmetic', op, `${op.type} -> ${to}`, [replace(op, to)]);
+          break;
+        }
+        case 'comparison_operator': {
+          const ops = n.children.filter((c): c is Node => c !== null && !c.isNamed);
+          if (ops.length === 1) {
+            const op = ops[0] as Node;
+            const to = COMPARE[op.type];
+            if (to !== undefined) add('comparison', op, `${op.type} -> ${to}`, [replace(op, to)]);
+          }
+          break;
+        }
+        case 'boolean_operator': {
+          const op = n.childForFieldName('operator');
+          if (op) add('logical', op, `${op.type} -> ${op.type === 'and' ? 'or' : 'and'}`, [replace(op, op.type === 'and' ? 'or' : 'and')]);
+          break;
+        }
+        case 'not_operator': {
+          const a = n.childForFieldName('argument');
+          if (a) add('unary', n, 'removed not', [replace(n, `(${a.text})`)]);
+          break;
+        }
+        case 'if_statement':
+        case 'elif_clause':
+        case 'while_statement': {
+          const c = n.childForFieldName('condition');
+          if (c) add('negate', c, 'negated condition', [replace(c, `not (${c.text})`)]);
+          break;
+        }
+        case 'conditional_expression': {
+          const parts = named(n);
+          const c = parts[1];
+          if (c) add('negate', c, 'negated condition', [replace(c, `not (${c.text})`)]);
+          break;
+        }
+        case 'integer':
+        case 'float': {
+          const v = Number(n.text.replace(/_/g, ''));
+          if (Number.isFinite(v) && /^[0-9._eE+-]+$/.test(n.text)) add('constant', n, `${n.text} -> ${v + 1}`, [replace(n, String(v + 1))]);
+          break;
+        }
+        case 'true':
+        case 'false':
+          add('constant', n, `${n.text} -> ${n.type === 'true' ? 'False' : 'True'}`, [replace(n, n.type === 'true' ? 'False' : 'True')]);
+          break;
+        case 'string': {
+          const p = n.parent;
+          const valueish = p !== null && p.type !== 'expression_statement' && p.type !== 'concatenated_string' && p.type !== 'keyword_argument' || (p?.type === 'keyword_argument' && p.childForFieldName('value')?.id === n.id);
+          if (valueish && !named(n).some((c) => c.type === 'interpolation') && !/^[rRbBuU]*[fF]/.test(n.text)) {
+            const empty = /^[a-zA-Z]*("""|'''|"|')\1?$/.test(n.text) || /^[a-zA-Z]*(""|'')$/.test(n.text);
+            add('constant', n, empty ? "'' -> 'sealgate'" : 'string emptied', [replace(n, empty ? "'sealgate'" : "''")]);
+          }
+          break;
+        }
+        case 'expression_statement':
+          if (!isDocstring(n)) add('delete', n, 'statement deleted', [replace(n, 'pass')]);
+          break;
+        case 'return_statement': {
+          const e = named(n)[0];
+          if (e) add('return', n, 'return value replaced', [replace(e, altValue(e.text))]);
+          break;
+        }
+      }
+    };
+    const visit = (n: Node, allowed: boolean): void => {
+      if (n.type === 'type' || n.type === 'decorator' || n.type === 'import_statement' || n.type === 'import_from_statement') return;
+      if (allowed || (!hasBody && inChanged(n))) sitesOf(n);
+      for (const c of named(n)) visit(c, allowed);
+    };
+    for (const b of bodies) visit(b, true);
+    if (!hasBody) visit(tree.rootNode, false);
+    return { probe, trace, candidates: toMutants(span.symbol, span.path, sites), hasBody };
+  } finally {
+    tree.delete();
+  }
+}

@@ -1,0 +1,240 @@
+import ts from 'typescript';
+import type { Edit, Mutant, MutantCategory, Site } from './mutant.js';
+import { toMutants } from './mutant.js';
+
+/** Where a changed symbol sits, as changed.json's locations give it. */
+export interface SymbolSpan {
+  readonly symbol: string;
+  readonly path: string;
+  readonly startLine: number;
+  readonly endLine: number;
+  readonly changedLines: readonly (readonly [number, number])[];
+}
+
+export interface SymbolMutants {
+  readonly probe: Mutant;
+  /** Edits that record each entry to the symbol (with the running test file) in $SEALGATE_TRACE_FILE. */
+  readonly trace: readonly Edit[];
+  readonly candidates: readonly Mutant[];
+  /** Function bodies were found for the symbol (false: a module or class-level symbol). */
+  readonly hasBody: boolean;
+}
+
+const PROBE = "throw new Error('sealgate-probe')";
+
+/**
+ * An expression that appends `<symbol>\t<test file>` to $SEALGATE_TRACE_FILE once per symbol and
+ * test file. The test file is jest's or vitest's current test path, else the process's main
+ * script (node:test runs each file in its own process). Where nothing can be written it does nothing.
+ */
+export function traceExpr(symbol: string, typed: boolean): string {
+  const g = typed ? '(globalThis as any)' : 'globalThis';
+  const a = typed ? ': any' : '';
+  const id = JSON.stringify(symbol);
+  return `void ((g${a}, f${a}) => { if (!f) return; const w = String(g.expect?.getState?.()?.testPath ?? g.process?.argv?.[1] ?? ''); const k = ${id} + '\\t' + w; const s = (g.__sealgateHits ??= new Set()); if (s.has(k)) return; s.add(k); g.process?.getBuiltinModule?.('node:fs')?.appendFileSync(f, k + '\\n'); })(${g}, ${g}.process?.env?.SEALGATE_TRACE_FILE)`;
+}
+
+type FnLike = ts.FunctionLikeDeclaration & { body: ts.Block | ts.Expression };
+
+function scriptKindOf(path: string): ts.ScriptKind {
+  if (/\.[cm]?tsx?$/.test(path)) return path.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
+  return path.endsWith('x') ? ts.ScriptKind.JSX : ts.ScriptKind.JS;
+}
+
+const ARITH: Partial<Record<ts.SyntaxKind, string>> = {
+  [ts.SyntaxKind.PlusToken]: '-',
+  [ts.SyntaxKind.MinusToken]: '+',
+  [ts.SyntaxKind.AsteriskToken]: '/',
+  [ts.SyntaxKind.SlashToken]: '*',
+  [ts.SyntaxKind.PercentToken]: '*',
+  [ts.SyntaxKind.AsteriskAsteriskToken]: '*',
+};
+const COMPARE: Partial<Record<ts.SyntaxKind, string>> = {
+  [ts.SyntaxKind.LessThanToken]: '<=',
+  [ts.SyntaxKind.LessThanEqualsToken]: '<',
+  [ts.SyntaxKind.GreaterThanToken]: '>=',
+  [ts.SyntaxKind.GreaterThanEqualsToken]: '>',
+  [ts.SyntaxKind.EqualsEqualsEqualsToken]: '!==',
+  [ts.SyntaxKind.ExclamationEqualsEqualsToken]: '===',
+  [ts.SyntaxKind.EqualsEqualsToken]: '!=',
+  [ts.SyntaxKind.ExclamationEqualsToken]: '==',
+};
+const LOGICAL: Partial<Record<ts.SyntaxKind, string>> = {
+  [ts.SyntaxKind.AmpersandAmpersandToken]: '||',
+  [ts.SyntaxKind.BarBarToken]: '&&',
+};
+
+/** A return value replaced by another of the same runtime type: a number off by one, a boolean negated, a string emptied, an element or field dropped. */
+function altValue(expr: string, typed: boolean): string {
+  const a = typed ? ': any' : '';
+  return `(function sealgateAlt(v${a})${a} { return typeof v === 'number' ? (Number.isFinite(v) ? v + 1 : 0) : typeof v === 'boolean' ? !v : typeof v === 'string' ? (v === '' ? 'sealgate' : '') : typeof v === 'bigint' ? v + BigInt(1) : Array.isArray(v) ? (v.length > 0 ? v.slice(1) : v) : v !== null && typeof v === 'object' && typeof v.then === 'function' ? v.then(sealgateAlt) : v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype && Object.keys(v).length > 0 ? Object.fromEntries(Object.entries(v).slice(1)) : v; })(${expr})`;
+}
+
+function isFnLike(n: ts.Node): n is FnLike {
+  return (ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isConstructorDeclaration(n) || ts.isGetAccessorDeclaration(n) || ts.isSetAccessorDeclaration(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n)) && n.body !== undefined;
+}
+
+/** Mutants of one symbol in a TS/JS file: a probe and every behavioural candidate. */
+export function mutateTs(text: string, span: SymbolSpan): SymbolMutants {
+  const sf = ts.createSourceFile(span.path, text, ts.ScriptTarget.ES2022, true, scriptKindOf(span.path));
+  const typed = /\.[cm]?tsx?$/.test(span.path);
+  const lineOf = (pos: number): number => sf.getLineAndCharacterOfPosition(pos).line + 1;
+  const colOf = (pos: number): number => sf.getLineAndCharacterOfPosition(pos).character + 1;
+
+  // The symbol's bodies: the outermost functions lying inside its line span.
+  const bodies: FnLike[] = [];
+  const find = (n: ts.Node): void => {
+    if (isFnLike(n)) {
+      const s = lineOf(n.getStart(sf));
+      const e = lineOf(n.end);
+      if (s >= span.startLine && e <= span.endLine) {
+        bodies.push(n);
+        return;
+      }
+    }
+    ts.forEachChild(n, find);
+  };
+  find(sf);
+  const hasBody = bodies.length > 0;
+
+  // Probe: throw on entry to every body; a module/class-level symbol throws when its file loads.
+  // The trace records the entry instead (see traceExpr) and changes nothing else.
+  const entryEdits = (stmt: string, expr: (body: string) => string): Edit[] => {
+    if (hasBody) {
+      return bodies.map((b) =>
+        ts.isBlock(b.body)
+          ? { start: b.body.getStart(sf) + 1, end: b.body.getStart(sf) + 1, text: ` ${stmt};` }
+          : { start: b.body.getStart(sf), end: b.body.end, text: expr(b.body.getText(sf)) },
+      );
+    }
+    const firstNonImport = sf.statements.find((s) => !ts.isImportDeclaration(s));
+    const at = firstNonImport ? firstNonImport.getStart(sf) : text.length;
+    return [{ start: at, end: at, text: `${stmt};\n` }];
+  };
+  const probeEdits = entryEdits(PROBE, () => `(() => { ${PROBE}; })()`);
+  const tr = traceExpr(span.symbol, typed);
+  const trace = entryEdits(tr, (body) => `(${tr}, (${body}))`);
+  const probe: Mutant = {
+    id: `${span.symbol}#probe`,
+    symbol: span.symbol,
+    path: span.path,
+    kind: 'probe',
+    category: 'probe',
+    line: span.startLine,
+    description: hasBody ? 'throws on entry' : 'throws when its file loads',
+    edits: probeEdits,
+  };
+
+  // Behavioural sites: inside the bodies, or (no body) inside the changed lines.
+  const inChanged = (n: ts.Node): boolean => {
+    const s = lineOf(n.getStart(sf));
+    const e = lineOf(n.end);
+    return span.changedLines.some(([a, b]) => s >= a && e <= b);
+  };
+  const sites: Site[] = [];
+  const add = (category: MutantCategory, node: ts.Node, change: string, edits: Edit[]): void => {
+    const pos = node.getStart(sf);
+    sites.push({ category, line: lineOf(pos), column: colOf(pos), change, edits });
+  };
+  const visit = (n: ts.Node, allowed: boolean): void => {
+    if (ts.isTypeNode(n) || ts.isImportDeclaration(n) || ts.isExportDeclaration(n) || ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n)) return;
+    const ok = allowed || (!hasBody && inChanged(n));
+    if (ok) sitesOf(n);
+    ts.forEachChild(n, (c) => visit(c, allowed));
+  };
+  const sitesOf = (n: ts.Node): void => {
+    if (ts.isBinaryExpression(n)) {
+      const k = n.operatorToken.kind;
+      const op = n.operatorToken;
+      const stringy = (e: ts.Expression): boolean => ts.isStringLiteral(e) || ts.isTemplateExpression(e) || ts.isNoSubstitutionTemplateLiteral(e);
+      const swap = (cat: MutantCategory, to: string): void => add(cat, op, `${op.getText(sf)} -> ${to}`, [{ start: op.getStart(sf), end: op.end, text: to }]);
+      const arith = ARITH[k];
+      if (arith !== undefined && !(k === ts.SyntaxKind.PlusToken && (stringy(n.left) || stringy(n.right)))) swap('arithmetic', arith);
+      const cmp = COMPARE[k];
+      if (cmp !== undefined) swap('comparison', cmp);
+      const logical = LOGICAL[k];
+      if (logical !== undefined) swap('logical', logical);
+    }
+    if ((ts.isIfStatement(n) || ts.isWhileStatement(n) || ts.isDoStatement(n)) && n.expression) {
+      const e = n.expression;
+      add('negate', e, 'negated condition', [{ start: e.getStart(sf), end: e.end, text: `!(${e.getText(sf)})` }]);
+    }
+    if (ts.isConditionalExpression(n)) {
+      const e = n.condition;
+      add('negate', e, 'negated condition', [{ start: e.getStart(sf), end: e.end, text: `!(${e.getText(sf)})` }]);
+    }
+    if (ts.isPrefixUnaryExpression(n)) {
+      if (n.operator === ts.SyntaxKind.ExclamationToken) add('unary', n, 'removed !', [{ start: n.getStart(sf), end: n.operand.getStart(sf), text: '' }]);
+      if (n.operator === ts.SyntaxKind.MinusToken && !ts.isNumericLiteral(n.operand)) add('unary', n, 'removed unary -', [{ start: n.getStart(sf), end: n.operand.getStart(sf), text: '' }]);
+      if (n.operator === ts.SyntaxKind.PlusPlusToken || n.operator === ts.SyntaxKind.MinusMinusToken) {
+        add('unary', n, 'swapped ++/--', [{ start: n.getStart(sf), end: n.getStart(sf) + 2, text: n.operator === ts.SyntaxKind.PlusPlusToken ? '--' : '++' }]);
+      }
+    }
+    if (ts.isPostfixUnaryExpression(n)) {
+      add('unary', n, 'swapped ++/--', [{ start: n.end - 2, end: n.end, text: n.operator === ts.SyntaxKind.PlusPlusToken ? '--' : '++' }]);
+    }
+    if (ts.isNumericLiteral(n)) {
+      const v = Number(n.text);
+      if (Number.isFinite(v)) add('constant', n, `${n.getText(sf)} -> ${v + 1}`, [{ start: n.getStart(sf), end: n.end, text: `${v + 1}` }]);
+    }
+    if (n.kind === ts.SyntaxKind.TrueKeyword || n.kind === ts.SyntaxKind.FalseKeyword) {
+      const to = n.kind === ts.SyntaxKind.TrueKeyword ? 'false' : 'true';
+      add('constant', n, `${n.getText(sf)} -> ${to}`, [{ start: n.getStart(sf), end: n.end, text: to }]);
+    }
+    if (ts.isStringLiteral(n) && isValueString(n)) {
+      add('constant', n, n.text === '' ? "'' -> 'sealgate'" : 'string emptied', [{ start: n.getStart(sf), end: n.end, text: n.text === '' ? "'sealgate'" : "''" }]);
+    }
+    if (ts.isExpressionStatement(n) && !isDirective(n) && !isSuperCall(n)) {
+      add('delete', n, 'statement deleted', [{ start: n.getStart(sf), end: n.end, text: ';' }]);
+    }
+    if (ts.isReturnStatement(n) && n.expression) {
+      const e = n.expression;
+      add('return', n, 'return value replaced', [{ start: e.getStart(sf), end: e.end, text: altValue(e.getText(sf), typed) }]);
+    }
+    if (ts.isArrowFunction(n) && !ts.isBlock(n.body)) {
+      const e = n.body;
+      const inner = ts.isObjectLiteralExpression(unparen(e)) ? `(${e.getText(sf)})` : e.getText(sf);
+      add('return', e, 'return value replaced', [{ start: e.getStart(sf), end: e.end, text: altValue(inner, typed) }]);
+    }
+  };
+  for (const b of bodies) visit(b.body, true);
+  if (!hasBody) visit(sf, false);
+  return { probe, trace, candidates: toMutants(span.symbol, span.path, dedupeOverlaps(sites)), hasBody };
+}
+
+function unparen(e: ts.Expression): ts.Expression {
+  let x = e;
+  while (ts.isParenthesizedExpression(x)) x = x.expression;
+  return x;
+}
+
+function isValueString(n: ts.StringLiteral): boolean {
+  const p = n.parent;
+  if (ts.isImportDeclaration(p) || ts.isExportDeclaration(p) || ts.isExternalModuleReference(p) || ts.isLiteralTypeNode(p)) return false;
+  if ((ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p) || ts.isMethodDeclaration(p)) && p.name === n) return false;
+  if (ts.isElementAccessExpression(p) && p.argumentExpression === n) return false;
+  if (ts.isCallExpression(p) && ts.isIdentifier(p.expression) && p.expression.text === 'require') return false;
+  if (ts.isExpressionStatement(p)) return false;
+  return true;
+}
+
+function isDirective(n: ts.ExpressionStatement): boolean {
+  return ts.isStringLiteral(n.expression);
+}
+
+function isSuperCall(n: ts.ExpressionStatement): boolean {
+  return ts.isCallExpression(n.expression) && n.expression.expression.kind === ts.SyntaxKind.SuperKeyword;
+}
+
+/** Sites whose edits overlap are fine on their own (each mutant applies one site), so only exact duplicates go. */
+function dedupeOverlaps(sites: readonly Site[]): Site[] {
+  const seen = new Set<string>();
+  return sites.filter((s) => {
+    const k = JSON.stringify(s.edits);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+export type { Edit };

@@ -1,0 +1,206 @@
+import { availableParallelism, homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import type { Config } from '../config/schema.js';
+import { readDocument } from '../core/document.js';
+import { SealgateError, inputInvalid } from '../core/errors.js';
+import { digestsEqual, sameJob, sha256Hex } from '../core/ids.js';
+import { readBoundedFile, writeFileAtomic } from '../core/io.js';
+import { toJsonText } from '../core/json.js';
+import { LAYOUT, layoutPath } from '../core/layout.js';
+import { parseInstant, type Instant } from '../core/time.js';
+import { resolveInRepo } from '../gate/read.js';
+import { readRecordFile } from '../record/file.js';
+import { readSealParams, reopenSeal, verifySeal } from '../seal/seal.js';
+import { findLibfaketime, pinnedEnv, planClock } from '../runner/env.js';
+import { readResults, type Results } from '../runner/results.js';
+import { ChangedSchema, type Changed } from '../symbols/schema.js';
+import type { Verdict } from './classify.js';
+import { mutatePy } from './mutate-py.js';
+import { mutateTs, type SymbolMutants } from './mutate-ts.js';
+import { selectMutants } from './mutant.js';
+import { runOracle, type OracleResult, type Progress, type SymbolPlan } from './oracle.js';
+import { CaseFileSchema, CreditSchema } from './schema.js';
+import { toScored, type Scored } from './score.js';
+import { narrowCommand } from './select.js';
+import { matchCase, readTestSources, type CaseSource } from './tests.js';
+import { checkSchema } from '../core/document.js';
+
+export interface ScoreOptions {
+  readonly repo: string;
+  readonly runnerJob: string;
+  readonly config: Config;
+  /** The caller's environment (the pinned one is derived from it). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Cache folder; null disables the cache. Default: $XDG_CACHE_HOME/sealgate/credit. */
+  readonly cacheDir?: string | null;
+  readonly workers?: number;
+  readonly progress?: (p: Progress) => void;
+  /** Write cases.json and credit.json (default true). */
+  readonly write?: boolean;
+  /** Clock for the journal entry of a drift reopen. */
+  readonly now?: Date;
+}
+
+export interface ScoreOutcome extends Scored {
+  readonly stats: { readonly mutantsRun: number; readonly mutantsCached: number; readonly symbols: number; readonly kills: number; readonly wallMs: number };
+}
+
+const MUTABLE = new Set(['typescript', 'javascript', 'python']);
+
+export function defaultCacheDir(env: Readonly<Record<string, string | undefined>>): string {
+  const base = env.XDG_CACHE_HOME !== undefined && env.XDG_CACHE_HOME !== '' ? env.XDG_CACHE_HOME : join(env.HOME ?? homedir(), '.cache');
+  return join(base, 'sealgate', 'credit');
+}
+
+function durationMs(r: Results): number {
+  const s = parseInstant(r.started_at) as Instant;
+  const e = parseInstant(r.ended_at) as Instant;
+  return Math.max(0, Number((e.ns - s.ns) / 1_000_000n));
+}
+
+/** Why the baseline run cannot vouch for any pass, or null. */
+export function checkBaseline(r: Results): string | null {
+  if (r.timed_out) return 'the sealed baseline run timed out, so none of its passes count';
+  if (r.signal !== null) return `the sealed baseline run was killed by ${r.signal}, so none of its passes count`;
+  const bad = r.junit.filter((j) => j.status !== 'ok');
+  if (bad.length > 0) return `the sealed baseline run's JUnit file(s) ${bad.map((j) => `${j.path} (${j.status})`).join(', ')} are unusable, so none of its passes count`;
+  return null;
+}
+
+/** Mutants for every changed symbol the oracle supports. */
+export async function planSymbols(repo: string, changed: Changed, budget: number, seed: string): Promise<{ plans: SymbolPlan[]; unsupported: Map<string, string> }> {
+  const plans: SymbolPlan[] = [];
+  const unsupported = new Map<string, string>();
+  const texts = new Map<string, string>();
+  for (const symbol of changed.changed) {
+    const loc = changed.locations[symbol];
+    if (!loc) {
+      unsupported.set(symbol, 'changed.json gives no location for it');
+      continue;
+    }
+    if (!MUTABLE.has(loc.language)) {
+      unsupported.set(symbol, `no mutation oracle for ${loc.language} files yet`);
+      continue;
+    }
+    let text = texts.get(loc.path);
+    if (text === undefined) {
+      try {
+        text = readFileSync(resolveInRepo(repo, loc.path, `${LAYOUT.changed}#locations`), 'utf8');
+      } catch (err) {
+        if (err instanceof SealgateError) {
+          unsupported.set(symbol, `its file ${loc.path} is not in the work tree`);
+          continue;
+        }
+        throw err;
+      }
+      texts.set(loc.path, text);
+    }
+    const span = { symbol, path: loc.path, startLine: loc.start_line, endLine: loc.end_line, changedLines: loc.changed_lines };
+    const m: SymbolMutants = loc.language === 'python' ? await mutatePy(text, span) : mutateTs(text, span);
+    plans.push({ symbol, path: loc.path, probe: m.probe, trace: m.trace, mutants: selectMutants(m.candidates, budget, seed), candidates: m.candidates.length });
+  }
+  return { plans, unsupported };
+}
+
+/** Narrowing targets for a set of reaching tests: pytest node ids or test files; null when any is unknown. */
+export function narrowFor(command: readonly string[], sources: ReadonlyMap<string, CaseSource>): (ids: readonly string[]) => readonly string[] | null {
+  return (ids) => {
+    const picked = ids.map((id) => sources.get(id));
+    if (picked.some((s) => s === undefined || s.files.length === 0)) return null;
+    const all = picked as CaseSource[];
+    const py = all.every((s) => s.nodeIds.length > 0);
+    const targets = py ? all.flatMap((s) => s.nodeIds) : all.flatMap((s) => s.files);
+    return narrowCommand(command, [...new Set(targets)].sort());
+  };
+}
+
+/**
+ * `sealgate credit --runner-job J`: check that J may score this proposal on a sealed, unchanged
+ * digest, run the oracle, and write cases.json and credit.json.
+ */
+export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
+  const t0 = performance.now();
+  const { repo, runnerJob } = opts;
+  const params = readSealParams(repo);
+  const recordRel = params?.record ?? LAYOUT.record;
+  const recordFile = await readRecordFile(resolve(repo, recordRel), recordRel);
+  const record = recordFile.record;
+  const author = record.author_job;
+  const runner = record.runner_job;
+  if (!author || !runner) throw new SealgateError('E_JOB_MISSING', [{ code: 'E_JOB_MISSING', path: recordRel, detail: `${!author ? 'author_job' : 'runner_job'} is empty or absent` }]);
+  if (sameJob(author, runnerJob)) throw new SealgateError('E_SHARED_JOB', [{ code: 'E_SHARED_JOB', path: recordRel, detail: `"${runnerJob}" is the record's author job; it may not score its own patch` }]);
+  if (!sameJob(runner, runnerJob)) throw new SealgateError('E_SHARED_JOB', [{ code: 'E_SHARED_JOB', path: recordRel, detail: `the record's runner job is "${runner}", not "${runnerJob}"` }]);
+  if (sameJob(author, runner)) throw new SealgateError('E_SHARED_JOB', [{ code: 'E_SHARED_JOB', path: recordRel, detail: 'author_job and runner_job are the same job' }]);
+
+  const seal = await verifySeal(repo);
+  if (seal.status === 'open') throw new SealgateError('E_DIGEST_OPEN', [{ code: 'E_DIGEST_OPEN', path: LAYOUT.status, detail: 'the digest is not sealed; seal, run, then score credit' }]);
+  if (seal.status === 'drift') {
+    await reopenSeal(repo, runnerJob, { ...(opts.now ? { now: opts.now } : {}), reason: 'credit found fixture drift: the sealed bytes changed' });
+    throw new SealgateError('E_DIGEST_OPEN', [{ code: 'E_DIGEST_OPEN', path: LAYOUT.digest, detail: `the sealed inputs changed (${seal.changes.slice(0, 5).join('; ')}); the seal was reopened and its credit and logs deleted` }]);
+  }
+  const digest = seal.digest;
+  if (params === null) throw inputInvalid(LAYOUT.sealParams, 'missing');
+  if (!sameJob(params.runner_job, runnerJob)) throw new SealgateError('E_SHARED_JOB', [{ code: 'E_SHARED_JOB', path: LAYOUT.sealParams, detail: `the digest was sealed by "${params.runner_job}", not "${runnerJob}"` }]);
+  if (record.digest_status !== 'sealed') throw new SealgateError('E_DIGEST_OPEN', [{ code: 'E_DIGEST_OPEN', path: `${recordRel}#digest_status`, detail: `digest_status is "${record.digest_status}"` }]);
+  if (record.digest !== undefined && !digestsEqual(record.digest, digest)) throw inputInvalid(`${recordRel}#digest`, `the record's digest ${record.digest} is not the sealed digest ${digest}`);
+
+  const patchBytes = readBoundedFile(resolveInRepo(repo, record.patch_path, `${recordRel}#patch_path`), 256 * 1024 * 1024, 'patch');
+  const patchSha = sha256Hex(patchBytes);
+  const changed = readDocument(layoutPath(repo, 'changed'), ChangedSchema, 'json', LAYOUT.changed);
+  if (!digestsEqual(changed.patch_sha256, patchSha)) throw inputInvalid(`${LAYOUT.changed}#patch_sha256`, "changed.json was extracted from other patch bytes than the record's patch");
+  if (record.patch_sha256 !== undefined && !digestsEqual(record.patch_sha256, patchSha)) throw inputInvalid(`${recordRel}#patch_sha256`, 'the patch file changed after the proposal was recorded');
+  const results = readResults(repo);
+  if (!digestsEqual(results.digest, digest)) throw inputInvalid(`${LAYOUT.results}#digest`, `the results are from digest ${results.digest}, not the sealed ${digest}; run the tests again`);
+  if (!sameJob(results.runner_job, runnerJob)) throw inputInvalid(`${LAYOUT.results}#runner_job`, `the results were written by "${results.runner_job}", not "${runnerJob}"`);
+  const junit = opts.config.test.junit;
+  if (junit.length === 0) throw inputInvalid('sealgate.config#test.junit', 'credit needs the JUnit report path(s) of the test command to tell which tests a mutant fails');
+
+  const plan = planClock(params.clock, findLibfaketime());
+  if ('problem' in plan) throw inputInvalid(LAYOUT.sealParams, plan.problem);
+  const env = { ...pinnedEnv(opts.env, { seed: params.seed, clock: params.clock, locale: params.locale, digest }, plan), PYTHONDONTWRITEBYTECODE: '1' };
+
+  const sources = await readTestSources(repo, opts.config, opts.config.credit.assertionFunctions);
+  const caseSources = new Map<string, CaseSource>();
+  const verdicts = new Map<string, Verdict | null>();
+  for (const c of results.cases) {
+    const s = matchCase(c, sources);
+    caseSources.set(c.id, s);
+    verdicts.set(c.id, s.verdict);
+  }
+  const baselineProblem = checkBaseline(results);
+  const eligible = new Set(baselineProblem === null ? results.cases.filter((c) => c.status === 'passed').map((c) => c.id) : []);
+  const { plans, unsupported } = await planSymbols(repo, changed, opts.config.credit.mutantBudget, params.seed);
+
+  let oracle: OracleResult | null = null;
+  if (plans.length > 0 && eligible.size > 0) {
+    oracle = await runOracle(plans, {
+      workTree: repo,
+      command: results.command,
+      junit,
+      env,
+      controlTimeoutMs: opts.config.test.timeoutSeconds * 1000,
+      baselineMs: durationMs(results),
+      workers: Math.max(1, opts.workers ?? availableParallelism()),
+      eligible,
+      ignore: new Set([...verdicts].filter(([, v]) => v?.kind === 'tautology').map(([id]) => id)),
+      narrow: narrowFor(results.command, caseSources),
+      narrowTargets: (targets) => narrowCommand(results.command, targets),
+      cacheDir: opts.cacheDir === undefined ? defaultCacheDir(opts.env) : opts.cacheDir,
+      cacheSalt: JSON.stringify([digest, patchSha, changed.base]),
+      ...(opts.progress ? { progress: opts.progress } : {}),
+    });
+  }
+  const scored = toScored({ changed, results, digest, runnerJob, proposalId: record.proposal_id, verdicts, plans, unsupported, baselineProblem: baselineProblem ?? (eligible.size === 0 ? 'no test passed on the sealed baseline run' : null), oracle });
+  // What we write must pass the schemas the gate and `--cases` read.
+  for (const [schema, value, label] of [[CreditSchema, scored.credit, LAYOUT.credit], [CaseFileSchema, scored.cases, LAYOUT.cases]] as const) {
+    const r = checkSchema(schema, value, label);
+    if (!r.ok) throw new Error(`internal: the ${label} sealgate built fails its own schema: ${r.findings.map((f) => `${f.path}: ${f.detail}`).join('; ')}`);
+  }
+  if (opts.write ?? true) {
+    writeFileAtomic(layoutPath(repo, 'cases'), toJsonText(scored.cases), 0o600);
+    writeFileAtomic(layoutPath(repo, 'credit'), toJsonText(scored.credit), 0o644);
+  }
+  const kills = [...(oracle?.mutants.values() ?? [])].flat().filter((r) => r.status === 'ok' && r.failed.length > 0).length;
+  return { ...scored, stats: { mutantsRun: oracle?.mutantsRun ?? 0, mutantsCached: oracle?.mutantsCached ?? 0, symbols: plans.length, kills, wallMs: performance.now() - t0 } };
+}

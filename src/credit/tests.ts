@@ -1,0 +1,84 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { JunitCase } from '../runner/junit.js';
+import { inputInvalid } from '../core/errors.js';
+import { classifyPath, languageOf, type ClassPatterns } from '../diff/classify.js';
+import { classifyPyTests } from './classify-py.js';
+import { classifyTsTests } from './classify-ts.js';
+import type { TestSource, Verdict } from './classify.js';
+
+/** Every test definition in the work tree's test files (TS/JS and Python), with its static verdict. */
+export async function readTestSources(repo: string, patterns: ClassPatterns, assertionFunctions: readonly string[]): Promise<TestSource[]> {
+  let raw: Buffer;
+  try {
+    raw = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repo, maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    throw inputInvalid(repo, `cannot list the work tree's files with git (${(err as Error).message.split('\n')[0] ?? ''}); credit needs a git work tree`);
+  }
+  const listed = raw
+    .toString('utf8')
+    .split('\0')
+    .filter((p) => p !== '' && !p.startsWith('review/'));
+  const out: TestSource[] = [];
+  for (const path of [...new Set(listed)].sort()) {
+    if (classifyPath(path, patterns) !== 'test') continue;
+    const lang = languageOf(path);
+    if (lang !== 'typescript' && lang !== 'javascript' && lang !== 'python') continue;
+    let text: string;
+    try {
+      text = readFileSync(join(repo, path), 'utf8');
+    } catch {
+      continue; // deleted in the work tree
+    }
+    if (lang === 'python') out.push(...(await classifyPyTests(path, text, assertionFunctions)));
+    else out.push(...classifyTsTests(path, text, assertionFunctions));
+  }
+  return out;
+}
+
+/** What the runner knows about one JUnit case: its static verdict and the files it may live in. */
+export interface CaseSource {
+  readonly verdict: Verdict | null;
+  /** Candidate test files (more than one when the case could not be pinned down). */
+  readonly files: readonly string[];
+  /** pytest node ids, when the case is a pytest test pinned to one definition. */
+  readonly nodeIds: readonly string[];
+}
+
+const stripParams = (name: string): string => name.replace(/\[.*\]$/, '');
+
+function suiteMatches(src: TestSource, suite: string): boolean {
+  const chain = src.suite.join(' > ');
+  if (chain === suite) return true;
+  if (src.file.endsWith('.py')) {
+    const modulePath = src.file.replace(/\.py$/, '').split('/').join('.');
+    const dotted = [modulePath, ...src.suite].join('.');
+    return suite === dotted || suite.endsWith(`.${dotted}`) || (src.suite.length > 0 && suite.split('.').at(-1) === src.suite.at(-1)) || (src.suite.length === 0 && (suite === modulePath || suite.endsWith(`.${modulePath}`)));
+  }
+  return false;
+}
+
+/**
+ * Match a JUnit case to its definition: by name, then file, then suite. An ambiguous match is
+ * a tautology if any candidate is (fail closed), and keeps every candidate's file.
+ */
+export function matchCase(c: JunitCase, sources: readonly TestSource[]): CaseSource {
+  const name = stripParams(c.name);
+  let cands = sources.filter((s) => s.name === name || s.name === c.name);
+  if (c.file !== null) {
+    const f = c.file.replace(/^\.\//, '');
+    const byFile = cands.filter((s) => s.file === f || f.endsWith(`/${s.file}`));
+    if (byFile.length > 0) cands = byFile;
+  }
+  if (cands.length > 1) {
+    const bySuite = cands.filter((s) => suiteMatches(s, c.suite));
+    if (bySuite.length > 0) cands = bySuite;
+  }
+  if (cands.length === 0) return { verdict: null, files: [], nodeIds: [] };
+  const taut = cands.find((s) => s.verdict.kind === 'tautology');
+  const verdict = taut ? taut.verdict : (cands[0] as TestSource).verdict;
+  const files = [...new Set(cands.map((s) => s.file))];
+  const nodeIds = cands.every((s) => s.file.endsWith('.py')) ? cands.map((s) => [s.file, ...s.suite, c.name].join('::')) : [];
+  return { verdict, files, nodeIds };
+}

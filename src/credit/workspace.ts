@@ -1,0 +1,98 @@
+import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, relative, sep } from 'node:path';
+import { execInGroup } from '../runner/exec.js';
+import { parseJunitXml, type JunitCase } from '../runner/junit.js';
+
+/** Directories never copied: VCS data, the review tree, byte-code caches; dependency folders are linked instead. */
+const SKIP_DIRS = new Set(['.git', '__pycache__', '.pytest_cache', '.hypothesis']);
+const LINK_DIRS = new Set(['node_modules', '.venv', 'venv']);
+
+/**
+ * An isolated copy of the work tree for mutant runs (the user's tree is never touched).
+ * Dependency folders at the top are symlinked, read-only in use.
+ */
+export interface Workspace {
+  readonly root: string;
+  dispose(): void;
+}
+
+export function makeWorkspace(repo: string, parent: string): Workspace {
+  const root = mkdtempSync(join(parent, 'ws-'));
+  cpSync(repo, root, {
+    recursive: true,
+    verbatimSymlinks: true,
+    filter: (src) => {
+      const rel = relative(repo, src);
+      if (rel === '') return true;
+      const name = basename(src);
+      if (SKIP_DIRS.has(name) || LINK_DIRS.has(name)) return false;
+      return rel !== 'review' && !rel.startsWith(`review${sep}`);
+    },
+  });
+  for (const d of LINK_DIRS) {
+    const src = join(repo, d);
+    if (existsSync(src) && statSync(src).isDirectory()) symlinkSync(realpathSync(src), join(root, d), 'dir');
+  }
+  return { root, dispose: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+export function makeScratch(): { dir: string; dispose: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'sealgate-credit-'));
+  return { dir, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export type RunStatus = 'ok' | 'timeout' | 'crash';
+
+export interface TestRun {
+  readonly status: RunStatus;
+  readonly detail: string;
+  readonly durationMs: number;
+  /** Every case the JUnit files report; empty unless status is ok. */
+  readonly cases: readonly JunitCase[];
+}
+
+/**
+ * Run the test command in a workspace: own process group, pinned env, hard timeout, output
+ * discarded. Only exit 0 or 1 with every JUnit file present and well-formed is a usable run;
+ * a timeout, a signal, another exit status (a collection or usage error) or a missing report is not.
+ */
+export async function runTestCommand(ws: string, command: readonly string[], junit: readonly string[], env: Readonly<Record<string, string>>, timeoutMs: number, logDir: string): Promise<TestRun> {
+  for (const j of junit) rmSync(join(ws, j), { force: true });
+  if (command.length === 0) return { status: 'crash', detail: 'empty test command', durationMs: 0, cases: [] };
+  const out = await execInGroup({
+    command,
+    cwd: ws,
+    env,
+    timeoutMs,
+    stdoutPath: join(logDir, 'stdout.log'),
+    stderrPath: join(logDir, 'stderr.log'),
+    capBytes: 64 * 1024,
+    killGraceMs: 200,
+  });
+  const durationMs = out.duration_ms;
+  if (out.timed_out) return { status: 'timeout', detail: `timed out after ${Math.round(timeoutMs)} ms`, durationMs, cases: [] };
+  if (out.spawn_error !== null) return { status: 'crash', detail: `could not start: ${out.spawn_error}`, durationMs, cases: [] };
+  if (out.signal !== null) return { status: 'crash', detail: `killed by ${out.signal}`, durationMs, cases: [] };
+  if (out.exit_code !== 0 && out.exit_code !== 1) return { status: 'crash', detail: `exit status ${String(out.exit_code)}`, durationMs, cases: [] };
+  const cases: JunitCase[] = [];
+  for (const j of junit) {
+    const p = join(ws, j);
+    if (!existsSync(p)) return { status: 'crash', detail: `${j} was not written`, durationMs, cases: [] };
+    const r = parseJunitXml(readFileSync(p), j);
+    if (!r.ok) return { status: 'crash', detail: r.findings.map((f) => f.detail).join('; '), durationMs, cases: [] };
+    cases.push(...r.value);
+  }
+  return { status: 'ok', detail: `exit status ${String(out.exit_code)}`, durationMs, cases };
+}
+
+/** Write a mutated file into a workspace, run `fn`, and put the original back whatever happens. */
+export async function withFile<T>(ws: string, path: string, mutated: string, original: string, fn: () => Promise<T>): Promise<T> {
+  const p = join(ws, path);
+  writeFileSync(p, mutated);
+  try {
+    return await fn();
+  } finally {
+    writeFileSync(p, original);
+  }
+}

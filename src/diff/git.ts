@@ -1,0 +1,271 @@
+// Git at the edge: resolve the base, cross-check a patch with `git apply --numstat`, apply it
+// in a throwaway index and object store, and read old and new blobs. The user's work tree,
+// index and object database are never written.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inputInvalid, SealgateError, type Finding } from '../core/errors.js';
+import { fail, ok, type Result } from '../core/result.js';
+import type { ParsedPatch, PatchFile } from './parse.js';
+
+const MAX_GIT_OUTPUT = 2 * 1024 * 1024 * 1024 - 1;
+
+/** Pinned environment: no pager, no prompts, C locale so messages can be read. */
+function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: 'C', LANGUAGE: 'C', GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', ...extra };
+  // An inherited index or object directory would redirect our reads and writes.
+  for (const k of ['GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_DIR', 'GIT_WORK_TREE']) {
+    if (!(k in extra)) delete env[k];
+  }
+  return env;
+}
+
+export interface GitOutput {
+  readonly status: number | null;
+  readonly stdout: Buffer;
+  readonly stderr: string;
+}
+
+export function runGit(cwd: string, args: readonly string[], options: { env?: Record<string, string>; input?: Uint8Array | string } = {}): GitOutput {
+  const r = spawnSync('git', ['--literal-pathspecs', '-c', 'core.quotePath=false', ...args], {
+    cwd,
+    env: gitEnv(options.env),
+    input: options.input,
+    maxBuffer: MAX_GIT_OUTPUT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  if (r.error) throw new SealgateError('E_INTERNAL', `cannot run git ${args[0] ?? ''}: ${r.error.message}`);
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString('utf8') };
+}
+
+function gitOk(cwd: string, args: readonly string[], what: string, options: { env?: Record<string, string>; input?: Uint8Array | string } = {}): Buffer {
+  const r = runGit(cwd, args, options);
+  if (r.status !== 0) throw inputInvalid(what, `git ${args[0] ?? ''} failed: ${r.stderr.trim() || `exit ${String(r.status)}`}`);
+  return r.stdout;
+}
+
+/** The top of the work tree that holds `dir`. */
+export function readRepoRoot(dir: string): string {
+  const r = runGit(dir, ['rev-parse', '--show-toplevel']);
+  if (r.status !== 0) throw inputInvalid(dir, 'not inside a git work tree');
+  return r.stdout.toString('utf8').replace(/\n$/, '');
+}
+
+/** A revision to a full commit id. */
+export function resolveCommit(root: string, rev: string): string {
+  if (rev.startsWith('-') || rev.includes('\0')) throw inputInvalid('--base', `"${rev}" is not a revision`);
+  const r = runGit(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`]);
+  if (r.status !== 0) throw inputInvalid('--base', `"${rev}" does not name a commit in ${root}`);
+  return r.stdout.toString('utf8').trim();
+}
+
+export interface NumstatEntry {
+  readonly added: number | null;
+  readonly removed: number | null;
+  readonly path: string;
+}
+
+export interface ApplySummary {
+  readonly numstat: readonly NumstatEntry[];
+  /** Normalised summary keys: `create:P`, `delete:P`, `rename:OLD→NEW`, `copy:OLD→NEW`, `mode:P`. */
+  readonly summary: readonly string[];
+}
+
+/** Split `pre{old => new}post` (git's compact rename form) or `old => new`. */
+export function parseRenamePair(text: string): { from: string; to: string } | null {
+  const brace = /^(.*)\{(.*) => (.*)\}(.*)$/.exec(text);
+  const clean = (p: string) => p.replace(/\/\/+/g, '/').replace(/^\//, '');
+  if (brace) {
+    const [, pre = '', a = '', b = '', post = ''] = brace;
+    return { from: clean(pre + a + post), to: clean(pre + b + post) };
+  }
+  const parts = text.split(' => ');
+  if (parts.length !== 2 || parts[0] === undefined || parts[1] === undefined) return null;
+  return { from: parts[0], to: parts[1] };
+}
+
+/** Parse `git apply --numstat --summary -z` output (numstat records NUL-ended, summary lines newline-ended). */
+export function parseApplySummary(out: Buffer): Result<ApplySummary> {
+  const text = out.toString('utf8');
+  const findings: Finding[] = [];
+  const numstat: NumstatEntry[] = [];
+  const summary: string[] = [];
+  // Summary lines start with a space and follow the last NUL.
+  const lastNul = text.lastIndexOf('\0');
+  const records = lastNul < 0 ? [] : text.slice(0, lastNul).split('\0');
+  const tail = lastNul < 0 ? text : text.slice(lastNul + 1);
+  for (let k = 0; k < records.length; k++) {
+    const rec = records[k] as string;
+    const m = /^(-|\d+)\t(-|\d+)\t(.*)$/s.exec(rec);
+    if (!m) {
+      findings.push({ code: 'E_INPUT_INVALID', path: 'git apply --numstat', detail: `unreadable record "${rec}"` });
+      continue;
+    }
+    let path = m[3] ?? '';
+    // Some git versions give renames as an empty name then old and new names.
+    if (path === '') {
+      k += 2;
+      path = records[k] ?? '';
+    }
+    numstat.push({ added: m[1] === '-' ? null : Number(m[1]), removed: m[2] === '-' ? null : Number(m[2]), path });
+  }
+  for (const l of tail.split('\n')) {
+    if (l === '') continue;
+    let m: RegExpExecArray | null;
+    if ((m = /^ (create|delete) mode \d+ (.+)$/.exec(l))) summary.push(`${m[1]}:${m[2]}`);
+    else if ((m = /^ (rename|copy) (.+) \(\d+%\)$/.exec(l))) {
+      const pair = parseRenamePair(m[2] ?? '');
+      if (pair) summary.push(`${m[1]}:${pair.from}→${pair.to}`);
+      else findings.push({ code: 'E_INPUT_INVALID', path: 'git apply --summary', detail: `unreadable line "${l}"` });
+    } else if ((m = /^ mode change \d+ => \d+ (.+)$/.exec(l))) summary.push(`mode:${m[1]}`);
+    else if (/^ rewrite .+ \(\d+%\)$/.test(l)) continue;
+    else findings.push({ code: 'E_INPUT_INVALID', path: 'git apply --summary', detail: `unreadable line "${l}"` });
+  }
+  return findings.length > 0 ? fail(findings) : ok({ numstat, summary });
+}
+
+function expectedSummary(files: readonly PatchFile[]): string[] {
+  const out: string[] = [];
+  for (const f of files) {
+    if (f.oldPath === null && f.newPath !== null) out.push(`create:${f.newPath}`);
+    else if (f.newPath === null && f.oldPath !== null) out.push(`delete:${f.oldPath}`);
+    else {
+      if (f.status === 'renamed' || f.status === 'copied') out.push(`${f.status === 'renamed' ? 'rename' : 'copy'}:${f.oldPath ?? ''}→${f.newPath ?? ''}`);
+      if (f.oldMode !== null && f.newMode !== null && f.oldMode !== f.newMode) out.push(`mode:${f.newPath ?? ''}`);
+    }
+  }
+  return out.sort();
+}
+
+/** Refuse any disagreement between our reading of the patch and git's. Pure. */
+export function checkApplySummary(parsed: ParsedPatch, git: ApplySummary, label = 'patch'): Result<void> {
+  const findings: Finding[] = [];
+  const bad = (detail: string) => findings.push({ code: 'E_INPUT_INVALID', path: label, detail });
+  const ours = new Map<string, PatchFile>();
+  for (const f of parsed.files) ours.set((f.newPath ?? f.oldPath) as string, f);
+  if (git.numstat.length !== parsed.files.length) bad(`git sees ${git.numstat.length} files, the parser ${parsed.files.length}`);
+  const seen = new Set<string>();
+  for (const n of git.numstat) {
+    const f = ours.get(n.path);
+    if (f === undefined || seen.has(n.path)) {
+      bad(`git lists "${n.path}", which the parser does not (or twice)`);
+      continue;
+    }
+    seen.add(n.path);
+    if (n.added === null || n.removed === null) {
+      if (!f.binary) bad(`git sees "${n.path}" as binary, the parser does not`);
+    } else if (f.binary) bad(`the parser sees "${n.path}" as binary, git does not`);
+    else if (n.added !== f.added || n.removed !== f.removed) {
+      bad(`"${n.path}": git counts +${n.added} -${n.removed}, the parser +${f.added} -${f.removed}`);
+    }
+  }
+  const want = expectedSummary(parsed.files);
+  const got = [...git.summary].sort();
+  if (want.join('\n') !== got.join('\n')) bad(`git's summary (${got.join(', ') || 'none'}) differs from the parser's (${want.join(', ') || 'none'})`);
+  return findings.length > 0 ? fail(findings) : ok(undefined);
+}
+
+/** One file's contents before and after; null where the side does not exist or is not a blob. */
+export interface FileContents {
+  readonly oldBytes: Buffer | null;
+  readonly newBytes: Buffer | null;
+  readonly oldMode: string | null;
+  readonly newMode: string | null;
+}
+
+/** Parse `git ls-files -s -z` or `git ls-tree -r -z` output to path → {mode, sha}. */
+function parseEntries(out: Buffer, form: 'ls-files' | 'ls-tree'): Map<string, { mode: string; sha: string }> {
+  const map = new Map<string, { mode: string; sha: string }>();
+  for (const rec of out.toString('utf8').split('\0')) {
+    if (rec === '') continue;
+    const tab = rec.indexOf('\t');
+    const head = rec.slice(0, tab).split(' ');
+    const path = rec.slice(tab + 1);
+    const [mode = '', second = '', third = ''] = head;
+    map.set(path, form === 'ls-files' ? { mode, sha: second } : { mode, sha: third });
+  }
+  return map;
+}
+
+/** Read many blobs with one `git cat-file --batch`. */
+export function readBlobs(root: string, shas: readonly string[], env: Record<string, string> = {}): Map<string, Buffer> {
+  const unique = [...new Set(shas)];
+  const blobs = new Map<string, Buffer>();
+  if (unique.length === 0) return blobs;
+  const out = gitOk(root, ['cat-file', '--batch'], 'git cat-file', { env, input: unique.join('\n') + '\n' });
+  let at = 0;
+  for (const sha of unique) {
+    const nl = out.indexOf(0x0a, at);
+    const header = out.subarray(at, nl).toString('utf8');
+    const m = /^([0-9a-f]+) (\w+) (\d+)$/.exec(header);
+    if (!m || m[1] !== sha || m[2] !== 'blob') throw new SealgateError('E_INTERNAL', `git cat-file gave "${header}" for ${sha}`);
+    const size = Number(m[3]);
+    blobs.set(sha, out.subarray(nl + 1, nl + 1 + size));
+    at = nl + 1 + size + 1;
+  }
+  return blobs;
+}
+
+const isBlobMode = (mode: string) => mode === '100644' || mode === '100755';
+
+/**
+ * Apply the patch to `base` in a temporary index with a temporary object directory
+ * (the repository's objects as an alternate), then read every touched file's old and
+ * new blob. A patch that does not apply exactly (including at an offset) is refused.
+ */
+export function readPatchContents(root: string, base: string, patchBytes: Uint8Array, parsed: ParsedPatch, label = 'patch'): Map<PatchFile, FileContents> {
+  const tmp = mkdtempSync(join(tmpdir(), 'sealgate-apply-'));
+  try {
+    const patchPath = join(tmp, 'patch.diff');
+    writeFileSync(patchPath, patchBytes);
+    const stat = runGit(root, ['apply', '--numstat', '--summary', '-z', patchPath]);
+    if (stat.status !== 0) throw inputInvalid(label, `git cannot read the patch: ${stat.stderr.trim()}`);
+    const summary = parseApplySummary(stat.stdout);
+    if (!summary.ok) throw new SealgateError('E_INPUT_INVALID', summary.findings);
+    const agree = checkApplySummary(parsed, summary.value, label);
+    if (!agree.ok) throw new SealgateError('E_INPUT_INVALID', agree.findings);
+
+    const objects = runGit(root, ['rev-parse', '--path-format=absolute', '--git-path', 'objects']);
+    if (objects.status !== 0) throw new SealgateError('E_INTERNAL', `cannot locate the object directory: ${objects.stderr.trim()}`);
+    mkdirSync(join(tmp, 'objects'));
+    const env = {
+      GIT_INDEX_FILE: join(tmp, 'index'),
+      GIT_OBJECT_DIRECTORY: join(tmp, 'objects'),
+      GIT_ALTERNATE_OBJECT_DIRECTORIES: objects.stdout.toString('utf8').trim(),
+    };
+    gitOk(root, ['read-tree', base], 'git read-tree', { env });
+    const applied = runGit(root, ['-c', 'apply.ignoreWhitespace=no', '-c', 'core.looseCompression=0', 'apply', '--cached', '-v', '--whitespace=nowarn', patchPath], { env });
+    if (applied.status !== 0) {
+      const why = applied.stderr.split('\n').filter((l) => l.startsWith('error:')).join('; ');
+      throw inputInvalid(label, `does not apply to ${base.slice(0, 12)}: ${why || applied.stderr.trim()}`);
+    }
+    const offsets = applied.stderr.split('\n').filter((l) => /^Hunk #\d+ succeeded at/.test(l));
+    if (offsets.length > 0) throw inputInvalid(label, `does not apply cleanly to ${base.slice(0, 12)}: ${offsets.join('; ')}`);
+
+    const oldPaths = parsed.files.flatMap((f) => (f.oldPath === null ? [] : [f.oldPath]));
+    const newPaths = parsed.files.flatMap((f) => (f.newPath === null ? [] : [f.newPath]));
+    const oldEntries = oldPaths.length === 0 ? new Map() : parseEntries(gitOk(root, ['ls-tree', '-r', '-z', '--full-tree', base, '--', ...oldPaths], 'git ls-tree'), 'ls-tree');
+    const newEntries = newPaths.length === 0 ? new Map() : parseEntries(gitOk(root, ['ls-files', '-s', '-z', '--', ...newPaths], 'git ls-files', { env }), 'ls-files');
+    const shas: string[] = [];
+    for (const e of [...oldEntries.values(), ...newEntries.values()]) if (isBlobMode(e.mode)) shas.push(e.sha);
+    const blobs = readBlobs(root, shas, env);
+    const out = new Map<PatchFile, FileContents>();
+    for (const f of parsed.files) {
+      const o = f.oldPath === null ? undefined : oldEntries.get(f.oldPath);
+      const n = f.newPath === null ? undefined : newEntries.get(f.newPath);
+      if ((f.oldPath !== null && o === undefined) || (f.newPath !== null && n === undefined)) {
+        throw inputInvalid(label, `"${f.newPath ?? f.oldPath ?? ''}" is missing from the base or the patched tree`);
+      }
+      out.set(f, {
+        oldBytes: o !== undefined && isBlobMode(o.mode) ? (blobs.get(o.sha) ?? null) : null,
+        newBytes: n !== undefined && isBlobMode(n.mode) ? (blobs.get(n.sha) ?? null) : null,
+        oldMode: o?.mode ?? null,
+        newMode: n?.mode ?? null,
+      });
+    }
+    return out;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}

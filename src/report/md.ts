@@ -1,0 +1,72 @@
+import type { Finding } from '../core/errors.js';
+import { groupKills, type ReviewReport } from './model.js';
+
+/** Markdown table cells: no pipes, no newlines, code spans for ids. */
+const cell = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+const code = (s: string): string => (s === '' ? '' : `\`${s.replace(/`/g, "'")}\``);
+const where = (f: Finding): string => (f.path ? `${code(f.path)}: ` : '');
+const mark = (ok: boolean): string => (ok ? '✅' : '❌');
+
+/** The report as GitHub-flavoured Markdown, for a CI job summary. */
+export function toMarkdownReport(r: ReviewReport): string {
+  const d = r.decision;
+  const out: string[] = [];
+  out.push(`## sealgate: ${d.code === 'ALLOW' ? '✅' : '❌'} \`${d.code}\``);
+  out.push('');
+  // One item per line: consecutive lines would run together into one paragraph.
+  out.push(`- **Rule:** ${cell(d.row)}. ${cell(d.condition)}`);
+  if (d.decisive) out.push(`- **Because:** ${where(d.decisive)}${cell(d.decisive.detail)}`);
+  if (d.nextStep) out.push(`- **Next step:** ${cell(d.nextStep)}`);
+  out.push(`- **Review clock:** ${code(r.now)}`);
+  out.push('');
+  out.push('| Question | Answer |');
+  out.push('|---|---|');
+  out.push(`| 1. Which job wrote the patch? | ${code(r.patch.authorJob ?? '(missing)')} (proposal ${code(r.patch.proposalId)}, ${code(r.patch.path)}, hash ${r.patch.matchesRecord ? 'matches the record' : '**does not match the record**'}) |`);
+  out.push(`| 2. Which job wrote digest.status? | ${code(r.seal.sealedBy ?? '(no seal in the journal)')} (record's runner ${code(r.seal.runnerJob ?? '(missing)')}; status ${code(r.seal.recordStatus)}; digest ${code(r.seal.digest ?? '(none)')}) |`);
+  const credited = r.symbols.filter((s) => s.status !== 'missing').map((s) => code(s.id));
+  out.push(`| 3. Which changed symbols have non-tautological credit? | ${credited.join(', ') || 'none'}${r.credit ? ` (credit ${code(r.credit.creditId)}, pass ${String(r.credit.pass)})` : ' (no credit file)'} |`);
+  out.push(`| 4. Does the freeze cite that digest, a passing credit, another test and a future expiry? | ${r.freeze ? (r.freeze.checks.every((c) => c.ok) ? 'yes, every field' : `**no**: ${r.freeze.checks.filter((c) => !c.ok).map((c) => c.name).join('; ')}`) : 'no freeze'} |`);
+  out.push('');
+  out.push('### Symbols');
+  out.push('');
+  if (r.symbols.length === 0) out.push('No changed production symbols.');
+  else {
+    out.push('| Symbol | Credit | Tests | Mutants killed | Insensitive | Tautologies |');
+    out.push('|---|---|---|---|---|---|');
+    for (const s of r.symbols) {
+      out.push(`| ${code(s.id)} | ${s.status === 'missing' ? `❌ missing${s.reason ? `: ${cell(s.reason)}` : ''}` : `✅ ${s.status}`} | ${s.tests.map(code).join(', ')} | ${groupKills(s).map(([t, ms]) => `${code(t)}: ${ms.length}`).join(', ')} | ${s.insensitive.map(code).join(', ')} | ${s.tautologies.map(code).join(', ')} |`);
+    }
+  }
+  const extra: [string, readonly string[]][] = [
+    ['Moved (no credit needed)', r.moved.map((m) => `${code(m.from)} → ${code(m.to)}`)],
+    ['Deleted', r.deleted.map(code)],
+    ['Type-only', r.typeOnly.map(code)],
+    ['Uncreditable files', r.uncreditable.map(code)],
+    ['Tautologies', r.tautologies.map((t) => `${code(t.id)}${t.rule ? ` (${cell(t.rule)})` : ''}`)],
+  ];
+  for (const [title, xs] of extra) if (xs.length > 0) out.push('', `**${title}:** ${xs.join(', ')}`);
+  out.push('');
+  out.push('### Freeze');
+  out.push('');
+  if (!r.freeze) out.push('No freeze file.');
+  else {
+    out.push(`Freeze ${code(r.freeze.freezeId)} by ${code(r.freeze.authorJob)} on test ${code(r.freeze.testId)}.`);
+    out.push('');
+    out.push('| Check | OK | Freeze says | Expected |');
+    out.push('|---|---|---|---|');
+    for (const c of r.freeze.checks) out.push(`| ${cell(c.name)} | ${mark(c.ok)} | ${code(c.actual)} | ${cell(c.expected)} |`);
+  }
+  out.push('');
+  out.push('### Audit');
+  out.push('');
+  for (const s of r.steps) out.push(`- ${mark(s.ok)} **${s.stage}**: ${cell(s.summary)}`);
+  if (d.findings.length > 0) {
+    out.push('');
+    out.push('<details><summary>All findings</summary>');
+    out.push('');
+    for (const f of d.findings) out.push(`- ${code(f.code)} ${where(f)}${cell(f.detail)}`);
+    out.push('');
+    out.push('</details>');
+  }
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,237 @@
+import { CODE_INFO, type DecisionCode } from '../core/codes.js';
+import type { Finding } from '../core/errors.js';
+import { digestsEqual, sameJob } from '../core/ids.js';
+import { compareInstants, isInstant, parseInstant } from '../core/time.js';
+import { creditProblems } from '../gate/decide.js';
+import type { Audit } from '../verify/audit.js';
+import { lastLiveSeal } from '../verify/audit.js';
+
+/**
+ * The reviewer's report as data: the decision, then the spec's four questions answered
+ * from the files. Pure; the text, Markdown and HTML renderers only format this.
+ */
+export interface ReviewReport {
+  readonly now: string;
+  readonly decision: {
+    readonly code: DecisionCode;
+    readonly exit: number;
+    /** The merge-table row or spec section that produced the code. */
+    readonly row: string;
+    readonly condition: string;
+    readonly nextStep: string | null;
+    readonly decisive: Finding | null;
+    readonly findings: readonly Finding[];
+  };
+  /** 1. Which job wrote the patch? */
+  readonly patch: {
+    readonly proposalId: string;
+    readonly authorJob: string | null;
+    readonly path: string;
+    readonly sha256: string;
+    readonly matchesRecord: boolean;
+    readonly files: readonly { readonly path: string; readonly class: string }[];
+  };
+  /** 2. Which job wrote digest.status? */
+  readonly seal: {
+    readonly runnerJob: string | null;
+    /** The runner job the journal's live seal names, or null when none. */
+    readonly sealedBy: string | null;
+    readonly sealedAt: string | null;
+    readonly recordStatus: string;
+    readonly fileStatus: string | null;
+    readonly digest: string | null;
+    readonly recomputed: string;
+    readonly drift: readonly Finding[];
+    readonly logs: { readonly present: boolean; readonly afterSeal: boolean; readonly visibility: string };
+  };
+  /** 3. Which changed symbols have non-tautological credit on that digest? */
+  readonly credit: null | {
+    readonly creditId: string;
+    readonly digest: string;
+    readonly pass: boolean;
+    readonly runnerJob: string | null;
+    readonly recomputed: string;
+    readonly problems: readonly string[];
+  };
+  readonly symbols: readonly SymbolRow[];
+  readonly moved: readonly { readonly from: string; readonly to: string }[];
+  readonly deleted: readonly string[];
+  readonly typeOnly: readonly string[];
+  readonly uncreditable: readonly string[];
+  readonly tautologies: readonly { readonly id: string; readonly rule: string | null; readonly symbols: readonly string[] }[];
+  readonly insensitive: readonly { readonly test: string; readonly symbol: string }[];
+  /** 4. Does a freeze cite that digest, a passing credit id, a different test and a future expiry? */
+  readonly freeze: null | {
+    readonly freezeId: string;
+    readonly authorJob: string;
+    readonly testId: string;
+    readonly expiresAt: string;
+    readonly checks: readonly FreezeCheck[];
+  };
+  readonly steps: readonly { readonly stage: string; readonly ok: boolean; readonly summary: string }[];
+}
+
+export interface SymbolRow {
+  readonly id: string;
+  readonly status: 'credited' | 'credited-by-probe' | 'missing';
+  /** Credit-bearing tests for this symbol. */
+  readonly tests: readonly string[];
+  readonly killed: readonly { readonly test: string; readonly mutant: string }[];
+  readonly reached: readonly string[];
+  readonly insensitive: readonly string[];
+  readonly tautologies: readonly string[];
+  readonly reason: string | null;
+  readonly location: string | null;
+}
+
+export interface FreezeCheck {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly expected: string;
+  readonly actual: string;
+}
+
+const uniq = (xs: readonly string[]): string[] => [...new Set(xs)];
+
+export function toReviewReport(a: Audit): ReviewReport {
+  const x = a.inputs;
+  const r = x.record;
+  const c = x.credit;
+  const z = x.freeze;
+  const info = CODE_INFO[a.code];
+  const sealedDigest = x.runnerFiles.digest ?? r.digest ?? null;
+  const live = a.journal === null ? null : lastLiveSeal(a.journal);
+  const step = (s: string) => a.steps.find((t) => t.stage === s);
+
+  const changedIds = a.changed?.changed ?? c?.changed ?? uniq([...(c?.credited ?? []), ...(c?.missing ?? [])]);
+  const credited = new Set(c?.credited ?? []);
+  const symbols: SymbolRow[] = changedIds.map((id) => {
+    const ev = c?.evidence?.[id];
+    const fromCases = (a.cases?.cases ?? [])
+      .filter((k) => k.kind === 'property' && k.status === 'passed' && sealedDigest !== null && digestsEqual(k.digest, sealedDigest) && k.symbols.includes(id))
+      .map((k) => k.id);
+    const tests = ev ? uniq(ev.killed.map((k) => k.test)) : credited.has(id) ? fromCases : [];
+    const loc = a.changed?.locations[id];
+    return {
+      id,
+      status: ev?.status ?? (credited.has(id) ? 'credited' : 'missing'),
+      tests,
+      killed: ev?.killed ?? [],
+      reached: ev?.reached ?? [],
+      insensitive: ev?.insensitive ?? [],
+      tautologies: ev?.tautologies ?? (a.cases?.cases ?? []).filter((k) => k.kind === 'tautology' && k.symbols.includes(id)).map((k) => k.id),
+      reason: ev?.reason ?? (credited.has(id) ? null : c === null ? 'no property run' : 'no passing non-tautological test kills a mutant of it'),
+      location: loc ? `${loc.path}:${loc.start_line}-${loc.end_line}` : null,
+    };
+  });
+
+  const tautologyIds = uniq([...(c?.tautologies ?? []), ...(a.cases?.cases ?? []).filter((k) => k.kind === 'tautology').map((k) => k.id)]);
+  const tautologies = tautologyIds.map((id) => {
+    const k = a.cases?.cases.find((cc) => cc.id === id);
+    return { id, rule: k?.rule ?? null, symbols: k?.symbols ?? [] };
+  });
+  const insensitive = symbols.flatMap((s) => s.insensitive.map((t) => ({ test: t, symbol: s.id })));
+
+  let freeze: ReviewReport['freeze'] = null;
+  if (z) {
+    const has = (pred: (f: Finding) => boolean): boolean => a.findings.some(pred);
+    const expiry = parseInstant(z.expires_at);
+    const future = isInstant(expiry) && compareInstants(expiry, x.now) > 0;
+    const creditOk = c !== null && creditProblems(c).length === 0;
+    const checks: FreezeCheck[] = [
+      {
+        name: 'cites the sealed digest',
+        ok: c !== null && sealedDigest !== null && digestsEqual(z.runner_digest, c.digest) && digestsEqual(z.runner_digest, sealedDigest),
+        expected: sealedDigest ?? '(no sealed digest)',
+        actual: z.runner_digest,
+      },
+      {
+        name: 'cites a passing credit id',
+        ok: c !== null && z.credit_id === c.credit_id && creditOk,
+        expected: c ? `${c.credit_id} (pass ${String(creditOk)})` : '(no credit file)',
+        actual: z.credit_id,
+      },
+      {
+        name: "cites the record's runner job",
+        ok: !!r.runner_job && sameJob(z.runner_job, r.runner_job),
+        expected: r.runner_job || '(missing)',
+        actual: z.runner_job,
+      },
+      {
+        name: 'names a test that is not credit-bearing',
+        ok: c !== null && !c.test_ids.includes(z.test_id),
+        expected: `not one of: ${c?.test_ids.join(', ') || '(none)'}`,
+        actual: z.test_id,
+      },
+      { name: 'expires after the review clock', ok: future, expected: `later than ${x.now.text}`, actual: z.expires_at },
+      {
+        name: 'written by a third job',
+        ok: !has((f) => f.path === 'freeze#author_job' || f.path === 'freeze'),
+        expected: `neither ${r.author_job || '?'} nor ${r.runner_job || '?'}`,
+        actual: z.author_job,
+      },
+    ];
+    freeze = { freezeId: z.freeze_id, authorJob: z.author_job, testId: z.test_id, expiresAt: z.expires_at, checks };
+  }
+
+  return {
+    now: x.now.text,
+    decision: {
+      code: a.code,
+      exit: info.exit,
+      row: info.spec || 'sealgate rule (not in the spec table)',
+      condition: info.condition,
+      nextStep: a.code === 'ALLOW' ? null : info.nextStep,
+      decisive: a.decisive,
+      findings: a.findings,
+    },
+    patch: {
+      proposalId: r.proposal_id,
+      authorJob: r.author_job || null,
+      path: r.patch_path,
+      sha256: x.patchSha256,
+      matchesRecord: r.patch_sha256 !== undefined && digestsEqual(r.patch_sha256, x.patchSha256),
+      files: x.patchFiles.map((p) => ({ path: p.path, class: p.class })),
+    },
+    seal: {
+      runnerJob: r.runner_job || null,
+      sealedBy: live?.runner_job ?? null,
+      sealedAt: live?.at ?? null,
+      recordStatus: r.digest_status,
+      fileStatus: x.runnerFiles.status,
+      digest: sealedDigest,
+      recomputed: step('seal')?.summary ?? '',
+      drift: step('seal')?.findings ?? [],
+      logs: { present: r.logs_present, afterSeal: r.logs_after_seal, visibility: r.log_visibility },
+    },
+    credit: c
+      ? {
+          creditId: c.credit_id,
+          digest: c.digest,
+          pass: c.pass,
+          runnerJob: c.runner_job ?? null,
+          recomputed: step('credit')?.summary ?? '',
+          problems: creditProblems(c),
+        }
+      : null,
+    symbols,
+    moved: a.changed?.moved ?? [],
+    deleted: a.changed?.deleted ?? [],
+    typeOnly: a.changed?.typeOnly ?? [],
+    uncreditable: a.changed?.uncreditable ?? c?.uncreditable ?? [],
+    tautologies,
+    insensitive,
+    freeze,
+    steps: a.steps.map((s) => ({ stage: s.stage, ok: s.findings.length === 0, summary: s.summary })),
+  };
+}
+
+/** Killed mutants grouped by test, mutant ids without the repeated symbol prefix. */
+export function groupKills(s: SymbolRow): [string, string[]][] {
+  const by = new Map<string, string[]>();
+  for (const k of s.killed) {
+    const short = k.mutant.startsWith(`${s.id}#`) ? k.mutant.slice(s.id.length + 1) : k.mutant;
+    by.set(k.test, [...(by.get(k.test) ?? []), short]);
+  }
+  return [...by.entries()];
+}

@@ -1,0 +1,211 @@
+import { lstatSync, realpathSync, rmSync, type Stats } from 'node:fs';
+import { dirname, isAbsolute, join, posix, resolve, sep } from 'node:path';
+import type { Config } from '../config/schema.js';
+import { SealgateError, inputInvalid, usageError } from '../core/errors.js';
+import { sha256Hex } from '../core/ids.js';
+import { readBoundedFile } from '../core/io.js';
+import { LAYOUT, layoutPath } from '../core/layout.js';
+import { appendJournalEvents, readJournal } from './journal.js';
+import { execInGroup, type ExecOutcome } from './exec.js';
+import { findLibfaketime, pinnedEnv, planClock, type ClockPlan } from './env.js';
+import type { JunitCase } from './junit.js';
+import { writeResults, type JunitFileResult, type Results } from './results.js';
+import { ensureStore, hashFile, listPublished, listStore, moveIntoStore, removeLogs, type StoredFile } from './store.js';
+import { checkRunnerJob, deriveFullLogState, nowText, recordLogState, requireLiveSeal, requireSealMatch } from './state.js';
+
+/**
+ * `sealgate run`: the sealed test run. Refuse unless this runner job owns a live seal whose
+ * bytes still match; run the command in its own process group with the sealed inputs
+ * pinned; keep every byte it writes in the hidden store; record results and the journal.
+ * A failing test command is a result; only "could not run or record" is an error.
+ */
+
+export const STDOUT_LOG = 'stdout.log';
+export const STDERR_LOG = 'stderr.log';
+
+export interface RunRequest {
+  readonly repo: string;
+  readonly runnerJob: string;
+  /** Overrides config test.command. */
+  readonly command?: readonly string[];
+  readonly config: Config;
+  /** The environment the pinned one is built from (PATH, HOME ...). */
+  readonly baseEnv: Readonly<Record<string, string | undefined>>;
+  readonly clock: () => Date;
+  /** Overrides config test.timeoutSeconds (milliseconds, for tests). */
+  readonly timeoutMs?: number;
+  /** Where libfaketime is; default: looked up in the usual places. */
+  readonly libfaketime?: string | null;
+}
+
+export interface RunSummary {
+  readonly results: Results;
+  readonly exec: ExecOutcome;
+  readonly clock: ClockPlan;
+  readonly logs: readonly StoredFile[];
+}
+
+/** A JUnit path from the config: relative, POSIX, inside the repository, outside review/. */
+export function checkJunitPath(repo: string, p: string): string {
+  const label = `sealgate.config#test.junit`;
+  if (isAbsolute(p) || p.includes('\\') || p.includes('\0')) throw inputInvalid(label, `"${p}" must be a relative POSIX path inside the repository`);
+  const norm = posix.normalize(p);
+  if (norm === '.' || norm.startsWith('../') || norm === '..') throw inputInvalid(label, `"${p}" escapes the repository`);
+  if (norm === 'review' || norm.startsWith('review/')) throw inputInvalid(label, `"${p}" is inside review/, which only sealgate writes`);
+  const top = realpathSync(repo);
+  const full = resolve(top, norm);
+  // The folder that will hold it must resolve inside the repository (no link out).
+  let parent = dirname(full);
+  for (;;) {
+    try {
+      parent = realpathSync(parent);
+      break;
+    } catch {
+      const up = dirname(parent);
+      if (up === parent) break;
+      parent = up;
+    }
+  }
+  if (parent !== top && !parent.startsWith(top + sep)) throw inputInvalid(label, `"${p}" resolves (through a link) outside the repository`);
+  return full;
+}
+
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+
+export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
+  const { repo, runnerJob, config } = req;
+  const { params } = checkRunnerJob(repo, runnerJob);
+  const digest = await requireSealMatch(repo, runnerJob, req.clock());
+  const events = readJournal(repo);
+  requireLiveSeal(events, runnerJob, digest);
+
+  // Logs already present: this seal's own earlier run is replaced; anything else is E_LOGS_EARLY.
+  const before = deriveFullLogState(events, await listStore(repo), await listPublished(repo));
+  if (before.logs_present && !before.logs_after_seal) {
+    recordLogState(repo, params, before);
+    throw new SealgateError('E_LOGS_EARLY', [
+      { code: 'E_LOGS_EARLY', path: LAYOUT.logs, detail: 'logs are present that no run after the current seal wrote; discard them (`sealgate discard-logs`) before running' },
+    ]);
+  }
+
+  const plan = planClock(params.clock, req.libfaketime === undefined ? findLibfaketime() : req.libfaketime);
+  if ('problem' in plan) throw inputInvalid(`${LAYOUT.sealParams}#clock`, plan.problem);
+  const command = req.command ?? config.test.command;
+  if (command === undefined || command.length === 0) throw usageError('no test command: give one after `--`, or set test.command in sealgate.config.json');
+  const junitPaths = config.test.junit.map((p) => ({ rel: p, full: checkJunitPath(repo, p) }));
+
+  // This seal's own earlier run is replaced: its logs go, journaled as a discard with the run-start.
+  const discarded = before.logs_present ? [...new Set([...(await listStore(repo)), ...(await listPublished(repo))].map((f) => f.name))].sort() : null;
+  if (discarded !== null) removeLogs(repo);
+  rmSync(layoutPath(repo, 'results'), { force: true });
+  // A JUnit file left from before the run must not be read as this run's.
+  for (const j of junitPaths) {
+    const st = lstatOrNull(j.full);
+    if (st?.isDirectory()) throw inputInvalid(j.rel, 'the JUnit path is a directory');
+    if (st) rmSync(j.full, { force: true });
+  }
+
+  const store = ensureStore(repo);
+  const startedAt = nowText(req.clock);
+  const journal = [
+    ...events,
+    ...appendJournalEvents(repo, [
+      ...(discarded !== null ? [{ type: 'discard' as const, runner_job: runnerJob, digest, at: startedAt, files: discarded }] : []),
+      { type: 'run-start', runner_job: runnerJob, digest, at: startedAt, command: [...command] },
+    ]),
+  ];
+  // The XML parser loads while the tests run (a second core is idle then).
+  const junitModule = junitPaths.length > 0 ? import('./junit.js') : null;
+  const env = pinnedEnv(req.baseEnv, { seed: params.seed, clock: params.clock, locale: params.locale, digest }, plan);
+  let exec: ExecOutcome;
+  try {
+    exec = await execInGroup({
+      command,
+      cwd: repo,
+      env,
+      timeoutMs: req.timeoutMs ?? config.test.timeoutSeconds * 1000,
+      stdoutPath: join(store, STDOUT_LOG),
+      stderrPath: join(store, STDERR_LOG),
+      capBytes: config.test.logCapBytes,
+    });
+  } catch (err) {
+    // Streaming to the store failed (disk full ...): close the run in the journal, then report it.
+    const logs = await listStore(repo);
+    const at = nowText(req.clock);
+    appendJournalEvents(repo, [
+      ...logs.map((f) => ({ type: 'log' as const, runner_job: runnerJob, digest, at, file: f.name, sha256: f.sha256, bytes: f.bytes })),
+      { type: 'run-end', runner_job: runnerJob, digest, at, exit_code: null, signal: null, timed_out: false },
+    ]);
+    throw inputInvalid(LAYOUT.logs, `could not record the run's output: ${(err as Error).message}`);
+  }
+
+  // JUnit output joins the hidden store; what it says is read from there.
+  const junit: JunitFileResult[] = [];
+  const cases: JunitCase[] = [];
+  const { foldDuplicates, parseJunitXml, MAX_JUNIT_BYTES } = junitModule ? await junitModule : await import('./junit.js');
+  for (const [k, j] of junitPaths.entries()) {
+    const st = lstatOrNull(j.full);
+    if (st === null) {
+      junit.push({ path: j.rel, sha256: null, status: 'missing', detail: 'the test command did not write it' });
+      continue;
+    }
+    if (!st.isFile()) {
+      rmSync(j.full, { force: true, recursive: false });
+      junit.push({ path: j.rel, sha256: null, status: 'missing', detail: 'not a regular file (a link or special file); removed unread' });
+      continue;
+    }
+    const stored = moveIntoStore(repo, j.full, `junit-${k + 1}.xml`);
+    let bytes: Buffer;
+    try {
+      bytes = readBoundedFile(stored, MAX_JUNIT_BYTES, j.rel);
+    } catch (err) {
+      if (!(err instanceof SealgateError)) throw err;
+      junit.push({ path: j.rel, sha256: (await hashFile(stored)).sha256, status: 'malformed', detail: err.message });
+      continue;
+    }
+    const sha = sha256Hex(bytes);
+    if (bytes.length === 0) {
+      junit.push({ path: j.rel, sha256: sha, status: 'empty', detail: 'the file is empty' });
+      continue;
+    }
+    const parsed = parseJunitXml(bytes, j.rel);
+    if (!parsed.ok) {
+      junit.push({ path: j.rel, sha256: sha, status: 'malformed', detail: parsed.findings.map((f) => f.detail).join('; ') });
+      continue;
+    }
+    junit.push({ path: j.rel, sha256: sha, status: 'ok' });
+    cases.push(...parsed.value);
+  }
+
+  const logs = await listStore(repo);
+  const endedAt = nowText(req.clock);
+  journal.push(...appendJournalEvents(repo, [
+    ...logs.map((f) => ({ type: 'log' as const, runner_job: runnerJob, digest, at: endedAt, file: f.name, sha256: f.sha256, bytes: f.bytes })),
+    { type: 'run-end', runner_job: runnerJob, digest, at: endedAt, exit_code: exec.exit_code, signal: exec.signal, timed_out: exec.timed_out },
+  ]));
+
+  const results: Results = {
+    runner_job: runnerJob,
+    digest,
+    command: [...command],
+    exit_code: exec.exit_code,
+    signal: exec.signal,
+    timed_out: exec.timed_out,
+    started_at: startedAt,
+    ended_at: endedAt,
+    junit,
+    cases: foldDuplicates(cases),
+  };
+  writeResults(repo, results);
+  recordLogState(repo, params, deriveFullLogState(journal, logs, await listPublished(repo)));
+  if (exec.spawn_error !== null) {
+    throw inputInvalid('command', `could not start ${JSON.stringify(command[0])}: ${exec.spawn_error} (recorded in ${LAYOUT.results})`);
+  }
+  return { results, exec, clock: plan, logs };
+}

@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, lstatSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Finding } from '../core/errors.js';
+import { digestsEqual, sha256Hex } from '../core/ids.js';
+import { decodeStrictUtf8 } from '../core/text.js';
+import { fail, ok, type Result } from '../core/result.js';
+
+/**
+ * review/runner/inputs.sha256 read back, independently of the seal's own code: the lines
+ * `sha256sum` prints (`<64 hex>  <path>`), then `seed=`, `clock=`, `locale=`. A reviewer
+ * can check the same with coreutils: `sha256sum -c` and `sha256sum inputs.sha256`.
+ */
+export interface InputsManifest {
+  readonly files: readonly { readonly sha256: string; readonly path: string }[];
+  readonly seed: string;
+  readonly clock: string;
+  readonly locale: string;
+}
+
+const LABEL = 'review/runner/inputs.sha256';
+const FILE_LINE = /^([0-9a-f]{64}) {2}([^\n\\]+)$/;
+
+export function parseInputsManifest(bytes: Uint8Array): Result<InputsManifest> {
+  const bad = (detail: string): Result<InputsManifest> => fail([{ code: 'E_INPUT_INVALID', path: LABEL, detail }]);
+  const d = decodeStrictUtf8(bytes);
+  if ('problem' in d) return bad(d.detail);
+  if (!d.text.endsWith('\n')) return bad('does not end with a newline (truncated?)');
+  if (d.text.includes('\r')) return bad('contains a carriage return (converted to CRLF?); the seal writes LF only');
+  const lines = d.text.slice(0, -1).split('\n');
+  const files: { sha256: string; path: string }[] = [];
+  let k = 0;
+  for (; k < lines.length; k++) {
+    const m = FILE_LINE.exec(lines[k] as string);
+    if (!m) break;
+    const path = m[2] as string;
+    if (path.startsWith('/') || path.split('/').some((s) => s === '..' || s === '' || s === '.')) return bad(`line ${k + 1}: "${path}" is not a plain relative path`);
+    files.push({ sha256: m[1] as string, path });
+  }
+  const tail = lines.slice(k);
+  const keys = ['seed', 'clock', 'locale'] as const;
+  if (tail.length !== 3) return bad(`expected the fixture lines, then exactly seed=, clock= and locale= lines (line ${k + 1} is neither)`);
+  const values: string[] = [];
+  for (const [j, key] of keys.entries()) {
+    const line = tail[j] as string;
+    if (!line.startsWith(`${key}=`)) return bad(`line ${k + j + 1}: expected "${key}=..."`);
+    values.push(line.slice(key.length + 1));
+  }
+  const sorted = files.map((f) => f.path);
+  for (let j = 1; j < sorted.length; j++) {
+    if (Buffer.compare(Buffer.from(sorted[j - 1] as string), Buffer.from(sorted[j] as string)) >= 0) return bad('fixture lines are not sorted bytewise without repeats');
+  }
+  return ok({ files, seed: values[0] as string, clock: values[1] as string, locale: values[2] as string });
+}
+
+async function hashFile(path: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) h.update(chunk as Buffer);
+  return h.digest('hex');
+}
+
+/**
+ * Recompute the seal from the current bytes: every listed fixture re-hashed (a missing file,
+ * a symlink or a changed byte is drift) and digest.txt checked against the manifest's hash.
+ * Findings are E_DIGEST_OPEN, naming each drifted fixture.
+ */
+export async function checkSealFromFiles(repo: string, manifestBytes: Uint8Array, manifest: InputsManifest, digest: string): Promise<Finding[]> {
+  const out: Finding[] = [];
+  if (!digestsEqual(sha256Hex(manifestBytes), digest)) {
+    out.push({ code: 'E_DIGEST_OPEN', path: 'review/runner/digest.txt', detail: 'is not the SHA-256 of review/runner/inputs.sha256 (the manifest changed after the seal)' });
+  }
+  for (const f of manifest.files) {
+    const full = join(repo, f.path);
+    let isFile = false;
+    try {
+      isFile = lstatSync(full).isFile();
+    } catch {
+      out.push({ code: 'E_DIGEST_OPEN', path: f.path, detail: 'sealed fixture is gone' });
+      continue;
+    }
+    if (!isFile) {
+      out.push({ code: 'E_DIGEST_OPEN', path: f.path, detail: 'sealed fixture is no longer a regular file' });
+      continue;
+    }
+    const now = await hashFile(full);
+    if (!digestsEqual(now, f.sha256)) out.push({ code: 'E_DIGEST_OPEN', path: f.path, detail: `fixture changed after the seal (sealed ${f.sha256.slice(0, 12)}…, now ${now.slice(0, 12)}…)` });
+  }
+  return out;
+}

@@ -1,0 +1,94 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { classifyTsTests } from '../../src/credit/classify-ts.js';
+import { classifyPyTests } from '../../src/credit/classify-py.js';
+import type { TautologyRule } from '../../src/credit/classify.js';
+
+type Want = TautologyRule | 'property';
+
+/** TS/JS corpus: one test per entry, its source body, and the verdict a reader expects. */
+const TS: [string, string, Want][] = [
+  ['no assertion', `test('t', () => { taxCents(100); });`, 'no-assertion'],
+  ['bare expect without matcher', `test('t', () => { expect(taxCents(100)); });`, 'no-assertion'],
+  ['expect(true).toBe(true)', `test('t', () => { taxCents(100); expect(true).toBe(true); });`, 'constant-true'],
+  ['assert.ok(true)', `test('t', () => { assert.ok(true); });`, 'constant-true'],
+  ['assert(1 === 1)', `test('t', () => { assert(1 === 1); });`, 'literal-vs-literal'],
+  ['literal vs literal', `test('t', () => { assert.equal(8, 8); });`, 'literal-vs-literal'],
+  ['same expression both sides', `test('t', () => { const r = taxCents(100); assert.equal(r, r); });`, 'same-expression'],
+  ['same member expression', `test('t', () => { const o = make(); expect(o.total).toEqual(o.total); });`, 'same-expression'],
+  ['self-assigned from literal', `test('t', () => { let r = taxCents(100); r = 8; assert.equal(r, 8); });`, 'self-assigned'],
+  ['expected and actual both literals in variables', `test('t', () => { const want = 8; const got = 8; expect(got).toBe(want); });`, 'self-assigned'],
+  ['swallowing catch around assertion', `test('t', () => { try { assert.equal(taxCents(100), 8); } catch (e) { console.log(e); } });`, 'swallowed-catch'],
+  ['assertion only in catch', `test('t', () => { try { taxCents(-1); } catch (e) { assert.ok(e instanceof RangeError); } });`, 'swallowed-catch'],
+  ['it.skip', `it.skip('t', () => { assert.equal(taxCents(100), 8); });`, 'skipped'],
+  ['test.todo', `test.todo('t');`, 'skipped'],
+  ['node:test skip option', `test('t', { skip: true }, () => { assert.equal(taxCents(100), 8); });`, 'skipped'],
+  ['xit', `xit('t', () => { expect(taxCents(100)).toBe(8); });`, 'skipped'],
+  ['describe.skip suite', `describe.skip('s', () => { it('t', () => { expect(taxCents(100)).toBe(8); }); });`, 'skipped'],
+  ['real equality', `test('t', () => { assert.equal(taxCents(100), 8); });`, 'property'],
+  ['real expect chain with not', `test('t', () => { expect(applyDiscount(100, 10)).not.toBe(100); });`, 'property'],
+  ['real fast-check property (boolean predicate)', `test('t', () => { fc.assert(fc.property(fc.nat(), (p) => applyDiscount(p, 10) <= p)); });`, 'property'],
+  ['real fast-check property (asserting body)', `test('t', () => { fc.assert(fc.property(fc.nat(), (p) => { assert.ok(applyDiscount(p, 0) === p); })); });`, 'property'],
+  ['fast-check property returning true', `test('t', () => { fc.assert(fc.property(fc.nat(), (p) => { applyDiscount(p, 1); return true; })); });`, 'constant-true'],
+  ['literal assigned then production call then assert', `test('t', () => { let r = 8; r = taxCents(100); assert.equal(r, 8); });`, 'property'],
+  ['rethrowing catch keeps assertion', `test('t', () => { try { assert.equal(taxCents(100), 8); } catch (e) { throw e; } });`, 'property'],
+  ['guarded throw is an assertion', `test('t', () => { if (taxCents(100) !== 8) throw new Error('bad'); });`, 'property'],
+  ['same-file asserting helper', `function check(x) { assert.equal(taxCents(x), 8); }\ntest('t', () => { check(100); });`, 'property'],
+  ['configured assertion function', `test('t', () => { verifyTax(taxCents(100)); });`, 'property'],
+  ['one trivial and one real assertion', `test('t', () => { assert.ok(true); assert.equal(taxCents(100), 8); });`, 'property'],
+];
+
+describe('static classifier: TS/JS corpus', () => {
+  for (const [title, src, want] of TS) {
+    it(title, () => {
+      const tests = classifyTsTests('t.test.ts', src, ['verifyTax']);
+      assert.equal(tests.length, 1, `expected one test in: ${src}`);
+      const v = tests[0]!.verdict;
+      assert.equal(v.kind === 'tautology' ? v.rule : 'property', want);
+    });
+  }
+
+  it('names suites and finds each test of a file', () => {
+    const src = `describe('pricing', () => { describe('tax', () => { it('a', () => { assert.equal(f(), 1); }); }); test('b', () => {}); });\ntest('c', () => { expect(true).toBe(true); });`;
+    const got = classifyTsTests('p.test.js', src).map((t) => [t.suite.join('/'), t.name, t.verdict.kind]);
+    assert.deepEqual(got, [['pricing/tax', 'a', 'property'], ['pricing', 'b', 'tautology'], ['', 'c', 'tautology']]);
+  });
+});
+
+/** Python corpus. */
+const PY: [string, string, Want][] = [
+  ['no assertion', `def test_t():\n    tax_cents(100)\n`, 'no-assertion'],
+  ['assert True', `def test_t():\n    tax_cents(100)\n    assert True\n`, 'constant-true'],
+  ['literal vs literal', `def test_t():\n    assert 8 == 8\n`, 'literal-vs-literal'],
+  ['same expression', `def test_t():\n    r = tax_cents(100)\n    assert r == r\n`, 'same-expression'],
+  ['self-assigned', `def test_t():\n    r = tax_cents(100)\n    r = 8\n    assert r == 8\n`, 'self-assigned'],
+  ['unittest assertEqual on literals', `class TestTax:\n    def test_t(self):\n        self.assertEqual(1, 1)\n`, 'literal-vs-literal'],
+  ['swallowing except', `def test_t():\n    try:\n        assert tax_cents(100) == 8\n    except AssertionError:\n        pass\n`, 'swallowed-catch'],
+  ['bare except swallows', `def test_t():\n    try:\n        assert tax_cents(100) == 8\n    except:\n        pass\n`, 'swallowed-catch'],
+  ['assertion only in except', `def test_t():\n    try:\n        tax_cents(-1)\n    except ValueError as e:\n        assert str(e)\n`, 'swallowed-catch'],
+  ['pytest.mark.skip', `import pytest\n@pytest.mark.skip(reason="later")\ndef test_t():\n    assert tax_cents(100) == 8\n`, 'skipped'],
+  ['pytest.skip() first', `import pytest\ndef test_t():\n    pytest.skip("later")\n    assert tax_cents(100) == 8\n`, 'skipped'],
+  ['real assert', `def test_t():\n    assert tax_cents(100) == 8\n`, 'property'],
+  ['real hypothesis property', `from hypothesis import given, strategies as st\n@given(st.integers(min_value=0))\ndef test_t(p):\n    assert 0 <= apply_discount(p, 10) <= p\n`, 'property'],
+  ['except ValueError does not swallow an AssertionError', `def test_t():\n    try:\n        assert tax_cents(100) == 8\n    except ValueError:\n        pass\n`, 'property'],
+  ['pytest.raises', `import pytest\ndef test_t():\n    with pytest.raises(ValueError):\n        tax_cents(-1)\n`, 'property'],
+  ['unittest method in class', `class TestTax:\n    def test_t(self):\n        self.assertEqual(tax_cents(100), 8)\n`, 'property'],
+  ['f-string is not a literal', `def test_t():\n    n = 3\n    assert f"{n}" == "3"\n`, 'property'],
+];
+
+describe('static classifier: Python corpus', () => {
+  for (const [title, src, want] of PY) {
+    it(title, async () => {
+      const tests = await classifyPyTests('tests/test_t.py', src);
+      assert.equal(tests.length, 1, `expected one test in: ${src}`);
+      const v = tests[0]!.verdict;
+      assert.equal(v.kind === 'tautology' ? v.rule : 'property', want);
+    });
+  }
+
+  it('finds tests in Test classes with the class as suite, ignores helpers', async () => {
+    const src = `def helper():\n    return 1\n\nclass TestA:\n    def test_x(self):\n        assert helper() == 1\n\ndef test_y():\n    assert True\n`;
+    const got = (await classifyPyTests('tests/test_a.py', src)).map((t) => [t.suite.join('/'), t.name, t.verdict.kind]);
+    assert.deepEqual(got, [['TestA', 'test_x', 'property'], ['', 'test_y', 'tautology']]);
+  });
+});

@@ -1,0 +1,126 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import ts from 'typescript';
+import { mutateTs } from '../../src/credit/mutate-ts.js';
+import { mutatePy } from '../../src/credit/mutate-py.js';
+import { applyEdits, selectMutants, type Mutant } from '../../src/credit/mutant.js';
+import { detectRunner, narrowCommand } from '../../src/credit/select.js';
+import { getParser } from '../../src/symbols/treesitter.js';
+
+const TS_SRC = `import { x } from './x.js';
+export function clamp(v: number, lo: number, hi: number): number {
+  if (v < lo) return lo;
+  const label = 'over';
+  log(label);
+  return v > hi ? hi : v;
+}
+export const twice = (n: number) => n * 2;
+export function empty(): void {}
+`;
+
+const span = (symbol: string, startLine: number, endLine: number, path = 'src/a.ts') => ({ symbol, path, startLine, endLine, changedLines: [[startLine, endLine]] as [number, number][] });
+
+function parsesTs(text: string): boolean {
+  const sf = ts.createSourceFile('a.ts', text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+  return (sf as unknown as { parseDiagnostics: unknown[] }).parseDiagnostics.length === 0;
+}
+
+describe('TS/JS mutants', () => {
+  const m = mutateTs(TS_SRC, span('src/a.ts::clamp', 2, 7));
+  it('every mutant and the probe still parse, and each changes the text', () => {
+    for (const x of [m.probe, ...m.candidates]) {
+      const out = applyEdits(TS_SRC, x.edits);
+      assert.ok(parsesTs(out), `${x.id} does not parse:\n${out}`);
+      assert.notEqual(out, TS_SRC, x.id);
+    }
+    assert.ok(parsesTs(applyEdits(TS_SRC, m.trace)));
+  });
+  it('covers every kind of change the issue names', () => {
+    const cats = new Set(m.candidates.map((c) => c.category));
+    for (const c of ['comparison', 'negate', 'constant', 'delete', 'return']) assert.ok(cats.has(c as Mutant['category']), c);
+  });
+  it('never deletes a return or replaces a value with undefined or a throw', () => {
+    for (const c of m.candidates) {
+      const out = applyEdits(TS_SRC, c.edits);
+      assert.doesNotMatch(out, /return;|return undefined|throw /, c.id);
+    }
+  });
+  it('mutates only inside the symbol', () => {
+    for (const c of m.candidates) assert.ok(c.line >= 2 && c.line <= 7, c.id);
+    const t = mutateTs(TS_SRC, span('src/a.ts::twice', 8, 8));
+    assert.deepEqual(new Set(t.candidates.map((c) => c.line)), new Set([8]));
+    assert.ok(t.candidates.some((c) => c.category === 'arithmetic'));
+  });
+  it('an empty body has no behavioural mutant, only a probe', () => {
+    const e = mutateTs(TS_SRC, span('src/a.ts::empty', 9, 9));
+    assert.equal(e.candidates.length, 0);
+    assert.equal(e.hasBody, true);
+    assert.match(applyEdits(TS_SRC, e.probe.edits), /empty\(\): void \{ throw new Error/);
+  });
+  it('a module-level symbol probes at load time and mutates only its changed lines', () => {
+    const src = `import a from 'a';\nexport const RATE = 8;\nexport const NAME = 'x';\n`;
+    const mm = mutateTs(src, { symbol: 'src/a.ts::<module>', path: 'src/a.ts', startLine: 1, endLine: 3, changedLines: [[2, 2]] });
+    assert.equal(mm.hasBody, false);
+    assert.deepEqual(mm.candidates.map((c) => c.description), ['line 2: 8 -> 9']);
+    assert.match(applyEdits(src, mm.probe.edits), /^import a from 'a';\nthrow new Error/);
+  });
+});
+
+describe('Python mutants', () => {
+  const PY = `def tax(amount, rate):\n    """Tax in cents."""\n    if amount < 0 and rate:\n        raise ValueError("negative")\n    total = amount * rate // 100\n    return round(total)\n\ndef one(x): return x + 1\n`;
+  it('every mutant, the probe and the trace still parse', async () => {
+    const parser = await getParser('python');
+    const m = await mutatePy(PY, span('t.py::tax', 1, 6, 't.py'));
+    const one = await mutatePy(PY, span('t.py::one', 8, 8, 't.py'));
+    assert.ok(m.candidates.length >= 6);
+    for (const edits of [m.probe.edits, m.trace, one.probe.edits, one.trace, ...m.candidates.map((c) => c.edits), ...one.candidates.map((c) => c.edits)]) {
+      const out = applyEdits(PY, edits);
+      const tree = parser.parse(out);
+      assert.ok(tree && !tree.rootNode.hasError, `does not parse:\n${out}`);
+      tree?.delete();
+    }
+    assert.ok(!m.candidates.some((c) => applyEdits(PY, c.edits).includes('Tax in cents') === false), 'the docstring is left alone');
+  });
+});
+
+describe('deterministic choice from the seal', () => {
+  const all = mutateTs(TS_SRC, span('src/a.ts::clamp', 2, 7)).candidates;
+  it('property: the same seed picks the same mutants; the budget is respected; picks are distinct', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.integer({ min: 0, max: 20 }), (seed, budget) => {
+        const a = selectMutants(all, budget, seed);
+        assert.deepEqual(a.map((x) => x.id), selectMutants([...all].reverse(), budget, seed).map((x) => x.id));
+        assert.equal(a.length, Math.min(budget, all.length));
+        assert.equal(new Set(a.map((x) => x.id)).size, a.length);
+      }),
+    );
+  });
+  it('categories take turns', () => {
+    const a = selectMutants(all, 4, 'seed');
+    assert.equal(new Set(a.map((x) => x.category)).size, 4);
+  });
+});
+
+describe('runner detection and narrowing', () => {
+  const table: [string[], string, string[] | null][] = [
+    [['node', '--import', 'tsx', '--test', '--test-concurrency', '2', '--test-reporter', 'junit', '--test-reporter-destination=j.xml', 'test/'], 'node-test', ['node', '--import', 'tsx', '--test-reporter', 'junit', '--test-reporter-destination=j.xml', 'test/a.test.ts']],
+    [['python3', '-m', 'pytest', '-q', '-k', 'slow', '--junitxml=j.xml', 'tests'], 'pytest', ['python3', '-m', 'pytest', '-q', '-k', 'slow', '--junitxml=j.xml', 'test/a.test.ts']],
+    [['npx', 'vitest', 'run', '--reporter=junit', 'src'], 'vitest', ['npx', 'vitest', 'run', '--reporter=junit', 'test/a.test.ts']],
+    [['jest', '--ci', 'src'], 'jest', ['jest', '--ci', '--runTestsByPath', 'test/a.test.ts']],
+    [['npm', 'test'], 'unknown', null],
+    [['make', 'check'], 'unknown', null],
+  ];
+  for (const [cmd, kind, narrowed] of table) {
+    it(`${cmd.join(' ')} is ${kind}`, () => {
+      assert.equal(detectRunner(cmd), kind);
+      assert.deepEqual(narrowCommand(cmd, ['test/a.test.ts']), narrowed);
+    });
+  }
+  it('node:test keeps its orchestrator for more than one file', () => {
+    assert.deepEqual(narrowCommand(['node', '--test', '--test-reporter=junit', 'test/'], ['a.test.js', 'b.test.js']), ['node', '--test', '--test-reporter=junit', 'a.test.js', 'b.test.js']);
+  });
+  it('a target that looks like an option is never passed', () => {
+    assert.equal(narrowCommand(['pytest', 'tests'], ['--collect-only']), null);
+  });
+});

@@ -1,0 +1,212 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { symlinkSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { makeRepo } from '../helpers/git.js';
+import { planSymbols, narrowFor } from '../../src/credit/run.js';
+import { runOracle } from '../../src/credit/oracle.js';
+import { toScored } from '../../src/credit/score.js';
+import { matchCase, readTestSources, type CaseSource } from '../../src/credit/tests.js';
+import { narrowCommand } from '../../src/credit/select.js';
+import { makeScratch, makeWorkspace, runTestCommand } from '../../src/credit/workspace.js';
+import { DEFAULT_CONFIG } from '../../src/config/schema.js';
+import type { Verdict } from '../../src/credit/classify.js';
+import type { Changed } from '../../src/symbols/schema.js';
+import type { Results } from '../../src/runner/results.js';
+
+const DIGEST = 'abc123';
+
+/** Functions laid out one per block, so each symbol's lines are known without a parser. */
+function layout(blocks: Record<string, string[]>): { text: string; spans: Record<string, [number, number]> } {
+  const lines: string[] = [];
+  const spans: Record<string, [number, number]> = {};
+  for (const [name, body] of Object.entries(blocks)) {
+    const start = lines.length + 1;
+    lines.push(...body);
+    spans[name] = [start, lines.length];
+    lines.push('');
+  }
+  return { text: lines.join('\n'), spans };
+}
+
+function childEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'NODE_TEST_CONTEXT') env[k] = v;
+  // pytest's plugin autoload (pytest-benchmark, hypothesis's reporter ...) triples its start-up here.
+  return { ...env, PYTHONDONTWRITEBYTECODE: '1', PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1' };
+}
+
+/** The baseline run, the oracle and the scoring, as `sealgate credit` does them, on a throwaway repo. */
+async function score(repo: string, path: string, language: string, spans: Record<string, [number, number]>, command: string[], budget = 4) {
+  const env = childEnv();
+  const scratch = makeScratch();
+  let results: Results;
+  try {
+    const ws = makeWorkspace(repo, scratch.dir);
+    const run = await runTestCommand(ws.root, command, ['junit.xml'], env, 120_000, scratch.dir);
+    assert.equal(run.status, 'ok', run.detail);
+    results = { runner_job: 'r1', digest: DIGEST, command, exit_code: 0, signal: null, timed_out: false, started_at: '2026-01-01T00:00:00Z', ended_at: '2026-01-01T00:00:01Z', junit: [{ path: 'junit.xml', sha256: null, status: 'ok' }], cases: [...run.cases] };
+  } finally {
+    scratch.dispose();
+  }
+  const ids = Object.keys(spans).map((n) => `${path}::${n}`);
+  const changed: Changed = {
+    base: '0'.repeat(40),
+    patch_sha256: '1'.repeat(64),
+    files: [{ path, old_path: null, status: 'added', class: 'production', language }],
+    changed: ids,
+    moved: [],
+    deleted: [],
+    typeOnly: [],
+    uncreditable: [],
+    locations: Object.fromEntries(Object.entries(spans).map(([n, [s, e]]) => [`${path}::${n}`, { path, language, start_line: s, end_line: e, changed_lines: [[s, e]] }])),
+  };
+  const sources = await readTestSources(repo, DEFAULT_CONFIG, []);
+  const caseSources = new Map<string, CaseSource>();
+  const verdicts = new Map<string, Verdict | null>();
+  for (const c of results.cases) {
+    const s = matchCase(c, sources);
+    caseSources.set(c.id, s);
+    verdicts.set(c.id, s.verdict);
+  }
+  const { plans, unsupported } = await planSymbols(repo, changed, budget, 'seed-1');
+  const oracle = await runOracle(plans, {
+    workTree: repo, command, junit: ['junit.xml'], env, controlTimeoutMs: 120_000, baselineMs: 1000, workers: 2,
+    eligible: new Set(results.cases.filter((c) => c.status === 'passed').map((c) => c.id)),
+    ignore: new Set([...verdicts].filter(([, v]) => v?.kind === 'tautology').map(([id]) => id)),
+    narrow: narrowFor(command, caseSources), narrowTargets: (t) => narrowCommand(command, t), cacheDir: null, cacheSalt: 'test',
+  });
+  return toScored({ changed, results, digest: DIGEST, runnerJob: 'r1', proposalId: 'p1', verdicts, plans, unsupported, baselineProblem: null, oracle });
+}
+
+const byName = (ids: readonly string[]): string[] => ids.map((i) => i.split('::').at(-1) as string).sort();
+
+describe('the oracle on tests that look strong but cannot notice a change (node:test)', { concurrency: false }, () => {
+  const { text, spans } = layout({
+    double: ['export function double(x) {', '  return x * 2;', '}'],
+    half: ['export function half(x) {', '  return x / 2;', '}'],
+    clamp: ['export function clamp(x, lo, hi) {', '  if (x < lo) return lo;', '  if (x > hi) return hi;', '  return x;', '}'],
+    inc: ['export function inc(x) {', '  return x + 1;', '}'],
+    area: ['export function area(w, h) {', '  return w * h;', '}'],
+    noop: ['export function noop() {', '}'],
+    sign: ['export function sign(x) {', '  return x < 0 ? -1 : 1;', '}'],
+    total: ['export function total(items) {', '  let sum = 0;', '  for (const i of items) sum += i.cents * i.qty;', '  return sum;', '}'],
+  });
+  const tests = `import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { double, half, clamp, inc, noop, sign, total } from '../src/calc.mjs';
+
+test('double gives a number', () => { assert.equal(typeof double(3), 'number'); });
+test('half is not null', () => { assert.notEqual(half(4), null); assert.ok(half(4) !== undefined); });
+test('clamp does not throw', () => { assert.doesNotThrow(() => clamp(5, 0, 10)); });
+test('inc property with an impossible precondition', () => {
+  fc.assert(fc.property(fc.integer(), (n) => { const r = inc(n); if (n > 10 && n < 5) assert.equal(r, n + 1); }), { numRuns: 50, seed: 1 });
+});
+test('area through a stand-in of itself', () => { const area = (w, h) => w * h; assert.equal(area(2, 3), 6); });
+test('noop returns nothing', () => { assert.equal(noop(), undefined); });
+test('sign of both sides', () => { assert.equal(sign(-5), -1); assert.equal(sign(5), 1); assert.equal(sign(0), 1); });
+test('sign tautology', () => { const s = sign(3); assert.equal(s, s); });
+test('total of a cart', () => { assert.equal(total([{ cents: 250, qty: 2 }, { cents: 100, qty: 1 }]), 600); });
+`;
+  let repo: { dir: string; dispose: () => void };
+  let scored: Awaited<ReturnType<typeof score>>;
+  before(async () => {
+    repo = makeRepo({ 'src/calc.mjs': text, 'test/calc.test.mjs': tests, '.gitignore': 'node_modules\njunit.xml\n' });
+    symlinkSync(resolve('node_modules'), join(repo.dir, 'node_modules'), 'dir');
+    scored = await score(repo.dir, 'src/calc.mjs', 'javascript', spans, ['node', '--test', '--test-reporter=junit', '--test-reporter-destination=junit.xml', 'test/calc.test.mjs']);
+  });
+  after(() => repo.dispose());
+  const ev = (n: string) => scored.credit.evidence?.[`src/calc.mjs::${n}`];
+
+  it('credits real tests: sign, total, and noop (empty body) by its probe', () => {
+    assert.deepEqual(scored.credit.credited, ['src/calc.mjs::noop', 'src/calc.mjs::sign', 'src/calc.mjs::total']);
+    assert.equal(ev('noop')?.status, 'credited-by-probe');
+    assert.equal(ev('sign')?.status, 'credited');
+    assert.deepEqual(byName(scored.credit.test_ids), ['noop returns nothing', 'sign of both sides', 'total of a cart']);
+  });
+  for (const [sym, test] of [['double', 'double gives a number'], ['half', 'half is not null'], ['clamp', 'clamp does not throw'], ['inc', 'inc property with an impossible precondition']] as const) {
+    it(`${sym}: "${test}" reaches it but is insensitive, so it is missing`, () => {
+      assert.equal(ev(sym)?.status, 'missing');
+      assert.deepEqual(byName(ev(sym)?.reached ?? []), [test]);
+      assert.deepEqual(byName(ev(sym)?.insensitive ?? []), [test]);
+      assert.match(ev(sym)?.reason ?? '', /insensitive/);
+    });
+  }
+  it('area: a stand-in of the function under test never reaches it', () => {
+    assert.equal(ev('area')?.status, 'missing');
+    assert.deepEqual(ev('area')?.reached, []);
+    assert.match(ev('area')?.reason ?? '', /no test .* reaches it/);
+  });
+  it('the tautology of sign reached it, is recorded, and earns nothing', () => {
+    assert.deepEqual(byName(ev('sign')?.tautologies ?? []), ['sign tautology']);
+    assert.ok(!scored.credit.test_ids.some((t) => t.endsWith('sign tautology')));
+    assert.equal(scored.cases.cases.find((c) => c.id.endsWith('sign tautology'))?.kind, 'tautology');
+  });
+  it('no behavioural mutant returns undefined or throws: a "does not throw" test kills none', () => {
+    for (const m of ev('clamp')?.mutants ?? []) if (m.kind === 'behavioural') assert.notEqual(m.outcome, 'killed', m.id);
+  });
+});
+
+describe('the oracle on pytest tests', { concurrency: false }, () => {
+  const { text, spans } = layout({
+    double: ['def double(x):', '    return x * 2'],
+    area: ['def area(w, h):', '    return w * h'],
+    sign: ['def sign(x):', '    return -1 if x < 0 else 1'],
+    clamp: ['def clamp(x, lo, hi):', '    if x < lo:', '        return lo', '    return min(x, hi)'],
+  });
+  const tests = `from unittest import mock
+from hypothesis import given, settings, strategies as st
+from src import calc
+
+
+def test_double_type():
+    assert isinstance(calc.double(3), int)
+
+
+def test_area_mocked():
+    with mock.patch.object(calc, "area", return_value=6):
+        assert calc.area(2, 3) == 6
+
+
+def test_sign():
+    assert calc.sign(-2) == -1
+    assert calc.sign(2) == 1
+
+
+@settings(max_examples=30, derandomize=True)
+@given(st.integers(), st.integers(0, 10), st.integers(10, 20))
+def test_clamp_bounds(x, lo, hi):
+    r = calc.clamp(x, lo, hi)
+    assert lo <= r <= hi
+    if lo <= x <= hi:
+        assert r == x
+
+
+def test_sign_tautology():
+    assert True
+`;
+  let repo: { dir: string; dispose: () => void };
+  let scored: Awaited<ReturnType<typeof score>>;
+  before(async () => {
+    repo = makeRepo({ 'src/__init__.py': '', 'src/calc.py': text, 'tests/test_calc.py': tests, '.gitignore': 'junit.xml\n' });
+    scored = await score(repo.dir, 'src/calc.py', 'python', spans, ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--junitxml=junit.xml', 'tests'], 2);
+  });
+  after(() => repo.dispose());
+  const ev = (n: string) => scored.credit.evidence?.[`src/calc.py::${n}`];
+
+  it('credits the real tests (sign, clamp by a hypothesis property) and nothing else', () => {
+    assert.deepEqual(scored.credit.credited, ['src/calc.py::clamp', 'src/calc.py::sign']);
+    assert.deepEqual(byName(scored.credit.test_ids), ['test_clamp_bounds', 'test_sign']);
+  });
+  it('a type-only test reaches its symbol but is insensitive', () => {
+    assert.deepEqual(byName(ev('double')?.insensitive ?? []), ['test_double_type']);
+    assert.equal(ev('double')?.status, 'missing');
+  });
+  it('a mock of the function under test does not reach it', () => {
+    assert.deepEqual(ev('area')?.reached, []);
+  });
+  it('assert True is a tautology', () => {
+    assert.equal(scored.cases.cases.find((c) => c.id.endsWith('test_sign_tautology'))?.rule, 'constant-true');
+  });
+});

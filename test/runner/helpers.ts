@@ -1,0 +1,68 @@
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { runCli, type CliRun } from '../helpers/cli.js';
+
+export const AUTHOR = 'author-job-1';
+export const RUNNER = 'runner-job-1';
+export const ENV: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', SEED: '1234' };
+
+export interface SealedRepo {
+  readonly dir: string;
+  readonly cli: (...argv: string[]) => Promise<CliRun>;
+  readonly read: (p: string) => string;
+  readonly write: (p: string, content: string) => void;
+  readonly record: () => Record<string, unknown>;
+  readonly dispose: () => void;
+}
+
+/** A repository with a record and a config; sealed by `sealgate seal` unless told not to. */
+export async function makeSealedRepo(
+  opts: { config?: Record<string, unknown>; files?: Record<string, string>; seal?: boolean; clock?: string } = {},
+): Promise<SealedRepo> {
+  const root = mkdtempSync(join(tmpdir(), 'sealgate-run-'));
+  chmodSync(root, 0o755); // traversable by other users, for the barrier test
+  const dir = join(root, 'repo');
+  mkdirSync(dir, { mode: 0o755 });
+  const write = (p: string, content: string): void => {
+    mkdirSync(dirname(join(dir, p)), { recursive: true });
+    writeFileSync(join(dir, p), content);
+  };
+  write('fixtures/orders.json', '{"orders":[1,2,3]}\n');
+  write(
+    'review/proposal.json',
+    JSON.stringify(
+      { proposal_id: 'p-1', author_job: AUTHOR, runner_job: RUNNER, patch_path: 'patches/1.diff', digest_status: 'open', logs_present: false, logs_after_seal: true, log_visibility: 'hidden' },
+      null,
+      2,
+    ) + '\n',
+  );
+  write('sealgate.config.json', JSON.stringify({ fixtures: ['fixtures/**'], clock: opts.clock ?? 'live', locale: 'C.UTF-8', ...(opts.config ?? {}) }, null, 2) + '\n');
+  for (const [p, c] of Object.entries(opts.files ?? {})) write(p, c);
+  const cli = (...argv: string[]): Promise<CliRun> => runCli(argv, { cwd: dir, env: ENV });
+  if (opts.seal !== false) {
+    const r = await cli('seal', '--runner-job', RUNNER);
+    if (r.exit !== 0) throw new Error(`seal failed: ${r.stdout}${r.stderr}`);
+  }
+  return {
+    dir,
+    cli,
+    read: (p) => readFileSync(join(dir, p), 'utf8'),
+    write,
+    record: () => JSON.parse(readFileSync(join(dir, 'review/proposal.json'), 'utf8')) as Record<string, unknown>,
+    dispose: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+/** A shell command that writes `xml` to junit.xml and exits with `exit`. */
+export function shWritingJunit(xml: string, exit = 0, extra = ''): string[] {
+  return ['sh', '-c', `cat > junit.xml <<'SEALGATE_EOF'\n${xml}\nSEALGATE_EOF\n${extra}\nexit ${exit}`];
+}
+
+export const PASS_FAIL_XML = `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="demo">
+  <testsuite name="demo" tests="2" failures="1" errors="0" skipped="0">
+    <testcase classname="demo.Spec" name="passes" time="0.010"/>
+    <testcase classname="demo.Spec" name="fails" time="0.020"><failure message="boom">stack</failure></testcase>
+  </testsuite>
+</testsuites>`;

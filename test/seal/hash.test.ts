@@ -1,0 +1,90 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hashFiles } from '../../src/seal/hash.js';
+import { computeInputs } from '../../src/seal/seal.js';
+import { tempDir } from '../helpers/git.js';
+
+const MiB = 1 << 20;
+
+function sha256sum(dir: string, files: readonly string[]): string[] {
+  return execFileSync('sha256sum', ['--', ...files], { cwd: dir, encoding: 'utf8', maxBuffer: 64 * MiB })
+    .trim()
+    .split('\n')
+    .map((l) => l.slice(0, 64));
+}
+
+test('hashFiles agrees with sha256sum at every chunk boundary: on the main thread, with one worker and with two', async () => {
+  const t = tempDir();
+  try {
+    const sizes = [0, 1, 55, 64, 4096, 65535, 65536, 65537, 3 * 65536 + 7, MiB - 1, MiB, MiB + 1, 2 * MiB, 3 * MiB + 5];
+    const files = sizes.map((s, i) => {
+      const name = `f${i}.bin`;
+      writeFileSync(join(t.dir, name), randomBytes(s));
+      return name;
+    });
+    const expected = sha256sum(t.dir, files);
+    assert.deepEqual(await hashFiles(t.dir, files, { workers: 0 }), expected);
+    assert.deepEqual(await hashFiles(t.dir, files, { workers: 1 }), expected);
+    assert.deepEqual(await hashFiles(t.dir, files, { workers: 2 }), expected);
+    assert.deepEqual(await hashFiles(t.dir, [...files].reverse()), [...expected].reverse());
+    assert.deepEqual(await hashFiles(t.dir, []), []);
+    // One file alone takes the overlapped 1 MiB path on the main thread.
+    for (const [i, f] of files.entries()) assert.deepEqual(await hashFiles(t.dir, [f]), [expected[i]], f);
+  } finally {
+    t.dispose();
+  }
+});
+
+test('hashFiles refuses a missing file or a link, naming it, on the main thread and on workers', async () => {
+  const t = tempDir();
+  try {
+    writeFileSync(join(t.dir, 'a'), 'a');
+    symlinkSync('a', join(t.dir, 'link'));
+    for (const workers of [0, 2]) {
+      await assert.rejects(hashFiles(t.dir, ['a', 'gone'], { workers }), (err: Error & { code?: string }) => err.code === 'E_INPUT_INVALID' && /gone: disappeared/.test(err.message));
+      await assert.rejects(hashFiles(t.dir, ['a', 'link'], { workers }), (err: Error & { code?: string }) => err.code === 'E_INPUT_INVALID' && /link: is a symbolic link/.test(err.message));
+    }
+  } finally {
+    t.dispose();
+  }
+});
+
+test('property: the digest changes when any fixture byte, the seed, the clock or the locale changes', async () => {
+  const t = tempDir();
+  try {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.uint8Array({ minLength: 1, maxLength: 300 }), { minLength: 1, maxLength: 4 }),
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        fc.stringMatching(/^[A-Za-z0-9]{1,12}$/),
+        async (contents, pick, delta, seed) => {
+          const dir = join(t.dir, `r${Math.random().toString(36).slice(2)}`);
+          execFileSync('mkdir', ['-p', join(dir, 'fx')]);
+          contents.forEach((c, i) => writeFileSync(join(dir, 'fx', `f${i}.bin`), c));
+          const inputs = { seed, clock: 'frozen', locale: 'C.UTF-8' };
+          const base = await computeInputs(dir, ['fx/*'], inputs);
+          assert.notEqual((await computeInputs(dir, ['fx/*'], { ...inputs, seed: seed + '0' })).digest, base.digest);
+          assert.notEqual((await computeInputs(dir, ['fx/*'], { ...inputs, clock: 'live' })).digest, base.digest);
+          assert.notEqual((await computeInputs(dir, ['fx/*'], { ...inputs, locale: 'C' })).digest, base.digest);
+          const which = pick % contents.length;
+          const file = contents[which] as Uint8Array;
+          const at = pick % file.length;
+          const changed = Uint8Array.from(file);
+          changed[at] = ((changed[at] as number) + delta) % 256;
+          writeFileSync(join(dir, 'fx', `f${which}.bin`), changed);
+          assert.notEqual((await computeInputs(dir, ['fx/*'], inputs)).digest, base.digest);
+          execFileSync('rm', ['-r', dir]);
+        },
+      ),
+      { numRuns: 12 },
+    );
+  } finally {
+    t.dispose();
+  }
+});

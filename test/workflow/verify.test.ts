@@ -1,0 +1,195 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendJournal } from '../../src/runner/journal.js';
+import { join } from 'node:path';
+import { LAYOUT } from '../../src/core/layout.js';
+import { runCli } from '../helpers/cli.js';
+import { NOW, RUNNER, proposedAndSealed, verify, writeScoring, DISCOUNT, TAX, PROP_DISCOUNT, TAUTOLOGY_TAX } from './review.js';
+
+test('verify: sealed but no credit file is E_CREDIT_MISSING', async () => {
+  const r = await proposedAndSealed();
+  try {
+    const v = await verify(r.dir);
+    assert.equal(v.code, 'E_CREDIT_MISSING', v.stderr);
+    assert.equal(v.exit, 1);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('verify: the tautology leaves taxCents missing (E_CREDIT_MISSING); a real bound gives ALLOW', async () => {
+  const r = await proposedAndSealed();
+  try {
+    writeScoring(r, 'tautology');
+    const first = await verify(r.dir);
+    assert.equal(first.code, 'E_CREDIT_MISSING', first.stderr);
+    writeScoring(r, 'property');
+    const second = await verify(r.dir);
+    assert.equal(second.code, 'ALLOW', second.stderr);
+    assert.equal(second.exit, 0);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('verify: a fixture edited after the seal is E_DIGEST_OPEN, even with passing credit', async () => {
+  const r = await proposedAndSealed();
+  try {
+    writeScoring(r, 'property');
+    appendFileSync(join(r.dir, 'fixtures/orders.json'), ' ');
+    const v = await verify(r.dir);
+    assert.equal(v.code, 'E_DIGEST_OPEN', v.stderr);
+    assert.match(v.stderr, /fixtures\/orders\.json/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('verify: a new fixture file matching the sealed globs is drift too', async () => {
+  const r = await proposedAndSealed();
+  try {
+    writeScoring(r, 'property');
+    writeFileSync(join(r.dir, 'fixtures/extra.json'), '{}\n');
+    assert.equal((await verify(r.dir)).code, 'E_DIGEST_OPEN');
+  } finally {
+    r.dispose();
+  }
+});
+
+test('verify: patch bytes changed after the proposal is E_CREDIT_UNBOUND', async () => {
+  const r = await proposedAndSealed();
+  try {
+    writeScoring(r, 'property');
+    const p = join(r.dir, 'patches.diff');
+    writeFileSync(p, readFileSync(p, 'utf8').replace('old coupons', 'old vouchers'));
+    const v = await verify(r.dir);
+    assert.equal(v.code, 'E_CREDIT_UNBOUND', v.stderr);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('verify: a credit file that disagrees with the case file is E_CREDIT_UNBOUND', async () => {
+  const r = await proposedAndSealed();
+  try {
+    writeScoring(r, 'tautology');
+    // A self-consistent credit file that blesses the tautology: the gate alone would ALLOW it.
+    const path = join(r.dir, LAYOUT.credit);
+    const c = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    writeFileSync(path, JSON.stringify({ ...c, credited: [DISCOUNT, TAX], test_ids: [PROP_DISCOUNT, TAUTOLOGY_TAX], missing: [], tautologies: [], pass: true }, null, 2) + '\n');
+    const gate = await runCli(['gate', '--repo', r.dir, '--record', join(r.dir, LAYOUT.record), '--credit', path, '--now', NOW], { cwd: r.dir });
+    assert.equal(gate.stdout.trim(), 'ALLOW', 'precondition: the forged credit is self-consistent');
+    const v = await verify(r.dir);
+    assert.equal(v.code, 'E_CREDIT_UNBOUND', v.stderr);
+    assert.match(v.stderr, /case file/);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('verify: credit without a case file is E_CREDIT_UNBOUND; an empty case file is E_INPUT_INVALID', async () => {
+  const r = await proposedAndSealed();
+  try {
+    writeScoring(r, 'property');
+    writeFileSync(join(r.dir, LAYOUT.cases), '');
+    assert.equal((await verify(r.dir)).code, 'E_INPUT_INVALID');
+    rmSync(join(r.dir, LAYOUT.cases));
+    assert.equal((await verify(r.dir)).code, 'E_CREDIT_UNBOUND');
+  } finally {
+    r.dispose();
+  }
+});
+
+test('verify: an edited journal line is E_INPUT_INVALID; a truncated journal too', async () => {
+  const r = await proposedAndSealed();
+  try {
+    writeScoring(r, 'property');
+    // A run on the seal, so the seal line has a successor whose hash chain covers it.
+    appendJournal(r.dir, { type: 'run-start', runner_job: RUNNER, digest: r.digest, at: NOW, command: ['node', '--test'] });
+    appendJournal(r.dir, { type: 'run-end', runner_job: RUNNER, digest: r.digest, at: NOW, exit_code: 0, signal: null, timed_out: false });
+    const path = join(r.dir, LAYOUT.journal);
+    const text = readFileSync(path, 'utf8');
+    writeFileSync(path, text.replace('"seal"', '"seal" ').replace(/"at":"[^"]+"/, '"at":"2020-01-01T00:00:00Z"'));
+    assert.equal((await verify(r.dir)).code, 'E_INPUT_INVALID');
+    writeFileSync(path, text.slice(0, -5));
+    assert.equal((await verify(r.dir)).code, 'E_INPUT_INVALID');
+    const lines = text.split('\n');
+    writeFileSync(path, [lines[0], lines[2], lines[1], ''].join('\n'));
+    assert.equal((await verify(r.dir)).code, 'E_INPUT_INVALID', 'reordered');
+    // The last line too: the journal's head anchor covers it.
+    writeFileSync(path, text.replace(/"exit_code":0/, '"exit_code":1'));
+    assert.equal((await verify(r.dir)).code, 'E_INPUT_INVALID', 'edited last line');
+    writeFileSync(path, text);
+    assert.equal((await verify(r.dir)).code, 'ALLOW');
+  } finally {
+    r.dispose();
+  }
+});
+
+test('verify: a shared job outranks drift and everything else', async () => {
+  const r = await proposedAndSealed();
+  try {
+    writeScoring(r, 'property');
+    appendFileSync(join(r.dir, 'fixtures/orders.json'), ' ');
+    const path = join(r.dir, LAYOUT.record);
+    const rec = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    writeFileSync(path, JSON.stringify({ ...rec, author_job: rec['runner_job'] }, null, 2) + '\n');
+    assert.equal((await verify(r.dir)).code, 'E_SHARED_JOB');
+  } finally {
+    r.dispose();
+  }
+});
+
+test('verify: --review names the review folder; anything else is a usage error', async () => {
+  const r = await proposedAndSealed();
+  try {
+    writeScoring(r, 'property');
+    const ok = await runCli(['verify', '--review', join(r.dir, 'review'), '--now', NOW], { cwd: '/' });
+    assert.equal(ok.stdout.trim(), 'ALLOW', ok.stderr);
+    const bad = await runCli(['verify', '--review', r.dir, '--now', NOW], { cwd: '/' });
+    assert.equal(bad.stdout.trim(), 'E_INPUT_INVALID');
+    assert.equal(bad.exit, 2);
+    const noNow = await runCli(['verify', '--repo', r.dir], { cwd: '/' });
+    assert.equal(noNow.exit, 2);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('verify: a log in the store that no run after the seal wrote is E_LOGS_EARLY', async () => {
+  const r = await proposedAndSealed();
+  try {
+    writeScoring(r, 'property');
+    mkdirSync(join(r.dir, LAYOUT.logs), { recursive: true, mode: 0o700 });
+    writeFileSync(join(r.dir, LAYOUT.logs, 'junit.xml'), '<testsuites/>\n');
+    const v = await verify(r.dir);
+    assert.equal(v.code, 'E_LOGS_EARLY', v.stderr);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('verify: record log fields that contradict the journal are E_INPUT_INVALID', async () => {
+  const r = await proposedAndSealed();
+  try {
+    writeScoring(r, 'property');
+    const path = join(r.dir, LAYOUT.record);
+    const rec = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    writeFileSync(path, JSON.stringify({ ...rec, log_visibility: 'published' }, null, 2) + '\n');
+    assert.equal((await verify(r.dir)).code, 'E_INPUT_INVALID');
+  } finally {
+    r.dispose();
+  }
+});
+
+test('verify: a record that says sealed without digest.status is E_DIGEST_OPEN', async () => {
+  const r = await proposedAndSealed();
+  try {
+    writeScoring(r, 'property');
+    rmSync(join(r.dir, LAYOUT.status));
+    assert.equal((await verify(r.dir)).code, 'E_DIGEST_OPEN');
+  } finally {
+    r.dispose();
+  }
+});
