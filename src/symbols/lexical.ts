@@ -35,6 +35,25 @@ function regexAllowed(text: string, i: number, lastSig: string): boolean {
   return /\w/.test(lastSig) && /(?:^|[^\w$])(?:return|typeof|case|do|else|in|of|new|delete|void|throw|yield|await)\s*$/.test(text.slice(Math.max(0, i - 16), i));
 }
 
+/** The end of a JS regex literal starting at `i` (after its flags), or -1 when the line holds none. */
+function regexLiteralEnd(text: string, i: number): number {
+  const n = text.length;
+  let k = i + 1;
+  let inClass = false;
+  while (k < n && text[k] !== '\n') {
+    const r = text[k];
+    if (r === '\\') k++;
+    else if (r === '[') inClass = true;
+    else if (r === ']') inClass = false;
+    else if (r === '/' && !inClass) break;
+    k++;
+  }
+  if (text[k] !== '/') return -1;
+  k++;
+  while (k < n && /[a-z]/.test(text[k] ?? '')) k++;
+  return k;
+}
+
 export function lexicalForm(lang: LexLanguage, text: string, options: { docstringChanges: boolean } = { docstringChanges: false }): string {
   const out: string[] = [];
   const n = text.length;
@@ -106,19 +125,8 @@ export function lexicalForm(lang: LexLanguage, text: string, options: { docstrin
     }
     // A JS regex literal, where a `/` cannot be division: skip it whole so its quotes are not strings.
     if ((lang === 'typescript' || lang === 'javascript') && ch === '/' && regexAllowed(text, i, lastSig)) {
-      let k = i + 1;
-      let inClass = false;
-      while (k < n && text[k] !== '\n') {
-        const r = text[k];
-        if (r === '\\') k++;
-        else if (r === '[') inClass = true;
-        else if (r === ']') inClass = false;
-        else if (r === '/' && !inClass) break;
-        k++;
-      }
-      if (text[k] === '/') {
-        k++;
-        while (k < n && /[a-z]/.test(text[k] ?? '')) k++;
+      const k = regexLiteralEnd(text, i);
+      if (k > 0) {
         out.push(text.slice(i, k));
         i = k;
         lastSig = '/';
@@ -386,19 +394,8 @@ export function scriptLexicalForm(text: string, jsx: boolean): LexicalForm {
       continue;
     }
     if (ch === '/' && regexAllowed(text, i, lastSig)) {
-      let k = i + 1;
-      let inClass = false;
-      while (k < n && text[k] !== '\n') {
-        const r = text[k];
-        if (r === '\\') k++;
-        else if (r === '[') inClass = true;
-        else if (r === ']') inClass = false;
-        else if (r === '/' && !inClass) break;
-        k++;
-      }
-      if (text[k] === '/') {
-        k++;
-        while (k < n && /[a-z]/.test(text[k] ?? '')) k++;
+      const k = regexLiteralEnd(text, i);
+      if (k > 0) {
         exact = false;
         push(text.slice(i, k), 0, 0);
         lastSig = '/';

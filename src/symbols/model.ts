@@ -95,3 +95,12 @@ export function decodeSource(bytes: Uint8Array): string {
   }
   return text;
 }
+
+/** A symbol's token list, with and without its own name, each computed once on first use. */
+export function memoTokens(compute: (withoutName: boolean) => string[]): (withoutName: boolean) => string[] {
+  const cache: [string[] | undefined, string[] | undefined] = [undefined, undefined];
+  return (withoutName) => {
+    const k = withoutName ? 1 : 0;
+    return (cache[k] ??= compute(withoutName));
+  };
+}

@@ -1,7 +1,7 @@
 // Symbols of Python, Go, Java and Rust files, with tree-sitter grammars.
 import type { Node, TreeCursor } from 'web-tree-sitter';
 import { lexicalForm, pythonLexicalForm, type LexicalForm } from './lexical.js';
-import { carveText, lineOf, lineStarts, MODULE, SymbolTable, type ExtractOptions, type FileSymbols, type Piece } from './model.js';
+import { carveText, lineOf, lineStarts, memoTokens, MODULE, SymbolTable, type ExtractOptions, type FileSymbols, type Piece } from './model.js';
 import { getParser, type TreeSitterLanguage } from './treesitter.js';
 
 const COMMENTS = new Set(['comment', 'line_comment', 'block_comment']);
@@ -321,7 +321,6 @@ function collect(lang: TreeSitterLanguage, text: string, root: Node, starts: num
 
   const table = new SymbolTable();
   for (const { name, draft } of drafts) {
-    let cached: [string[] | undefined, string[] | undefined] = [undefined, undefined];
     let lexical: LexicalForm | undefined;
     const piece: Piece = {
       typeOnly: draft.typeOnly,
@@ -336,14 +335,7 @@ function collect(lang: TreeSitterLanguage, text: string, root: Node, starts: num
             : { form: lexicalForm(lang, this.text, options), exact: false };
         return lexical;
       },
-      tokens(withoutName) {
-        const k = withoutName ? 1 : 0;
-        const hit = cached[k];
-        if (hit) return hit;
-        const t = tokensOf(draft, withoutName);
-        cached = k === 1 ? [cached[0], t] : [t, cached[1]];
-        return t;
-      },
+      tokens: memoTokens((withoutName) => tokensOf(draft, withoutName)),
     };
     table.add(name, piece);
   }

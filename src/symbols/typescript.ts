@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import type * as TS from 'typescript';
 import { scriptLexicalForm, type LexicalForm } from './lexical.js';
-import { carveText, lineOf, lineStarts, MODULE, SymbolTable, type FileSymbols, type Piece } from './model.js';
+import { carveText, lineOf, lineStarts, memoTokens, MODULE, SymbolTable, type FileSymbols, type Piece } from './model.js';
 
 type Ts = typeof TS;
 
@@ -320,7 +320,6 @@ export function extractTypeScript(ts: Ts, path: string, text: string): FileSymbo
   walk(sf, root, '', ambientFile);
 
   for (const { name, draft } of drafts) {
-    let cached: [string[] | undefined, string[] | undefined] = [undefined, undefined];
     let lexical: LexicalForm | undefined;
     const piece: Piece = {
       typeOnly: draft.typeOnly,
@@ -332,14 +331,7 @@ export function extractTypeScript(ts: Ts, path: string, text: string): FileSymbo
         lexical ??= scriptLexicalForm(this.text, jsx);
         return lexical;
       },
-      tokens(withoutName) {
-        const k = withoutName ? 1 : 0;
-        const hit = cached[k];
-        if (hit) return hit;
-        const t = tokensOf(draft, withoutName);
-        cached = k === 1 ? [cached[0], t] : [t, cached[1]];
-        return t;
-      },
+      tokens: memoTokens((withoutName) => tokensOf(draft, withoutName)),
     };
     table.add(name, piece);
   }
