@@ -40,6 +40,18 @@ test('hashFiles agrees with sha256sum at every chunk boundary: on the main threa
   }
 });
 
+test('a lone large file (hashed on the main thread) agrees with sha256sum; a link to one is refused', async () => {
+  const t = tempDir();
+  try {
+    writeFileSync(join(t.dir, 'big.bin'), randomBytes(9 * MiB + 3));
+    symlinkSync(join(t.dir, 'big.bin'), join(t.dir, 'link.bin'));
+    assert.deepEqual(await hashFiles(t.dir, ['big.bin']), sha256sum(t.dir, ['big.bin']));
+    await assert.rejects(hashFiles(t.dir, ['link.bin']), /link\.bin.*symbolic link|symbolic link/);
+  } finally {
+    t.dispose();
+  }
+});
+
 test('hashFiles refuses a missing file or a link, naming it, on the main thread and on workers', async () => {
   const t = tempDir();
   try {
