@@ -11,7 +11,10 @@ export async function runCli(argv: readonly string[]): Promise<void> {
       stdout: (t) => process.stdout.write(t),
       stderr: (t) => process.stderr.write(t),
       clock: () => new Date(),
-      isTTY: Boolean(process.stderr.isTTY),
+      // A getter: touching process.stderr creates its stream, a cost the gate's ALLOW path never needs.
+      get isTTY() {
+        return Boolean(process.stderr.isTTY);
+      },
     });
   } catch (err) {
     // main() never throws; if it somehow does, still print one code.

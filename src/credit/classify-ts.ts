@@ -1,5 +1,9 @@
-import ts from 'typescript';
+import { createRequire } from 'node:module';
+import type * as TS from 'typescript';
 import { checkTest, EQUALITY_METHODS, type Assertion, type Operand, type TestSource } from './classify.js';
+
+// Required when this module is first used, not imported: the bundle must not load the 9 MB compiler at startup.
+const ts = createRequire(import.meta.url)('typescript') as typeof TS;
 
 const TEST_FNS = new Set(['test', 'it', 'specify']);
 const SUITE_FNS = new Set(['describe', 'suite', 'context']);
@@ -10,15 +14,15 @@ const COMPARISON_OPS = new Set([
   ts.SyntaxKind.LessThanToken, ts.SyntaxKind.LessThanEqualsToken, ts.SyntaxKind.GreaterThanToken, ts.SyntaxKind.GreaterThanEqualsToken,
 ]);
 
-function scriptKindOf(path: string): ts.ScriptKind {
+function scriptKindOf(path: string): TS.ScriptKind {
   if (/\.[cm]?tsx?$/.test(path)) return path.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
   return path.endsWith('x') ? ts.ScriptKind.JSX : ts.ScriptKind.JS;
 }
 
-const isFn = (n: ts.Node): n is ts.ArrowFunction | ts.FunctionExpression => ts.isArrowFunction(n) || ts.isFunctionExpression(n);
+const isFn = (n: TS.Node): n is TS.ArrowFunction | TS.FunctionExpression => ts.isArrowFunction(n) || ts.isFunctionExpression(n);
 
 /** `a.b.c` as ['a','b','c'] for identifier/property chains; null for anything else. */
-function calleePath(e: ts.Expression): string[] | null {
+function calleePath(e: TS.Expression): string[] | null {
   if (ts.isIdentifier(e)) return [e.text];
   if (ts.isPropertyAccessExpression(e)) {
     const head = calleePath(e.expression);
@@ -27,18 +31,18 @@ function calleePath(e: ts.Expression): string[] | null {
   return null;
 }
 
-function stringOf(e: ts.Expression | undefined): string | null {
+function stringOf(e: TS.Expression | undefined): string | null {
   if (e && (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e))) return e.text;
   return null;
 }
 
-function unparen(e: ts.Expression): ts.Expression {
+function unparen(e: TS.Expression): TS.Expression {
   let x = e;
   while (ts.isParenthesizedExpression(x) || ts.isAsExpression(x) || ts.isNonNullExpression(x) || ts.isSatisfiesExpression(x)) x = x.expression;
   return x;
 }
 
-export function isLiteralTs(e0: ts.Expression): boolean {
+export function isLiteralTs(e0: TS.Expression): boolean {
   const e = unparen(e0);
   switch (e.kind) {
     case ts.SyntaxKind.NumericLiteral:
@@ -58,9 +62,9 @@ export function isLiteralTs(e0: ts.Expression): boolean {
   return false;
 }
 
-function hasCall(n: ts.Node): boolean {
+function hasCall(n: TS.Node): boolean {
   let found = false;
-  const visit = (x: ts.Node): void => {
+  const visit = (x: TS.Node): void => {
     if (found) return;
     if (ts.isCallExpression(x) || ts.isNewExpression(x) || ts.isTaggedTemplateExpression(x) || ts.isAwaitExpression(x) || ts.isYieldExpression(x)) {
       found = true;
@@ -73,14 +77,14 @@ function hasCall(n: ts.Node): boolean {
 }
 
 interface Scope {
-  readonly sf: ts.SourceFile;
+  readonly sf: TS.SourceFile;
   /** Every assignment to a plain name in the test, in source order. */
   readonly assigns: { name: string; end: number; literal: boolean }[];
   /** Start positions of every call that is not part of an assertion. */
   readonly calls: number[];
 }
 
-function operandOf(e: ts.Expression, at: number, scope: Scope): Operand {
+function operandOf(e: TS.Expression, at: number, scope: Scope): Operand {
   const x = unparen(e);
   const literal = isLiteralTs(x);
   const key = hasCall(x) ? null : x.getText(scope.sf).replace(/\s+/g, '');
@@ -93,7 +97,7 @@ function operandOf(e: ts.Expression, at: number, scope: Scope): Operand {
 }
 
 /** A checked boolean expression: a comparison compares its sides; `!x` checks x. */
-function truthAssertion(e0: ts.Expression, at: number, scope: Scope): Pick<Assertion, 'operands' | 'compares'> {
+function truthAssertion(e0: TS.Expression, at: number, scope: Scope): Pick<Assertion, 'operands' | 'compares'> {
   const e = unparen(e0);
   if (ts.isBinaryExpression(e) && COMPARISON_OPS.has(e.operatorToken.kind)) {
     return { operands: [operandOf(e.left, at, scope), operandOf(e.right, at, scope)], compares: true };
@@ -103,8 +107,8 @@ function truthAssertion(e0: ts.Expression, at: number, scope: Scope): Pick<Asser
 }
 
 /** Is `n` inside a try block whose catch swallows, or only inside a catch clause that runs on a throw? */
-function isSwallowed(n: ts.Node, stop: ts.Node): boolean {
-  let child: ts.Node = n;
+function isSwallowed(n: TS.Node, stop: TS.Node): boolean {
+  let child: TS.Node = n;
   for (let p = n.parent; p && p !== stop; child = p, p = p.parent) {
     if (ts.isTryStatement(p) && child === p.tryBlock && p.catchClause && !rethrows(p.catchClause.block)) return true;
     if (ts.isCatchClause(p) && ts.isTryStatement(p.parent) && !rethrows(p.parent.tryBlock)) return true;
@@ -112,9 +116,9 @@ function isSwallowed(n: ts.Node, stop: ts.Node): boolean {
   return false;
 }
 
-function rethrows(block: ts.Node): boolean {
+function rethrows(block: TS.Node): boolean {
   let found = false;
-  const visit = (x: ts.Node): void => {
+  const visit = (x: TS.Node): void => {
     if (found) return;
     if (ts.isThrowStatement(x)) found = true;
     else if (ts.isCallExpression(x) && calleePath(x.expression)?.at(-1) === 'fail') found = true;
@@ -125,30 +129,30 @@ function rethrows(block: ts.Node): boolean {
 }
 
 interface Ctx {
-  readonly sf: ts.SourceFile;
+  readonly sf: TS.SourceFile;
   readonly assertionFns: ReadonlySet<string>;
   /** Same-file helpers whose bodies assert: calling one counts as an assertion. */
   readonly helpers: ReadonlySet<string>;
 }
 
 /** Every assertion inside one test body. */
-function collectAssertions(body: ts.Node, ctx: Ctx): Assertion[] {
+function collectAssertions(body: TS.Node, ctx: Ctx): Assertion[] {
   const sf = ctx.sf;
   const scope: Scope = { sf, assigns: [], calls: [] };
-  const assertionCalls = new Set<ts.Node>();
-  const found: { node: ts.Node; make: () => Pick<Assertion, 'operands' | 'compares' | 'opaque'> }[] = [];
-  const lineOf = (n: ts.Node): number => sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1;
+  const assertionCalls = new Set<TS.Node>();
+  const found: { node: TS.Node; make: () => Pick<Assertion, 'operands' | 'compares' | 'opaque'> }[] = [];
+  const lineOf = (n: TS.Node): number => sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1;
 
-  const markChain = (n: ts.Node): void => {
+  const markChain = (n: TS.Node): void => {
     // The whole expect(...).not.toBe(...) chain is assertion machinery, not a production call.
-    let x: ts.Node = n;
+    let x: TS.Node = n;
     while (ts.isCallExpression(x) || ts.isPropertyAccessExpression(x)) {
       if (ts.isCallExpression(x)) assertionCalls.add(x);
       x = x.expression;
     }
   };
 
-  const visit = (n: ts.Node): void => {
+  const visit = (n: TS.Node): void => {
     if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.initializer) {
       scope.assigns.push({ name: n.name.text, end: n.end, literal: isLiteralTs(n.initializer) });
     } else if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(n.left)) {
@@ -163,12 +167,12 @@ function collectAssertions(body: ts.Node, ctx: Ctx): Assertion[] {
       const last = path?.at(-1);
       if (isExpectMatcher(n)) {
         markChain(n);
-        const actual = (rootCall(n) as ts.CallExpression).arguments[0];
+        const actual = (rootCall(n) as TS.CallExpression).arguments[0];
         const args = [...n.arguments];
         found.push({
           node: n,
           make: () => {
-            const ops = [actual, ...args].filter((a): a is ts.Expression => a !== undefined).map((a) => operandOf(a, n.getStart(sf), scope));
+            const ops = [actual, ...args].filter((a): a is TS.Expression => a !== undefined).map((a) => operandOf(a, n.getStart(sf), scope));
             return { operands: ops, compares: ops.length === 2, opaque: actual === undefined };
           },
         });
@@ -197,8 +201,8 @@ function collectAssertions(body: ts.Node, ctx: Ctx): Assertion[] {
             const e = pred.body;
             found.push({ node: e, make: () => ({ ...truthAssertion(e, e.getStart(sf), scope), opaque: false }) });
           } else {
-            const returns: ts.ReturnStatement[] = [];
-            const findReturns = (x: ts.Node): void => {
+            const returns: TS.ReturnStatement[] = [];
+            const findReturns = (x: TS.Node): void => {
               if (ts.isReturnStatement(x)) returns.push(x);
               else if (!ts.isFunctionLike(x)) ts.forEachChild(x, findReturns);
             };
@@ -220,7 +224,7 @@ function collectAssertions(body: ts.Node, ctx: Ctx): Assertion[] {
   };
   visit(body);
 
-  const collectCalls = (n: ts.Node): void => {
+  const collectCalls = (n: TS.Node): void => {
     if ((ts.isCallExpression(n) || ts.isNewExpression(n) || ts.isAwaitExpression(n)) && !assertionCalls.has(n)) scope.calls.push(n.getStart(sf));
     ts.forEachChild(n, collectCalls);
   };
@@ -230,8 +234,8 @@ function collectAssertions(body: ts.Node, ctx: Ctx): Assertion[] {
 }
 
 /** The innermost call at the bottom of a call/property chain, e.g. expect(x) in expect(x).not.toBe(y). */
-function rootCall(n: ts.CallExpression): ts.CallExpression | null {
-  let x: ts.Expression = n.expression;
+function rootCall(n: TS.CallExpression): TS.CallExpression | null {
+  let x: TS.Expression = n.expression;
   for (;;) {
     if (ts.isPropertyAccessExpression(x)) x = x.expression;
     else if (ts.isCallExpression(x)) {
@@ -242,14 +246,14 @@ function rootCall(n: ts.CallExpression): ts.CallExpression | null {
   }
 }
 
-function isExpectMatcher(n: ts.CallExpression): boolean {
+function isExpectMatcher(n: TS.CallExpression): boolean {
   if (!ts.isPropertyAccessExpression(n.expression)) return false;
   // Only the outermost call of a chain: expect(x).resolves.toBe(1) is one assertion.
   if (ts.isPropertyAccessExpression(n.parent) && ts.isCallExpression(n.parent.parent) && n.parent.parent.expression === n.parent) return false;
   return rootCall(n) !== null;
 }
 
-function assertCall(n: ts.CallExpression, method: string, scope: Scope): Pick<Assertion, 'operands' | 'compares' | 'opaque'> {
+function assertCall(n: TS.CallExpression, method: string, scope: Scope): Pick<Assertion, 'operands' | 'compares' | 'opaque'> {
   const at = n.getStart(scope.sf);
   const args = n.arguments;
   if (method === 'ok' || method === 'assert' || method === 'isTrue' || method === 'isOk') {
@@ -264,7 +268,7 @@ function assertCall(n: ts.CallExpression, method: string, scope: Scope): Pick<As
   return { operands: [], compares: false, opaque: true };
 }
 
-function skipReasonOfOptions(args: readonly ts.Expression[]): string | null {
+function skipReasonOfOptions(args: readonly TS.Expression[]): string | null {
   for (const a of args) {
     if (!ts.isObjectLiteralExpression(a)) continue;
     for (const p of a.properties) {
@@ -276,9 +280,9 @@ function skipReasonOfOptions(args: readonly ts.Expression[]): string | null {
 }
 
 /** Names of same-file functions whose bodies contain an assertion (helpers such as checkTotal). */
-function assertingHelpers(sf: ts.SourceFile, assertionFns: ReadonlySet<string>): Set<string> {
+function assertingHelpers(sf: TS.SourceFile, assertionFns: ReadonlySet<string>): Set<string> {
   const out = new Set<string>();
-  const bodyAsserts = (body: ts.Node): boolean => collectAssertions(body, { sf, assertionFns, helpers: new Set() }).some((a) => !a.swallowed);
+  const bodyAsserts = (body: TS.Node): boolean => collectAssertions(body, { sf, assertionFns, helpers: new Set() }).some((a) => !a.swallowed);
   for (const st of sf.statements) {
     if (ts.isFunctionDeclaration(st) && st.name && st.body && bodyAsserts(st.body)) out.add(st.name.text);
     if (ts.isVariableStatement(st)) {
@@ -296,9 +300,9 @@ export function classifyTsTests(path: string, text: string, assertionFunctions: 
   const assertionFns = new Set(assertionFunctions);
   const ctx: Ctx = { sf, assertionFns, helpers: assertingHelpers(sf, assertionFns) };
   const out: TestSource[] = [];
-  const walk = (n: ts.Node, suite: readonly string[], suiteSkip: string | null): void => {
+  const walk = (n: TS.Node, suite: readonly string[], suiteSkip: string | null): void => {
     if (ts.isCallExpression(n)) {
-      let callee: ts.Expression = n.expression;
+      let callee: TS.Expression = n.expression;
       // test.each(table)(name, fn) / describe.each
       if (ts.isCallExpression(callee)) callee = callee.expression;
       const path = calleePath(callee);
@@ -313,7 +317,7 @@ export function classifyTsTests(path: string, text: string, assertionFunctions: 
         const skip = suiteSkip
           ?? (X_FNS.has(base as string) ? `declared with ${base}` : null)
           ?? (skipMod !== undefined ? `declared with ${base}.${skipMod}` : null)
-          ?? skipReasonOfOptions(n.arguments.slice(1, -1) as ts.Expression[]);
+          ?? skipReasonOfOptions(n.arguments.slice(1, -1) as TS.Expression[]);
         if (isSuite) {
           if (fn) ts.forEachChild(fn.body, (c) => walk(c, [...suite, name], skip));
           return;
@@ -345,4 +349,4 @@ export function classifyTsTests(path: string, text: string, assertionFunctions: 
   return out;
 }
 
-const path_ = (sf: ts.SourceFile): string => sf.fileName;
+const path_ = (sf: TS.SourceFile): string => sf.fileName;

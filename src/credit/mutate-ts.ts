@@ -1,6 +1,10 @@
-import ts from 'typescript';
+import { createRequire } from 'node:module';
+import type * as TS from 'typescript';
 import type { Edit, Mutant, MutantCategory, Site } from './mutant.js';
 import { toMutants } from './mutant.js';
+
+// Required when this module is first used, not imported: the bundle must not load the 9 MB compiler at startup.
+const ts = createRequire(import.meta.url)('typescript') as typeof TS;
 
 /** Where a changed symbol sits, as changed.json's locations give it. */
 export interface SymbolSpan {
@@ -34,14 +38,14 @@ export function traceExpr(symbol: string, typed: boolean): string {
   return `void ((g${a}, f${a}) => { if (!f) return; const w = String(g.expect?.getState?.()?.testPath ?? g.process?.argv?.[1] ?? ''); const k = ${id} + '\\t' + w; const s = (g.__sealgateHits ??= new Set()); if (s.has(k)) return; s.add(k); g.process?.getBuiltinModule?.('node:fs')?.appendFileSync(f, k + '\\n'); })(${g}, ${g}.process?.env?.SEALGATE_TRACE_FILE)`;
 }
 
-type FnLike = ts.FunctionLikeDeclaration & { body: ts.Block | ts.Expression };
+type FnLike = TS.FunctionLikeDeclaration & { body: TS.Block | TS.Expression };
 
-function scriptKindOf(path: string): ts.ScriptKind {
+function scriptKindOf(path: string): TS.ScriptKind {
   if (/\.[cm]?tsx?$/.test(path)) return path.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
   return path.endsWith('x') ? ts.ScriptKind.JSX : ts.ScriptKind.JS;
 }
 
-const ARITH: Partial<Record<ts.SyntaxKind, string>> = {
+const ARITH: Partial<Record<TS.SyntaxKind, string>> = {
   [ts.SyntaxKind.PlusToken]: '-',
   [ts.SyntaxKind.MinusToken]: '+',
   [ts.SyntaxKind.AsteriskToken]: '/',
@@ -49,7 +53,7 @@ const ARITH: Partial<Record<ts.SyntaxKind, string>> = {
   [ts.SyntaxKind.PercentToken]: '*',
   [ts.SyntaxKind.AsteriskAsteriskToken]: '*',
 };
-const COMPARE: Partial<Record<ts.SyntaxKind, string>> = {
+const COMPARE: Partial<Record<TS.SyntaxKind, string>> = {
   [ts.SyntaxKind.LessThanToken]: '<=',
   [ts.SyntaxKind.LessThanEqualsToken]: '<',
   [ts.SyntaxKind.GreaterThanToken]: '>=',
@@ -59,7 +63,7 @@ const COMPARE: Partial<Record<ts.SyntaxKind, string>> = {
   [ts.SyntaxKind.EqualsEqualsToken]: '!=',
   [ts.SyntaxKind.ExclamationEqualsToken]: '==',
 };
-const LOGICAL: Partial<Record<ts.SyntaxKind, string>> = {
+const LOGICAL: Partial<Record<TS.SyntaxKind, string>> = {
   [ts.SyntaxKind.AmpersandAmpersandToken]: '||',
   [ts.SyntaxKind.BarBarToken]: '&&',
 };
@@ -70,7 +74,7 @@ function altValue(expr: string, typed: boolean): string {
   return `(function sealgateAlt(v${a})${a} { return typeof v === 'number' ? (Number.isFinite(v) ? v + 1 : 0) : typeof v === 'boolean' ? !v : typeof v === 'string' ? (v === '' ? 'sealgate' : '') : typeof v === 'bigint' ? v + BigInt(1) : Array.isArray(v) ? (v.length > 0 ? v.slice(1) : v) : v !== null && typeof v === 'object' && typeof v.then === 'function' ? v.then(sealgateAlt) : v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype && Object.keys(v).length > 0 ? Object.fromEntries(Object.entries(v).slice(1)) : v; })(${expr})`;
 }
 
-function isFnLike(n: ts.Node): n is FnLike {
+function isFnLike(n: TS.Node): n is FnLike {
   return (ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isConstructorDeclaration(n) || ts.isGetAccessorDeclaration(n) || ts.isSetAccessorDeclaration(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n)) && n.body !== undefined;
 }
 
@@ -83,7 +87,7 @@ export function mutateTs(text: string, span: SymbolSpan): SymbolMutants {
 
   // The symbol's bodies: the outermost functions lying inside its line span.
   const bodies: FnLike[] = [];
-  const find = (n: ts.Node): void => {
+  const find = (n: TS.Node): void => {
     if (isFnLike(n)) {
       const s = lineOf(n.getStart(sf));
       const e = lineOf(n.end);
@@ -126,27 +130,27 @@ export function mutateTs(text: string, span: SymbolSpan): SymbolMutants {
   };
 
   // Behavioural sites: inside the bodies, or (no body) inside the changed lines.
-  const inChanged = (n: ts.Node): boolean => {
+  const inChanged = (n: TS.Node): boolean => {
     const s = lineOf(n.getStart(sf));
     const e = lineOf(n.end);
     return span.changedLines.some(([a, b]) => s >= a && e <= b);
   };
   const sites: Site[] = [];
-  const add = (category: MutantCategory, node: ts.Node, change: string, edits: Edit[]): void => {
+  const add = (category: MutantCategory, node: TS.Node, change: string, edits: Edit[]): void => {
     const pos = node.getStart(sf);
     sites.push({ category, line: lineOf(pos), column: colOf(pos), change, edits });
   };
-  const visit = (n: ts.Node, allowed: boolean): void => {
+  const visit = (n: TS.Node, allowed: boolean): void => {
     if (ts.isTypeNode(n) || ts.isImportDeclaration(n) || ts.isExportDeclaration(n) || ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n)) return;
     const ok = allowed || (!hasBody && inChanged(n));
     if (ok) sitesOf(n);
     ts.forEachChild(n, (c) => visit(c, allowed));
   };
-  const sitesOf = (n: ts.Node): void => {
+  const sitesOf = (n: TS.Node): void => {
     if (ts.isBinaryExpression(n)) {
       const k = n.operatorToken.kind;
       const op = n.operatorToken;
-      const stringy = (e: ts.Expression): boolean => ts.isStringLiteral(e) || ts.isTemplateExpression(e) || ts.isNoSubstitutionTemplateLiteral(e);
+      const stringy = (e: TS.Expression): boolean => ts.isStringLiteral(e) || ts.isTemplateExpression(e) || ts.isNoSubstitutionTemplateLiteral(e);
       const swap = (cat: MutantCategory, to: string): void => add(cat, op, `${op.getText(sf)} -> ${to}`, [{ start: op.getStart(sf), end: op.end, text: to }]);
       const arith = ARITH[k];
       if (arith !== undefined && !(k === ts.SyntaxKind.PlusToken && (stringy(n.left) || stringy(n.right)))) swap('arithmetic', arith);
@@ -202,13 +206,13 @@ export function mutateTs(text: string, span: SymbolSpan): SymbolMutants {
   return { probe, trace, candidates: toMutants(span.symbol, span.path, dedupeOverlaps(sites)), hasBody };
 }
 
-function unparen(e: ts.Expression): ts.Expression {
+function unparen(e: TS.Expression): TS.Expression {
   let x = e;
   while (ts.isParenthesizedExpression(x)) x = x.expression;
   return x;
 }
 
-function isValueString(n: ts.StringLiteral): boolean {
+function isValueString(n: TS.StringLiteral): boolean {
   const p = n.parent;
   if (ts.isImportDeclaration(p) || ts.isExportDeclaration(p) || ts.isExternalModuleReference(p) || ts.isLiteralTypeNode(p)) return false;
   if ((ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p) || ts.isMethodDeclaration(p)) && p.name === n) return false;
@@ -218,11 +222,11 @@ function isValueString(n: ts.StringLiteral): boolean {
   return true;
 }
 
-function isDirective(n: ts.ExpressionStatement): boolean {
+function isDirective(n: TS.ExpressionStatement): boolean {
   return ts.isStringLiteral(n.expression);
 }
 
-function isSuperCall(n: ts.ExpressionStatement): boolean {
+function isSuperCall(n: TS.ExpressionStatement): boolean {
   return ts.isCallExpression(n.expression) && n.expression.expression.kind === ts.SyntaxKind.SuperKeyword;
 }
 
