@@ -15,7 +15,6 @@ import { readSealParams, reopenSeal, verifySeal } from '../seal/seal.js';
 import { findLibfaketime, pinnedEnv, planClock } from '../runner/env.js';
 import { readResults, type Results } from '../runner/results.js';
 import { ChangedSchema, type Changed } from '../symbols/schema.js';
-import type { Verdict } from './classify.js';
 import { mutatePy } from './mutate-py.js';
 import { mutateTs, type SymbolMutants } from './mutate-ts.js';
 import { selectMutants } from './mutant.js';
@@ -23,7 +22,7 @@ import { runOracle, type OracleResult, type Progress, type SymbolPlan } from './
 import { CaseFileSchema, CreditSchema } from './schema.js';
 import { toScored, type Scored } from './score.js';
 import { narrowCommand } from './select.js';
-import { matchCase, readTestSources, type CaseSource } from './tests.js';
+import { classifyCases, readTestSources, type CaseSource } from './tests.js';
 import { checkSchema } from '../core/document.js';
 
 export interface ScoreOptions {
@@ -161,13 +160,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   const env = { ...pinnedEnv(opts.env, { seed: params.seed, clock: params.clock, locale: params.locale, digest }, plan), PYTHONDONTWRITEBYTECODE: '1' };
 
   const sources = await readTestSources(repo, opts.config, opts.config.credit.assertionFunctions);
-  const caseSources = new Map<string, CaseSource>();
-  const verdicts = new Map<string, Verdict | null>();
-  for (const c of results.cases) {
-    const s = matchCase(c, sources);
-    caseSources.set(c.id, s);
-    verdicts.set(c.id, s.verdict);
-  }
+  const { caseSources, verdicts } = classifyCases(results.cases, sources);
   const baselineProblem = checkBaseline(results);
   const eligible = new Set(baselineProblem === null ? results.cases.filter((c) => c.status === 'passed').map((c) => c.id) : []);
   const { plans, unsupported } = await planSymbols(repo, changed, opts.config.credit.mutantBudget, params.seed);

@@ -82,3 +82,15 @@ export function matchCase(c: JunitCase, sources: readonly TestSource[]): CaseSou
   const nodeIds = cands.every((s) => s.file.endsWith('.py')) ? cands.map((s) => [s.file, ...s.suite, c.name].join('::')) : [];
   return { verdict, files, nodeIds };
 }
+
+/** Each run case's test source and static verdict (null where its source was not found). */
+export function classifyCases(cases: readonly JunitCase[], sources: readonly TestSource[]): { caseSources: Map<string, CaseSource>; verdicts: Map<string, Verdict | null> } {
+  const caseSources = new Map<string, CaseSource>();
+  const verdicts = new Map<string, Verdict | null>();
+  for (const c of cases) {
+    const s = matchCase(c, sources);
+    caseSources.set(c.id, s);
+    verdicts.set(c.id, s.verdict);
+  }
+  return { caseSources, verdicts };
+}

@@ -6,11 +6,10 @@ import { makeRepo } from '../helpers/git.js';
 import { planSymbols, narrowFor } from '../../src/credit/run.js';
 import { runOracle } from '../../src/credit/oracle.js';
 import { toScored } from '../../src/credit/score.js';
-import { matchCase, readTestSources, type CaseSource } from '../../src/credit/tests.js';
+import { classifyCases, readTestSources } from '../../src/credit/tests.js';
 import { narrowCommand } from '../../src/credit/select.js';
 import { makeScratch, makeWorkspace, runTestCommand } from '../../src/credit/workspace.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
-import type { Verdict } from '../../src/credit/classify.js';
 import type { Changed } from '../../src/symbols/schema.js';
 import type { Results } from '../../src/runner/results.js';
 
@@ -62,13 +61,7 @@ async function score(repo: string, path: string, language: string, spans: Record
     locations: Object.fromEntries(Object.entries(spans).map(([n, [s, e]]) => [`${path}::${n}`, { path, language, start_line: s, end_line: e, changed_lines: [[s, e]] }])),
   };
   const sources = await readTestSources(repo, DEFAULT_CONFIG, []);
-  const caseSources = new Map<string, CaseSource>();
-  const verdicts = new Map<string, Verdict | null>();
-  for (const c of results.cases) {
-    const s = matchCase(c, sources);
-    caseSources.set(c.id, s);
-    verdicts.set(c.id, s.verdict);
-  }
+  const { caseSources, verdicts } = classifyCases(results.cases, sources);
   const { plans, unsupported } = await planSymbols(repo, changed, budget, 'seed-1');
   const oracle = await runOracle(plans, {
     workTree: repo, command, junit: ['junit.xml'], env, controlTimeoutMs: 120_000, baselineMs: 1000, workers: 2,
