@@ -1,4 +1,5 @@
 #!/usr/bin/env node
-import { runCli } from '../dist/bundle/run.js';
-
-await runCli(process.argv.slice(2));
+// `gate` has a bundle of its own (see scripts/bundle.mjs); every other command is in run.js.
+const bundle = process.argv[2] === 'gate' ? '../dist/bundle/gate.js' : '../dist/bundle/run.js';
+const { start } = await import(bundle);
+await start(process.argv.slice(2));

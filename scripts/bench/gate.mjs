@@ -44,7 +44,7 @@ const withCa = { ...process.env };
 const withoutCa = { ...process.env };
 delete withoutCa.NODE_EXTRA_CA_CERTS;
 console.log(`gate cold start, ${runs} alternating runs each, medians (target ratio <= 1.5)`);
-if (process.env.NODE_EXTRA_CA_CERTS) compare('with NODE_EXTRA_CA_CERTS', withCa);
-const ratio = compare('without NODE_EXTRA_CA_CERTS', withoutCa);
-console.log(ratio <= 1.5 ? 'target met' : 'TARGET MISSED');
+const verdict = (label, ratio) => console.log(`${label}: ratio ${ratio.toFixed(2)} ${ratio <= 1.5 ? 'target met' : 'TARGET MISSED'}`);
+if (process.env.NODE_EXTRA_CA_CERTS) verdict('with NODE_EXTRA_CA_CERTS (this environment)', compare('with NODE_EXTRA_CA_CERTS', withCa));
+verdict('without NODE_EXTRA_CA_CERTS', compare('without NODE_EXTRA_CA_CERTS', withoutCa));
 }

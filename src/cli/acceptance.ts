@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDecisionCode } from '../core/codes.js';
 import { main } from './main.js';
+import { COMMANDS } from './commands/index.js';
 
 export interface CaseResult {
   readonly name: string;
@@ -29,7 +30,7 @@ export async function runAcceptanceCase(dir: string, name: string): Promise<Case
   if (existsSync(join(dir, 'freeze.json'))) argv.push('--freeze', join(dir, 'freeze.json'));
   let out = '';
   let err = '';
-  const exit = await main({ argv, cwd: dir, env: {}, stdout: (t) => (out += t), stderr: (t) => (err += t), clock: () => new Date(0), isTTY: false });
+  const exit = await main({ argv, cwd: dir, env: {}, stdout: (t) => (out += t), stderr: (t) => (err += t), clock: () => new Date(0), isTTY: false }, COMMANDS);
   const lines = out.split('\n').filter((l) => l !== '');
   const got = lines.length === 1 && isDecisionCode(lines[0]) ? lines[0] : `(bad stdout: ${JSON.stringify(out)})`;
   const exitOk = got === 'ALLOW' ? exit === 0 : exit !== 0;

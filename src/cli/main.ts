@@ -1,12 +1,14 @@
 import { CODE_INFO, USAGE_EXIT, type DecisionCode } from '../core/codes.js';
 import { SealgateError, usageError } from '../core/errors.js';
 import type { CommandContext } from './context.js';
-import { COMMANDS } from './commands/index.js';
 import { formatJson, formatReasons } from './report.js';
 
 export const VERSION = '0.1.0';
 
-type Commands = typeof COMMANDS;
+import type { Command } from './context.js';
+
+/** The command table: name to a summary and a lazy loader (src/cli/commands/index.ts has the full one). */
+export type Commands = Readonly<Record<string, { readonly summary: string; readonly load: () => Promise<Command> }>>;
 
 function topUsage(commands: Commands): string {
   const width = Math.max(...Object.keys(commands).map((k) => k.length));
@@ -27,7 +29,7 @@ function topUsage(commands: Commands): string {
 }
 
 /** The CLI's one catch site: every path ends in one code line on stdout and a defined exit status. */
-export async function main(ctx: CommandContext, commands: Commands = COMMANDS): Promise<number> {
+export async function main(ctx: CommandContext, commands: Commands): Promise<number> {
   const [name, ...rest] = ctx.argv;
   // Options end at `--`; what follows (e.g. `sealgate run -- COMMAND --help`) belongs to the command.
   const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;

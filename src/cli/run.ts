@@ -1,7 +1,7 @@
-import { main } from './main.js';
+import { main, type Commands } from './main.js';
 
 /** Process entry: wires the real clock, streams and exit status to main(). */
-export async function runCli(argv: readonly string[]): Promise<void> {
+export async function runCli(argv: readonly string[], commands: Commands): Promise<void> {
   let code: number;
   try {
     code = await main({
@@ -15,7 +15,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
       get isTTY() {
         return Boolean(process.stderr.isTTY);
       },
-    });
+    }, commands);
   } catch (err) {
     // main() never throws; if it somehow does, still print one code.
     process.stdout.write('E_INTERNAL\n');

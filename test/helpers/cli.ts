@@ -1,4 +1,5 @@
 import { main } from '../../src/cli/main.js';
+import { COMMANDS } from '../../src/cli/commands/index.js';
 
 export interface CliRun {
   readonly exit: number;
@@ -18,6 +19,6 @@ export async function runCli(argv: readonly string[], opts: { cwd?: string; env?
     stderr: (t) => (stderr += t),
     clock: () => opts.now ?? new Date('2026-10-12T12:00:00Z'),
     isTTY: false,
-  });
+  }, COMMANDS);
   return { exit, stdout, stderr };
 }

@@ -21,7 +21,7 @@ function asOther(cwd: string, argv: string[]): { status: number | null; stdout: 
 
 /** The sealgate CLI, from source, as the other user. */
 function sealgateAsOther(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const script = `import(${JSON.stringify(new URL('../../src/cli/run.ts', import.meta.url).href)}).then((m) => m.runCli(${JSON.stringify(args)}))`;
+  const script = `import(${JSON.stringify(new URL('../../src/cli/entry.ts', import.meta.url).href)}).then((m) => m.start(${JSON.stringify(args)}))`;
   const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, uid: OTHER, gid: OTHER, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp', TSX_TSCONFIG_PATH: `${ROOT}tsconfig.json` } });
   if (r.error) throw r.error;
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };

@@ -7,6 +7,7 @@ import { LAYOUT, layoutPath } from '../../core/layout.js';
 import { isInstant, parseInstant } from '../../core/time.js';
 import { RecordSchema } from '../../record/schema.js';
 import { auditReview } from '../../verify/audit.js';
+import { COMMANDS } from './index.js';
 import { parseCommandArgs, parseJobOption } from '../args.js';
 import type { Command, CommandContext } from '../context.js';
 import { main } from '../main.js';
@@ -24,7 +25,7 @@ export interface StepOutcome {
 async function step(ctx: CommandContext, name: string, argv: readonly string[]): Promise<StepOutcome> {
   let stdout = '';
   let stderr = '';
-  const exit = await main({ ...ctx, argv: [name, ...argv], stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  const exit = await main({ ...ctx, argv: [name, ...argv], stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, COMMANDS);
   const last = stdout.trim().split('\n').pop() ?? '';
   return { step: name, exit, code: isDecisionCode(last) ? last : null, stdout, stderr };
 }
