@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { ConfigSchema } from '../src/config/schema.js';
-import { CreditSchema } from '../src/credit/schema.js';
+import { CaseFileSchema, CreditSchema } from '../src/credit/schema.js';
+import { ResultsSchema } from '../src/runner/results.js';
+import { ChangedSchema } from '../src/symbols/schema.js';
 import { FreezeSchema } from '../src/freeze/schema.js';
 import { RecordSchema } from '../src/record/schema.js';
 
@@ -16,6 +18,9 @@ export const SCHEMAS: Readonly<Record<string, { readonly schema: v.GenericSchema
   'record.schema.json': { schema: RecordSchema, title: 'sealgate proposal record (review/proposal.json)' },
   'credit.schema.json': { schema: CreditSchema, title: 'sealgate credit file (review/runner/credit.json)' },
   'freeze.schema.json': { schema: FreezeSchema, title: 'sealgate flake freeze (review/freeze.json)' },
+  'changed.schema.json': { schema: ChangedSchema, title: 'sealgate changed symbols (review/runner/changed.json)' },
+  'results.schema.json': { schema: ResultsSchema, title: 'sealgate test results (review/runner/results.json)' },
+  'cases.schema.json': { schema: CaseFileSchema, title: 'sealgate case file (review/runner/cases.json)' },
 };
 
 export function toSchemaText(name: string): string {
