@@ -96,11 +96,35 @@ export function decodeSource(bytes: Uint8Array): string {
   return text;
 }
 
-/** A symbol's token list, with and without its own name, each computed once on first use. */
-export function memoTokens(compute: (withoutName: boolean) => string[]): (withoutName: boolean) => string[] {
-  const cache: [string[] | undefined, string[] | undefined] = [undefined, undefined];
-  return (withoutName) => {
-    const k = withoutName ? 1 : 0;
-    return (cache[k] ??= compute(withoutName));
+/** The source span of a symbol being extracted, as both extractors record it. */
+export interface DraftSpan {
+  readonly start: number;
+  readonly end: number;
+  readonly typeOnly: boolean;
+  readonly cuts: readonly (readonly [number, number])[];
+}
+
+/**
+ * A piece from an extractor's draft: lines, carved ranges and text from the file, with the
+ * lexical form and the token lists computed once, on first use.
+ */
+export function toPiece(
+  draft: DraftSpan,
+  text: string,
+  starts: readonly number[],
+  lexicalOf: (pieceText: string) => LexicalForm,
+  tokensOf: (withoutName: boolean) => string[],
+): Piece {
+  const pieceText = carveText(text, draft.start, draft.end, draft.cuts);
+  let lexical: LexicalForm | undefined;
+  const tokens: [string[] | undefined, string[] | undefined] = [undefined, undefined];
+  return {
+    typeOnly: draft.typeOnly,
+    startLine: lineOf(starts, draft.start),
+    endLine: lineOf(starts, Math.max(draft.start, draft.end - 1)),
+    carved: draft.cuts.map(([s, e]) => [lineOf(starts, s), lineOf(starts, Math.max(s, e - 1))] as const),
+    text: pieceText,
+    lexical: () => (lexical ??= lexicalOf(pieceText)),
+    tokens: (withoutName) => (tokens[withoutName ? 1 : 0] ??= tokensOf(withoutName)),
   };
 }

@@ -1,7 +1,7 @@
 // Symbols of Python, Go, Java and Rust files, with tree-sitter grammars.
 import type { Node, TreeCursor } from 'web-tree-sitter';
-import { lexicalForm, pythonLexicalForm, type LexicalForm } from './lexical.js';
-import { carveText, lineOf, lineStarts, memoTokens, MODULE, SymbolTable, type ExtractOptions, type FileSymbols, type Piece } from './model.js';
+import { lexicalForm, pythonLexicalForm } from './lexical.js';
+import { lineOf, lineStarts, MODULE, SymbolTable, toPiece, type ExtractOptions, type FileSymbols } from './model.js';
 import { getParser, type TreeSitterLanguage } from './treesitter.js';
 
 const COMMENTS = new Set(['comment', 'line_comment', 'block_comment']);
@@ -321,22 +321,16 @@ function collect(lang: TreeSitterLanguage, text: string, root: Node, starts: num
 
   const table = new SymbolTable();
   for (const { name, draft } of drafts) {
-    let lexical: LexicalForm | undefined;
-    const piece: Piece = {
-      typeOnly: draft.typeOnly,
-      startLine: lineOf(starts, draft.start),
-      endLine: lineOf(starts, Math.max(draft.start, draft.end - 1)),
-      carved: draft.cuts.map(([s, e]) => [lineOf(starts, s), lineOf(starts, Math.max(s, e - 1))] as const),
-      text: carveText(text, draft.start, draft.end, draft.cuts),
-      lexical() {
-        lexical ??=
-          lang === 'python'
-            ? pythonLexicalForm(this.text, { docstringChanges: options.docstringChanges, startColumn: columnAt(text, starts[lineOf(starts, draft.start) - 1] ?? 0, draft.start) })
-            : { form: lexicalForm(lang, this.text, options), exact: false };
-        return lexical;
-      },
-      tokens: memoTokens((withoutName) => tokensOf(draft, withoutName)),
-    };
+    const piece = toPiece(
+      draft,
+      text,
+      starts,
+      (pieceText) =>
+        lang === 'python'
+          ? pythonLexicalForm(pieceText, { docstringChanges: options.docstringChanges, startColumn: columnAt(text, starts[lineOf(starts, draft.start) - 1] ?? 0, draft.start) })
+          : { form: lexicalForm(lang, pieceText, options), exact: false },
+      (withoutName) => tokensOf(draft, withoutName),
+    );
     table.add(name, piece);
   }
   return { parsed: true, lineCount, symbols: table.symbols };

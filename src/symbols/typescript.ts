@@ -1,8 +1,8 @@
 // Symbols of TypeScript and JavaScript files, with the TypeScript compiler's parser.
 import { createRequire } from 'node:module';
 import type * as TS from 'typescript';
-import { scriptLexicalForm, type LexicalForm } from './lexical.js';
-import { carveText, lineOf, lineStarts, memoTokens, MODULE, SymbolTable, type FileSymbols, type Piece } from './model.js';
+import { scriptLexicalForm } from './lexical.js';
+import { lineStarts, MODULE, SymbolTable, toPiece, type FileSymbols } from './model.js';
 
 type Ts = typeof TS;
 
@@ -320,19 +320,7 @@ export function extractTypeScript(ts: Ts, path: string, text: string): FileSymbo
   walk(sf, root, '', ambientFile);
 
   for (const { name, draft } of drafts) {
-    let lexical: LexicalForm | undefined;
-    const piece: Piece = {
-      typeOnly: draft.typeOnly,
-      startLine: lineOf(starts, draft.start),
-      endLine: lineOf(starts, Math.max(draft.start, draft.end - 1)),
-      carved: draft.cuts.map(([s, e]) => [lineOf(starts, s), lineOf(starts, Math.max(s, e - 1))] as const),
-      text: carveText(text, draft.start, draft.end, draft.cuts),
-      lexical() {
-        lexical ??= scriptLexicalForm(this.text, jsx);
-        return lexical;
-      },
-      tokens: memoTokens((withoutName) => tokensOf(draft, withoutName)),
-    };
+    const piece = toPiece(draft, text, starts, (pieceText) => scriptLexicalForm(pieceText, jsx), (withoutName) => tokensOf(draft, withoutName));
     table.add(name, piece);
   }
   return { parsed: true, lineCount, symbols: table.symbols };
