@@ -40,6 +40,11 @@ export interface Site {
 }
 
 /** Stable ids: symbol, category, position and change; a repeated id gets a counter. */
+/** The probe mutant of a symbol: it fails on entry, so the tests that fail on it are the tests that reach it. */
+export function probeMutant(span: { readonly symbol: string; readonly path: string; readonly startLine: number }, description: string, edits: Edit[]): Mutant {
+  return { id: `${span.symbol}#probe`, symbol: span.symbol, path: span.path, kind: 'probe', category: 'probe', line: span.startLine, description, edits };
+}
+
 export function toMutants(symbol: string, path: string, sites: readonly Site[]): Mutant[] {
   const seen = new Map<string, number>();
   return sites.map((s) => {

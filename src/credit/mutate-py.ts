@@ -1,7 +1,7 @@
 import type { Node } from 'web-tree-sitter';
 import { getParser } from '../symbols/treesitter.js';
-import type { Edit, Mutant, MutantCategory, Site } from './mutant.js';
-import { toMutants } from './mutant.js';
+import type { Edit, MutantCategory, Site } from './mutant.js';
+import { probeMutant, toMutants } from './mutant.js';
 import type { SymbolMutants, SymbolSpan } from './mutate-ts.js';
 
 const PROBE = "raise RuntimeError('sealgate-probe')";
@@ -73,16 +73,7 @@ export async function mutatePy(text: string, span: SymbolSpan): Promise<SymbolMu
     };
     const probeEdits = entryEdits(PROBE);
     const trace = entryEdits(traceStmt(span.symbol));
-    const probe: Mutant = {
-      id: `${span.symbol}#probe`,
-      symbol: span.symbol,
-      path: span.path,
-      kind: 'probe',
-      category: 'probe',
-      line: span.startLine,
-      description: hasBody ? 'raises on entry' : 'raises when its module loads',
-      edits: probeEdits,
-    };
+    const probe = probeMutant(span, hasBody ? 'raises on entry' : 'raises when its module loads', probeEdits);
 
     const inChanged = (n: Node): boolean => span.changedLines.some(([a, b]) => line(n) >= a && endLine(n) <= b);
     const sites: Site[] = [];

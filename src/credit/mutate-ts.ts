@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type * as TS from 'typescript';
 import type { Edit, Mutant, MutantCategory, Site } from './mutant.js';
-import { toMutants } from './mutant.js';
+import { probeMutant, toMutants } from './mutant.js';
 
 // Required when this module is first used, not imported: the bundle must not load the 9 MB compiler at startup.
 const ts = createRequire(import.meta.url)('typescript') as typeof TS;
@@ -118,16 +118,7 @@ export function mutateTs(text: string, span: SymbolSpan): SymbolMutants {
   const probeEdits = entryEdits(PROBE, () => `(() => { ${PROBE}; })()`);
   const tr = traceExpr(span.symbol, typed);
   const trace = entryEdits(tr, (body) => `(${tr}, (${body}))`);
-  const probe: Mutant = {
-    id: `${span.symbol}#probe`,
-    symbol: span.symbol,
-    path: span.path,
-    kind: 'probe',
-    category: 'probe',
-    line: span.startLine,
-    description: hasBody ? 'throws on entry' : 'throws when its file loads',
-    edits: probeEdits,
-  };
+  const probe = probeMutant(span, hasBody ? 'throws on entry' : 'throws when its file loads', probeEdits);
 
   // Behavioural sites: inside the bodies, or (no body) inside the changed lines.
   const inChanged = (n: TS.Node): boolean => {
