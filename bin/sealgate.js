@@ -1,5 +1,64 @@
 #!/usr/bin/env node
-// `gate` has a bundle of its own (see scripts/bundle.mjs); every other command is in run.js.
-const bundle = process.argv[2] === 'gate' ? '../dist/bundle/gate.js' : '../dist/bundle/run.js';
-const { start } = await import(bundle);
-await start(process.argv.slice(2));
+'use strict';
+// The CLI's entry. A CommonJS file (bin/package.json), because Node starts a CommonJS entry
+// faster than an ES module one. It loads one bundle (dist/bundle/<command>.cjs for the
+// commands that have one of their own: gate, run, seal; dist/bundle/all.cjs for the others)
+// and compiles it with the V8 code cache the build wrote beside it (scripts/code-cache.cjs),
+// which saves most of the compile time of a cold start. The cache is used only when it was made from exactly
+// these bundle bytes (its first 32 bytes are their SHA-256; V8 itself checks only the
+// length); otherwise, or when V8 rejects it (another Node version or other flags), the
+// bundle is compiled from source, which is slower, never different.
+const { readFileSync } = require('node:fs');
+const { isAscii } = require('node:buffer');
+const { dirname, join } = require('node:path');
+const { createRequire, wrap } = require('node:module');
+const vm = require('node:vm');
+
+const BUNDLES = join(__dirname, '..', 'dist', 'bundle');
+/** Commands with a bundle of their own (scripts/bundle.mjs). */
+const OWN_BUNDLE = new Set(['gate', 'run', 'seal']);
+
+/** The cache's V8 data, if the cache was made from exactly `source` (the bundle's bytes). */
+function readCache(file, source) {
+  let cache;
+  try {
+    cache = readFileSync(`${file}.cache`);
+  } catch {
+    return undefined;
+  }
+  const crypto = require('node:crypto');
+  const digest = typeof crypto.hash === 'function' ? crypto.hash('sha256', source, 'buffer') : crypto.createHash('sha256').update(source).digest();
+  return cache.length > 32 && digest.equals(cache.subarray(0, 32)) ? cache.subarray(32) : undefined;
+}
+
+/** Compile and run one bundle as a CommonJS module; returns its exports and the compiled script. */
+function loadBundle(name, { useCache = true } = {}) {
+  const file = join(BUNDLES, `${name}.cjs`);
+  const bytes = readFileSync(file);
+  // esbuild writes ASCII (non-ASCII characters escaped), which decodes fastest as latin1.
+  const source = typeof isAscii === 'function' && isAscii(bytes) ? bytes.latin1Slice(0, bytes.length) : bytes.toString('utf8');
+  const script = new vm.Script(wrap(source), {
+    filename: file,
+    // No importModuleDynamically: a bundle holds no import() (scripts/bundle.mjs checks).
+    cachedData: useCache ? readCache(file, bytes) : undefined,
+  });
+  const module = { exports: {}, id: file, filename: file, loaded: false };
+  script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+  module.loaded = true;
+  return { exports: module.exports, script, bytes };
+}
+
+if (require.main === module) {
+  let start;
+  try {
+    ({ start } = loadBundle(OWN_BUNDLE.has(process.argv[2]) ? process.argv[2] : 'all').exports);
+  } catch (err) {
+    process.stdout.write('E_INTERNAL\n');
+    process.stderr.write(`sealgate: E_INTERNAL: cannot load the CLI bundle from ${BUNDLES} (${err && err.message}); build it with \`npm run build\`\n`);
+    process.exitCode = 3;
+  }
+  // start() prints one code and sets the exit status itself; it never rejects.
+  if (start) void start(process.argv.slice(2));
+}
+
+module.exports = { loadBundle, BUNDLES, OWN_BUNDLE };

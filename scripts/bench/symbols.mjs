@@ -137,7 +137,7 @@ function timed(args, cwd) {
 }
 
 export async function run() {
-  if (!existsSync(join(ROOT, 'dist/symbols/treesitter.js')) || !existsSync(join(ROOT, 'dist/bundle/run.js'))) throw new Error('build first: npm run build');
+  if (!existsSync(join(ROOT, 'dist/symbols/treesitter.js')) || !existsSync(join(ROOT, 'dist/bundle/all.cjs'))) throw new Error('build first: npm run build');
   const t0 = performance.now();
   const s = setup();
   console.log(`patch: ${s.files} files (${s.tsFiles} JS/TS, ${s.files - s.tsFiles} Python), +${s.added} -${s.removed} lines (${s.added + s.removed} changed), ${(s.patchBytes / 1024 / 1024).toFixed(1)} MiB; set up in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

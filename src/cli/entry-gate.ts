@@ -1,10 +1,11 @@
-import { command as gate } from './commands/gate.js';
+import { command } from './commands/gate.js';
+import { SUMMARIES } from './commands/summaries.js';
 import { runCli } from './run.js';
 
 /**
- * `sealgate gate` alone (bundled as dist/bundle/gate.js): the decision is the command CI runs
+ * `sealgate gate` alone (bundled as dist/bundle/gate.cjs): the decision is the command CI runs
  * most, and a bundle without the other commands' code and built-ins starts faster.
  */
 export function start(argv: readonly string[]): Promise<void> {
-  return runCli(argv, { gate: { summary: 'decide: print one code for a record, credit and optional freeze', load: async () => gate } });
+  return runCli(argv, { gate: { summary: SUMMARIES.gate, load: async () => command } });
 }

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import * as crypto from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import { inputInvalid } from '../core/errors.js';
 
 /**
@@ -9,8 +9,9 @@ import { inputInvalid } from '../core/errors.js';
  * at a time from a shared atomic counter and writes each hex digest into shared memory,
  * so there is no per-file message. Small sets are hashed on the main thread instead
  * (starting workers costs more than they save), and so is a single file (one SHA-256
- * stream cannot be split). Each file is opened without following a link, checked to be
- * regular, read in 64 KiB chunks into one reused buffer (never a whole file at once, no
+ * stream cannot be split; there, reads of large files run on the libuv pool, overlapped
+ * with the hash). Each file is opened without following a link, checked to be regular,
+ * read in 1 MiB chunks into reused page-aligned buffers (never a whole file at once, no
  * per-chunk allocation), and refused if its size, mtime, ctime or inode changed while
  * it was read.
  */
@@ -18,14 +19,24 @@ import { inputInvalid } from '../core/errors.js';
 /**
  * The per-file hashing, as plain JavaScript, so that exactly the same code runs in the
  * workers (which are started from source, under tsx and from dist/ alike) and on the
- * main thread. Expects `fs` and `crypto` in scope; defines `hashOne(path)` -> hex and `Refused`.
+ * main thread. Expects `fs` and `crypto` in scope; defines `hashOne(path)` -> hex (workers),
+ * `hashOneAsync(path)` -> Promise of hex (main thread), `describe(err)` and `Refused`.
  */
 const CORE_SOURCE = String.raw`
-// 64 KiB: the chunk is hashed while it is still in the core's L2 cache. Measured here, 1 MiB
-// chunks (and reads overlapped on the libuv pool) cost 3-4 times the kernel copy time and were
-// slower end to end; fs read streams also allocate a buffer per chunk, which raised peak RSS.
-const CHUNK = 64 * 1024;
-const buf = Buffer.allocUnsafe(CHUNK);
+// 1 MiB chunks into page-aligned memory. Alignment matters more than size here: the kernel's
+// copy into a buffer that is only 16-byte aligned (what malloc gives a Buffer) ran 3-4 times
+// slower than into a page-aligned one, which is why 64 KiB chunks once looked best. A
+// WebAssembly memory is page-aligned by construction; where WebAssembly is unavailable the
+// plain allocation is used (correct, slower).
+const CHUNK = 1024 * 1024;
+function alignedChunks(count) {
+  if (typeof WebAssembly === 'object' && typeof WebAssembly.Memory === 'function') {
+    const mem = new WebAssembly.Memory({ initial: (CHUNK * count) / 65536, maximum: (CHUNK * count) / 65536 });
+    return Array.from({ length: count }, (_, i) => Buffer.from(mem.buffer, i * CHUNK, CHUNK));
+  }
+  return Array.from({ length: count }, () => Buffer.allocUnsafeSlow(CHUNK));
+}
+let bufs = null;
 const FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | (fs.constants.O_NONBLOCK || 0);
 const oneShot = typeof crypto.hash === 'function' ? (b) => crypto.hash('sha256', b, 'hex') : (b) => crypto.createHash('sha256').update(b).digest('hex');
 class Refused extends Error {}
@@ -42,32 +53,83 @@ function openNoFollow(path) {
     throw new Refused('cannot open (' + (err.code || 'error') + ')');
   }
 }
+function statRegular(fd) {
+  const st = fs.fstatSync(fd, { bigint: true });
+  if (!st.isFile()) throw new Refused('is not a regular file');
+  return st;
+}
+function finish(fd, before, total, hex) {
+  const after = fs.fstatSync(fd, { bigint: true });
+  if (!same(before, after) || total !== Number(before.size)) throw new Refused(CHANGED);
+  return hex;
+}
 // Files below one chunk: a single read of size + 1 bytes (a short read is end of file) and a
 // one-shot hash. Larger files: chunk after chunk into the same buffer. Never a whole file.
+let one = null;
+function hashOpen(fd, before) {
+  one ??= alignedChunks(1)[0];
+  const size = Number(before.size);
+  if (size < CHUNK) {
+    const total = fs.readSync(fd, one, 0, size + 1, null);
+    return finish(fd, before, total, oneShot(one.subarray(0, total)));
+  }
+  const hash = crypto.createHash('sha256');
+  let total = 0;
+  for (;;) {
+    const n = fs.readSync(fd, one, 0, CHUNK, null);
+    if (n === 0) break;
+    hash.update(n === CHUNK ? one : one.subarray(0, n));
+    total += n;
+  }
+  return finish(fd, before, total, hash.digest('hex'));
+}
 function hashOne(path) {
   const fd = openNoFollow(path);
   try {
-    const before = fs.fstatSync(fd, { bigint: true });
-    if (!before.isFile()) throw new Refused('is not a regular file');
-    const size = Number(before.size);
-    let hex;
+    return hashOpen(fd, statRegular(fd));
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+// A large file on a thread with a core to spare (the main thread, which hashes a single
+// file or a small set): the next chunks are read on the libuv pool, i.e. on the other core,
+// while this thread hashes the current one, so the copy out of the page cache hides behind
+// the hash. Reads are positioned and in order; each buffer is reused once its hash is done.
+const OVERLAP = 3;
+const OVERLAP_MIN_BYTES = 4 * CHUNK;
+let ring = null;
+function readAt(fd, buf, pos) {
+  return new Promise((resolve, reject) => fs.read(fd, buf, 0, CHUNK, pos, (err, n) => (err ? reject(err) : resolve(n))));
+}
+async function hashOverlapped(fd, before) {
+  ring ??= alignedChunks(OVERLAP);
+  const pending = [];
+  try {
+    const hash = crypto.createHash('sha256');
     let total = 0;
-    if (size < CHUNK) {
-      total = fs.readSync(fd, buf, 0, size + 1, null);
-      hex = oneShot(buf.subarray(0, total));
-    } else {
-      const hash = crypto.createHash('sha256');
-      for (;;) {
-        const n = fs.readSync(fd, buf, 0, CHUNK, null);
-        if (n === 0) break;
-        hash.update(n === CHUNK ? buf : buf.subarray(0, n));
-        total += n;
-      }
-      hex = hash.digest('hex');
+    let next = 0;
+    for (let k = 0; k < OVERLAP; k++, next += CHUNK) pending.push(readAt(fd, ring[k], next));
+    for (let k = 0; ; k = (k + 1) % OVERLAP) {
+      const n = await pending[k];
+      if (n === 0) break;
+      hash.update(n === CHUNK ? ring[k] : ring[k].subarray(0, n));
+      total += n;
+      if (n < CHUNK) break;
+      pending[k] = readAt(fd, ring[k], next);
+      next += CHUNK;
     }
-    const after = fs.fstatSync(fd, { bigint: true });
-    if (!same(before, after) || total !== size) throw new Refused(CHANGED);
-    return hex;
+    // Bytes past a short read mean the file grew: the stat comparison refuses it.
+    return finish(fd, before, total, hash.digest('hex'));
+  } finally {
+    // Reads past the end may still be in flight: every one settles before the fd is closed.
+    await Promise.allSettled(pending);
+  }
+}
+async function hashOneAsync(path) {
+  const fd = openNoFollow(path);
+  try {
+    const before = statRegular(fd);
+    return await (Number(before.size) >= OVERLAP_MIN_BYTES ? hashOverlapped(fd, before) : hashOpen(fd, before));
   } finally {
     fs.closeSync(fd);
   }
@@ -103,7 +165,7 @@ const hexOut = Buffer.from(out);
 `;
 
 interface Core {
-  hashOne(path: string): string;
+  hashOneAsync(path: string): Promise<string>;
   describe(err: unknown): string;
 }
 
@@ -112,7 +174,7 @@ let mainCore: Core | undefined;
 /** The same core, on the main thread. */
 function core(): Core {
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  mainCore ??= new Function('fs', 'crypto', `'use strict';\n${CORE_SOURCE}\nreturn { hashOne, describe };`)(fs, crypto) as Core;
+  mainCore ??= new Function('fs', 'crypto', `'use strict';\n${CORE_SOURCE}\nreturn { hashOneAsync, describe };`)(fs, crypto) as Core;
   return mainCore;
 }
 
@@ -156,7 +218,7 @@ export async function hashFiles(top: string, files: readonly string[], options: 
     const out: string[] = [];
     for (const [i, p] of paths.entries()) {
       try {
-        out.push(c.hashOne(p));
+        out.push(await c.hashOneAsync(p));
       } catch (err) {
         throw inputInvalid(files[i] ?? '?', c.describe(err));
       }
@@ -167,9 +229,12 @@ export async function hashFiles(top: string, files: readonly string[], options: 
 }
 
 async function hashOnWorkers(files: readonly string[], paths: readonly string[], size: number): Promise<string[]> {
+  // Loaded here, not at the top: most seals (and every `run`, which re-verifies) hash a few
+  // files on the main thread. Through require, as the CLI bundles allow no dynamic import().
+  const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
   const counter = new SharedArrayBuffer(4);
   const out = new SharedArrayBuffer(files.length * 64);
-  const workers: Worker[] = [];
+  const workers: InstanceType<typeof Worker>[] = [];
   let failure: { index: number; detail: string } | null = null;
   const runs: Promise<void>[] = [];
   for (let k = 0; k < size; k++) {

@@ -12,10 +12,12 @@ type Runtime = typeof import('web-tree-sitter');
 let runtime: Promise<Runtime> | undefined;
 const languages = new Map<TreeSitterLanguage, Promise<TsLanguage>>();
 
-// The runtime's own wasm sits next to its entry point; Parser.init finds it there.
+// The runtime's own wasm sits next to its entry point; Parser.init finds it there. Its
+// CommonJS build, through require: the CLI bundles are CommonJS scripts compiled with a V8
+// code cache, where a dynamic import() has no loader to go to (scripts/bundle.mjs refuses one).
 function loadRuntime(): Promise<Runtime> {
   runtime ??= (async () => {
-    const mod = await import('web-tree-sitter');
+    const mod = createRequire(import.meta.url)('web-tree-sitter') as Runtime;
     await mod.Parser.init();
     return mod;
   })();

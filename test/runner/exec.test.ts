@@ -52,6 +52,19 @@ test('output beyond the cap is counted, cut, and noted; the process is not stopp
   }
 });
 
+test('a log that cannot be written (disk full) fails the run after the command ends; the command is not blocked', { skip: existsSync('/dev/full') ? false : 'no /dev/full here to simulate a full disk' }, async () => {
+  const t = tempDir();
+  try {
+    // 300 kB exceeds any pipe buffer: were the output no longer read after the failed write,
+    // the command would block and this test would time out.
+    const run = execInGroup(opts(t.dir, ['sh', '-c', 'head -c 300000 /dev/zero; echo done > marker'], { stdoutPath: '/dev/full', capBytes: 1_000_000 }));
+    await assert.rejects(run, (e: NodeJS.ErrnoException) => e.code === 'ENOSPC');
+    assert.equal(readFileSync(join(t.dir, 'marker'), 'utf8'), 'done\n');
+  } finally {
+    t.dispose();
+  }
+});
+
 test('a timeout kills the whole process group, grandchildren included', async () => {
   const t = tempDir();
   try {

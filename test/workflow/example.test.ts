@@ -5,7 +5,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 
 // The README's main job, end to end: the real commands on a copy of examples/pricing,
 // author and runner as separate processes (separate OS users when root). Uses the build.
-const built = existsSync('dist/bundle/run.js');
+const built = existsSync('dist/bundle/all.cjs');
 
 test('npm start: the bundled example gives the spec trace, code by code', { skip: built ? false : 'no build in dist/ (run npm run build first)', timeout: 300_000 }, () => {
   const r = spawnSync(process.execPath, ['scripts/example.mjs', '--json'], { encoding: 'utf8', timeout: 280_000 });

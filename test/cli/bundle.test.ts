@@ -1,0 +1,102 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { Script } from 'node:vm';
+import { fileURLToPath } from 'node:url';
+import { git, makeRepo, tempDir } from '../helpers/git.js';
+
+// The built CLI as users run it: bin/sealgate.js compiling the CommonJS bundles in dist/bundle
+// with their V8 code caches. These need the build (npm test builds first).
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const BUNDLES = join(root, 'dist', 'bundle');
+const built = existsSync(join(BUNDLES, 'all.cjs'));
+const skip = built ? false : 'no build in dist/ (run npm run build first)';
+const require = createRequire(import.meta.url);
+const { OWN_BUNDLE } = require('../../bin/sealgate.js') as { OWN_BUNDLE: Set<string> };
+// Module.wrap: the CommonJS wrapper bin/sealgate.js compiles each bundle in.
+const { wrap } = require('node:module') as { wrap: (source: string) => string };
+const NAMES = ['all', ...OWN_BUNDLE];
+
+/** A private copy of bin/ and dist/bundle/ (node_modules linked), to tamper with. */
+function copyOfCli(): { bin: string; bundles: string; dispose: () => void } {
+  const t = tempDir('sealgate-bundle-');
+  cpSync(join(root, 'bin'), join(t.dir, 'bin'), { recursive: true });
+  cpSync(BUNDLES, join(t.dir, 'dist', 'bundle'), { recursive: true });
+  symlinkSync(join(root, 'node_modules'), join(t.dir, 'node_modules'), 'dir');
+  return { bin: join(t.dir, 'bin', 'sealgate.js'), bundles: join(t.dir, 'dist', 'bundle'), dispose: t.dispose };
+}
+
+const cli = (bin: string, args: string[], cwd = root) => spawnSync(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' } });
+
+test('every bundle has a code cache that V8 accepts, made from its exact bytes', { skip }, () => {
+  for (const name of NAMES) {
+    const file = join(BUNDLES, `${name}.cjs`);
+    const bytes = readFileSync(file);
+    const cache = readFileSync(`${file}.cache`);
+    assert.ok(bytes.every((b) => b < 0x80), `${name}.cjs is ASCII`);
+    assert.deepEqual(cache.subarray(0, 32), createHash('sha256').update(bytes).digest(), `${name}: the cache names the bundle's SHA-256`);
+    const script = new Script(wrap(bytes.toString('latin1')), { filename: file, cachedData: cache.subarray(32) });
+    assert.equal(script.cachedDataRejected, false, `${name}: V8 accepts the cache`);
+  }
+});
+
+test('a cache made from other bytes of the same length is not used: the bundle as it is now runs', { skip }, () => {
+  const c = copyOfCli();
+  try {
+    const file = join(c.bundles, 'all.cjs');
+    const text = readFileSync(file, 'latin1');
+    assert.ok(text.includes('"0.1.0"'), 'the version literal is in the bundle');
+    // Same length, one literal changed: V8's own check (the source length) cannot see it.
+    writeFileSync(file, text.replace('"0.1.0"', '"9.9.9"'), 'latin1');
+    const r = cli(c.bin, ['--version']);
+    assert.equal(r.stdout, '9.9.9\n', r.stderr);
+    assert.equal(r.status, 0);
+  } finally {
+    c.dispose();
+  }
+});
+
+test('a missing bundle is E_INTERNAL with exit 3 and a reason, never a silent success', { skip }, () => {
+  const c = copyOfCli();
+  try {
+    rmSync(join(c.bundles, 'gate.cjs'));
+    const r = cli(c.bin, ['gate', '--help']);
+    assert.equal(r.stdout, 'E_INTERNAL\n');
+    assert.equal(r.status, 3);
+    assert.match(r.stderr, /cannot load the CLI bundle .*npm run build/);
+  } finally {
+    c.dispose();
+  }
+});
+
+test('the built CLI loads tree-sitter (a Python patch) and hashes on worker threads (a 100-file seal)', { skip }, () => {
+  const bin = join(root, 'bin', 'sealgate.js');
+  const repo = makeRepo({ 'a.py': 'def f(x):\n    return x\n' });
+  const t = tempDir();
+  try {
+    writeFileSync(join(repo.dir, 'a.py'), 'def f(x):\n    return x + 1\n');
+    writeFileSync(join(t.dir, 'p.diff'), git(repo.dir, 'diff'));
+    git(repo.dir, 'checkout', '--', 'a.py');
+    const sym = cli(bin, ['symbols', '--repo', repo.dir, '--patch', join(t.dir, 'p.diff'), '--out', join(t.dir, 'changed.json')]);
+    assert.equal(sym.status, 0, sym.stdout + sym.stderr);
+    assert.deepEqual((JSON.parse(readFileSync(join(t.dir, 'changed.json'), 'utf8')) as { changed: string[] }).changed, ['a.py::f']);
+
+    mkdirSync(join(repo.dir, 'fixtures'));
+    for (let i = 0; i < 100; i++) writeFileSync(join(repo.dir, 'fixtures', `f${String(i).padStart(3, '0')}.txt`), `fixture ${i}\n`.repeat(i + 1));
+    mkdirSync(join(repo.dir, 'review'));
+    const record = { proposal_id: 'p-1', author_job: 'author-1', runner_job: 'runner-1', patch_path: 'p.diff', digest_status: 'open', logs_present: false, logs_after_seal: true, log_visibility: 'hidden' };
+    writeFileSync(join(repo.dir, 'review', 'proposal.json'), JSON.stringify(record, null, 2) + '\n');
+    const seal = cli(bin, ['seal', '--repo', repo.dir, '--runner-job', 'runner-1', '--fixtures', 'fixtures/**', '--seed', '7', '--clock', 'live', '--locale', 'C']);
+    assert.equal(seal.status, 0, seal.stdout + seal.stderr);
+    // The spec's recipe, with coreutils alone, gives the same inputs file.
+    const expected = execFileSync('sh', ['-c', 'find fixtures -type f | LC_ALL=C sort | xargs sha256sum; printf "seed=7\\nclock=live\\nlocale=C\\n"'], { cwd: repo.dir, encoding: 'utf8' });
+    assert.equal(readFileSync(join(repo.dir, 'review', 'runner', 'inputs.sha256'), 'utf8'), expected);
+  } finally {
+    repo.dispose();
+    t.dispose();
+  }
+});
