@@ -5,9 +5,9 @@ import { availableParallelism } from 'node:os';
 import { inputInvalid } from '../core/errors.js';
 
 /**
- * SHA-256 of many files on every core: a small pool of worker threads claims files one
- * at a time from a shared atomic counter and writes each hex digest into shared memory,
- * so there is no per-file message. Small sets are hashed on the main thread instead
+ * SHA-256 of many files on every core: the main thread and a small pool of worker threads
+ * (one fewer than the cores) claim files one at a time from a shared atomic counter and
+ * write each hex digest into shared memory, so there is no per-file message. Small sets are hashed on the main thread instead
  * (starting workers costs more than they save), and so is a single file (one SHA-256
  * stream cannot be split; there, reads of large files run on the libuv pool, overlapped
  * with the hash). Each file is opened without following a link, checked to be regular,
@@ -29,12 +29,12 @@ const CORE_SOURCE = String.raw`
 // WebAssembly memory is page-aligned by construction; where WebAssembly is unavailable the
 // plain allocation is used (correct, slower).
 const CHUNK = 1024 * 1024;
-function alignedChunks(count) {
+function alignedChunks(count, size) {
   if (typeof WebAssembly === 'object' && typeof WebAssembly.Memory === 'function') {
-    const mem = new WebAssembly.Memory({ initial: (CHUNK * count) / 65536, maximum: (CHUNK * count) / 65536 });
-    return Array.from({ length: count }, (_, i) => Buffer.from(mem.buffer, i * CHUNK, CHUNK));
+    const mem = new WebAssembly.Memory({ initial: (size * count) / 65536, maximum: (size * count) / 65536 });
+    return Array.from({ length: count }, (_, i) => Buffer.from(mem.buffer, i * size, size));
   }
-  return Array.from({ length: count }, () => Buffer.allocUnsafeSlow(CHUNK));
+  return Array.from({ length: count }, () => Buffer.allocUnsafeSlow(size));
 }
 let bufs = null;
 const FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | (fs.constants.O_NONBLOCK || 0);
@@ -67,7 +67,7 @@ function finish(fd, before, total, hex) {
 // one-shot hash. Larger files: chunk after chunk into the same buffer. Never a whole file.
 let one = null;
 function hashOpen(fd, before) {
-  one ??= alignedChunks(1)[0];
+  one ??= alignedChunks(1, CHUNK)[0];
   const size = Number(before.size);
   if (size < CHUNK) {
     const total = fs.readSync(fd, one, 0, size + 1, null);
@@ -96,27 +96,28 @@ function hashOne(path) {
 // while this thread hashes the current one, so the copy out of the page cache hides behind
 // the hash. Reads are positioned and in order; each buffer is reused once its hash is done.
 const OVERLAP = 3;
+const RING_CHUNK = CHUNK;
 const OVERLAP_MIN_BYTES = 4 * CHUNK;
 let ring = null;
 function readAt(fd, buf, pos) {
-  return new Promise((resolve, reject) => fs.read(fd, buf, 0, CHUNK, pos, (err, n) => (err ? reject(err) : resolve(n))));
+  return new Promise((resolve, reject) => fs.read(fd, buf, 0, RING_CHUNK, pos, (err, n) => (err ? reject(err) : resolve(n))));
 }
 async function hashOverlapped(fd, before) {
-  ring ??= alignedChunks(OVERLAP);
+  ring ??= alignedChunks(OVERLAP, RING_CHUNK);
   const pending = [];
   try {
     const hash = crypto.createHash('sha256');
     let total = 0;
     let next = 0;
-    for (let k = 0; k < OVERLAP; k++, next += CHUNK) pending.push(readAt(fd, ring[k], next));
+    for (let k = 0; k < OVERLAP; k++, next += RING_CHUNK) pending.push(readAt(fd, ring[k], next));
     for (let k = 0; ; k = (k + 1) % OVERLAP) {
       const n = await pending[k];
       if (n === 0) break;
-      hash.update(n === CHUNK ? ring[k] : ring[k].subarray(0, n));
+      hash.update(n === RING_CHUNK ? ring[k] : ring[k].subarray(0, n));
       total += n;
-      if (n < CHUNK) break;
+      if (n < RING_CHUNK) break;
       pending[k] = readAt(fd, ring[k], next);
-      next += CHUNK;
+      next += RING_CHUNK;
     }
     // Bytes past a short read mean the file grew: the stat comparison refuses it.
     return finish(fd, before, total, hash.digest('hex'));
@@ -165,6 +166,7 @@ const hexOut = Buffer.from(out);
 `;
 
 interface Core {
+  hashOne(path: string): string;
   hashOneAsync(path: string): Promise<string>;
   describe(err: unknown): string;
 }
@@ -174,7 +176,7 @@ let mainCore: Core | undefined;
 /** The same core, on the main thread. */
 function core(): Core {
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  mainCore ??= new Function('fs', 'crypto', `'use strict';\n${CORE_SOURCE}\nreturn { hashOneAsync, describe };`)(fs, crypto) as Core;
+  mainCore ??= new Function('fs', 'crypto', `'use strict';\n${CORE_SOURCE}\nreturn { hashOne, hashOneAsync, describe };`)(fs, crypto) as Core;
   return mainCore;
 }
 
@@ -182,9 +184,9 @@ function core(): Core {
 export const MAIN_THREAD_MAX_FILES = 64;
 export const MAIN_THREAD_MAX_BYTES = 32 << 20;
 
-/** How many workers to start for `count` files. */
+/** How many worker threads to start for `count` files; the main thread hashes beside them. */
 export function poolSize(count: number): number {
-  return Math.max(1, Math.min(count, availableParallelism(), 4));
+  return Math.max(1, Math.min(count, availableParallelism(), 4) - 1);
 }
 
 function smallSet(paths: readonly string[]): boolean {
@@ -205,7 +207,8 @@ function smallSet(paths: readonly string[]): boolean {
 /**
  * Hash `files` (POSIX paths relative to `top`) and return their lowercase hex digests in
  * the same order. Any unreadable, non-regular, linked or changing file is refused with
- * E_INPUT_INVALID naming it. `workers: 0` forces the main thread.
+ * E_INPUT_INVALID naming it. `workers` is the number of worker threads hashing beside the
+ * main thread; `workers: 0` keeps everything on the main thread.
  */
 export async function hashFiles(top: string, files: readonly string[], options: { workers?: number } = {}): Promise<string[]> {
   if (files.length === 0) return [];
@@ -265,6 +268,22 @@ async function hashOnWorkers(files: readonly string[], paths: readonly string[],
         });
       }),
     );
+  }
+  // The main thread claims files from the same counter while the workers start, so hashing
+  // begins at once and a worker's start-up is hidden, not waited for.
+  const c = core();
+  const next = new Int32Array(counter);
+  const hexOut = Buffer.from(out);
+  for (;;) {
+    const i = Atomics.add(next, 0, 1);
+    if (i >= paths.length) break;
+    try {
+      hexOut.write(c.hashOne(paths[i] as string), i * 64, 64, 'latin1');
+    } catch (err) {
+      Atomics.store(next, 0, paths.length);
+      failure ??= { index: i, detail: c.describe(err) };
+      break;
+    }
   }
   try {
     await Promise.all(runs);
