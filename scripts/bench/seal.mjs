@@ -241,8 +241,17 @@ export async function run() {
       else if (set.name.startsWith('(b)')) target = { text: 'throughput > 1.0 x ceiling', ok: ratioCeiling > 1, ratio: ratioCeiling };
       else target = { text: 'no slower than sha256sum (sha256sum time / seal time >= 1)', ok: ratioSha >= 1, ratio: ratioSha };
       const rssOk = rssKiB < 100 * 1024;
-      console.log(`  ratio vs ceiling ${ratioCeiling.toFixed(2)}, vs sha256sum ${ratioSha.toFixed(2)}; target ${target.text}: ${target.ok ? 'MET' : 'MISSED'}; RSS < 100 MiB: ${rssOk ? 'MET' : 'MISSED'}\n`);
-      summary.push({ set: set.name, ok: target.ok && rssOk && digest === recipe });
+      console.log(`  ratio vs ceiling ${ratioCeiling.toFixed(2)}, vs sha256sum ${ratioSha.toFixed(2)}; target ${target.text}: ${target.ok ? 'MET' : 'MISSED'}; RSS < 100 MiB: ${rssOk ? 'MET' : 'MISSED'}`);
+      // The same target judged on the run without NODE_EXTRA_CA_CERTS, whose parsing at every
+      // Node start (measured below) is the environment's cost, not the seal's.
+      let noCa = null;
+      if (m.sealNoCa !== null) {
+        const r = set.name.startsWith('(c)') ? m.sha / m.sealNoCa : ceilingMs / m.sealNoCa;
+        noCa = set.name.startsWith('(b)') ? r > 1 : set.name.startsWith('(a)') ? r >= 0.85 : r >= 1;
+        console.log(`  without NODE_EXTRA_CA_CERTS: ratio ${r.toFixed(2)}; target ${noCa ? 'MET' : 'MISSED'}`);
+      }
+      console.log('');
+      summary.push({ set: set.name, ok: target.ok && rssOk && digest === recipe, noCa: noCa === null ? null : noCa && rssOk && digest === recipe });
     }
     // What NODE_EXTRA_CA_CERTS costs each Node start.
     if (process.env.NODE_EXTRA_CA_CERTS) {
@@ -254,7 +263,7 @@ export async function run() {
       }
       console.log(`node -e 0: ${median(withCa).toFixed(0)} ms with NODE_EXTRA_CA_CERTS, ${median(without).toFixed(0)} ms without: ${(median(withCa) - median(without)).toFixed(0)} ms per Node start`);
     } else console.log('NODE_EXTRA_CA_CERTS is not set in this environment.');
-    for (const s of summary) console.log(`${s.ok ? 'MET   ' : 'MISSED'} ${s.set}`);
+    for (const s of summary) console.log(`${s.ok ? 'MET   ' : 'MISSED'} ${s.set}${s.noCa === null ? '' : ` (without NODE_EXTRA_CA_CERTS: ${s.noCa ? 'MET' : 'MISSED'})`}`);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
