@@ -1,6 +1,6 @@
 import { closeSync, fsyncSync, openSync, renameSync, writeSync, unlinkSync, readSync, fstatSync, constants } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { inputInvalid } from './errors.js';
 
 /** Default cap on any input document. */
@@ -78,5 +78,32 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
     }
   } catch {
     /* directories cannot be fsynced on every file system */
+  }
+}
+
+let hashBuffer: Buffer | undefined;
+
+/**
+ * SHA-256 and size of one file, read in 1 MiB chunks into one reused buffer (never the whole
+ * file), without following a link at the last component. Synchronous: the logs and verified
+ * fixtures it hashes are finished files, and a read stream would load Node's stream
+ * machinery for nothing. (The seal's own hashing, with its change detection and worker
+ * threads, is src/seal/hash.ts.)
+ */
+export function sha256File(path: string): { sha256: string; bytes: number } {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    hashBuffer ??= Buffer.allocUnsafeSlow(1 << 20);
+    const h = createHash('sha256');
+    let bytes = 0;
+    for (;;) {
+      const n = readSync(fd, hashBuffer, 0, hashBuffer.length, null);
+      if (n === 0) break;
+      h.update(hashBuffer.subarray(0, n));
+      bytes += n;
+    }
+    return { sha256: h.digest('hex'), bytes };
+  } finally {
+    closeSync(fd);
   }
 }

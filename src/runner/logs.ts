@@ -2,11 +2,11 @@ import { accessSync, chmodSync, constants, lstatSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SealgateError, inputInvalid } from '../core/errors.js';
 import { isJobId, sameJob } from '../core/ids.js';
-import { fileExists, readBoundedFile } from '../core/io.js';
+import { fileExists, readBoundedFile, sha256File } from '../core/io.js';
 import { LAYOUT, layoutPath } from '../core/layout.js';
 import { readSealParams, readSealStatus } from '../seal/seal.js';
 import { appendJournal, readJournal, type JournalEvent } from './journal.js';
-import { hashFile, listPublished, listStore, publishCopy, removeLogs, type StoredFile } from './store.js';
+import { listPublished, listStore, publishCopy, removeLogs, type StoredFile } from './store.js';
 import { checkRunnerJob, deriveFullLogState, nowText, recordLogState, recordPathOf, requireLiveSeal, requireSealMatch } from './state.js';
 import { readRecordFile } from '../record/file.js';
 
@@ -136,7 +136,7 @@ export async function readPublishedLog(repo: string, name: string, cap: number):
   const { files, dir } = await readPublishedLogs(repo);
   if (!files.some((f) => f.name === name)) throw inputInvalid(name, `no published log of that name; have: ${files.map((f) => f.name).join(', ') || 'none'}`);
   const path = join(dir, name);
-  const h = await hashFile(path);
+  const h = sha256File(path);
   if (h.bytes > cap) throw inputInvalid(name, `larger than the ${cap}-byte cap`);
   return readBoundedFile(path, cap, `${LAYOUT.publishedLogs}/${name}`);
 }

@@ -3,14 +3,14 @@ import { dirname, isAbsolute, join, posix, resolve, sep } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { SealgateError, inputInvalid, usageError } from '../core/errors.js';
 import { sha256Hex } from '../core/ids.js';
-import { readBoundedFile } from '../core/io.js';
+import { readBoundedFile, sha256File } from '../core/io.js';
 import { LAYOUT, layoutPath } from '../core/layout.js';
 import { appendJournalEvents, readJournal } from './journal.js';
 import { execInGroup, type ExecOutcome } from './exec.js';
 import { findLibfaketime, pinnedEnv, planClock, type ClockPlan } from './env.js';
 import type { JunitCase } from './junit.js';
 import { writeResults, type JunitFileResult, type Results } from './results.js';
-import { ensureStore, hashFile, listPublished, listStore, moveIntoStore, removeLogs, type StoredFile } from './store.js';
+import { ensureStore, listPublished, listStore, moveIntoStore, removeLogs, type StoredFile } from './store.js';
 import { checkRunnerJob, deriveFullLogState, nowText, recordLogState, requireLiveSeal, requireSealMatch } from './state.js';
 
 /**
@@ -166,7 +166,7 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
       bytes = readBoundedFile(stored, MAX_JUNIT_BYTES, j.rel);
     } catch (err) {
       if (!(err instanceof SealgateError)) throw err;
-      junit.push({ path: j.rel, sha256: (await hashFile(stored)).sha256, status: 'malformed', detail: err.message });
+      junit.push({ path: j.rel, sha256: sha256File(stored).sha256, status: 'malformed', detail: err.message });
       continue;
     }
     const sha = sha256Hex(bytes);

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
-import { createReadStream, chmodSync, copyFileSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, constants, type Stats } from 'node:fs';
+import { chmodSync, copyFileSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, constants, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { inputInvalid } from '../core/errors.js';
+import { sha256File } from '../core/io.js';
 import { LAYOUT, layoutPath } from '../core/layout.js';
 
 /**
@@ -45,18 +45,6 @@ export function ensureStore(repo: string): string {
   return dir;
 }
 
-export async function hashFile(path: string): Promise<{ sha256: string; bytes: number }> {
-  const h = createHash('sha256');
-  let bytes = 0;
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  const stream = createReadStream('', { fd, autoClose: true, highWaterMark: 1 << 20 });
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    h.update(chunk);
-    bytes += chunk.length;
-  }
-  return { sha256: h.digest('hex'), bytes };
-}
-
 async function listDir(dir: string, label: string): Promise<StoredFile[]> {
   const st = lstatOrNull(dir);
   if (st === null) return [];
@@ -72,7 +60,7 @@ async function listDir(dir: string, label: string): Promise<StoredFile[]> {
     const p = join(dir, name);
     const s = lstatSync(p);
     if (!s.isFile()) out.push({ name, sha256: NOT_A_FILE, bytes: 0 });
-    else out.push({ name, ...(await hashFile(p)) });
+    else out.push({ name, ...sha256File(p) });
   }
   return out;
 }
@@ -127,7 +115,7 @@ export async function publishCopy(repo: string, files: readonly StoredFile[]): P
       const to = join(tmp, f.name);
       copyFileSync(join(store, f.name), to, constants.COPYFILE_EXCL);
       chmodSync(to, PUBLISHED_FILE_MODE);
-      const copy = await hashFile(to);
+      const copy = sha256File(to);
       if (copy.sha256 !== f.sha256) throw inputInvalid(`${LAYOUT.logs}/${f.name}`, 'changed while it was being published');
     }
     rmSync(layoutPath(repo, 'publishedLogs'), { recursive: true, force: true });

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
-import { createReadStream, lstatSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Finding } from '../core/errors.js';
 import { digestsEqual, sha256Hex } from '../core/ids.js';
+import { sha256File } from '../core/io.js';
 import { decodeStrictUtf8 } from '../core/text.js';
 import { fail, ok, type Result } from '../core/result.js';
 
@@ -53,12 +53,6 @@ export function parseInputsManifest(bytes: Uint8Array): Result<InputsManifest> {
   return ok({ files, seed: values[0] as string, clock: values[1] as string, locale: values[2] as string });
 }
 
-async function hashFile(path: string): Promise<string> {
-  const h = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) h.update(chunk as Buffer);
-  return h.digest('hex');
-}
-
 /**
  * Recompute the seal from the current bytes: every listed fixture re-hashed (a missing file,
  * a symlink or a changed byte is drift) and digest.txt checked against the manifest's hash.
@@ -82,7 +76,14 @@ export async function checkSealFromFiles(repo: string, manifestBytes: Uint8Array
       out.push({ code: 'E_DIGEST_OPEN', path: f.path, detail: 'sealed fixture is no longer a regular file' });
       continue;
     }
-    const now = await hashFile(full);
+    let now: string;
+    try {
+      now = sha256File(full).sha256;
+    } catch (err) {
+      // Swapped for a link since the lstat above, or unreadable: drift either way.
+      out.push({ code: 'E_DIGEST_OPEN', path: f.path, detail: `sealed fixture cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` });
+      continue;
+    }
     if (!digestsEqual(now, f.sha256)) out.push({ code: 'E_DIGEST_OPEN', path: f.path, detail: `fixture changed after the seal (sealed ${f.sha256.slice(0, 12)}…, now ${now.slice(0, 12)}…)` });
   }
   return out;
