@@ -28,6 +28,14 @@ function topUsage(commands: Commands): string {
   ].join('\n');
 }
 
+/**
+ * The context with other arguments. Property descriptors, not a spread: a spread would call
+ * the `isTTY` getter, whose first use creates the stderr stream, a cost most runs never need.
+ */
+function withArgv(ctx: CommandContext, argv: readonly string[]): CommandContext {
+  return Object.defineProperties({}, { ...Object.getOwnPropertyDescriptors(ctx), argv: { value: argv, enumerable: true } }) as CommandContext;
+}
+
 /** The CLI's one catch site: every path ends in one code line on stdout and a defined exit status. */
 export async function main(ctx: CommandContext, commands: Commands): Promise<number> {
   const [name, ...rest] = ctx.argv;
@@ -50,7 +58,7 @@ export async function main(ctx: CommandContext, commands: Commands): Promise<num
       ctx.stdout(command.usage);
       return 0;
     }
-    return await command.run({ ...ctx, argv: rest });
+    return await command.run(withArgv(ctx, rest));
   } catch (err) {
     const known = err instanceof SealgateError;
     const code: DecisionCode = known ? err.code : 'E_INTERNAL';
