@@ -9,7 +9,7 @@
 // wall time (medians over BENCH_RUNS, default 1), the ratio, and whether every symbol in which
 // Stryker killed a mutant is credited. Target: ratio <= 0.5, no such symbol left uncredited.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -116,7 +116,7 @@ export function parseStrictJson(text: string, maxDepth = MAX_DEPTH): JsonValue {
     if (c === '{') {
       if (depth >= maxDepth) fail(`nesting deeper than ${maxDepth}`);
       i++;
-      const obj: { [key: string]: JsonValue } = {};
+      const obj: Record<string, JsonValue> = {};
       const seen = new Set<string>();
       ws();
       if (text[i] === '}') {

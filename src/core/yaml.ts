@@ -90,7 +90,7 @@ function assertJsonValue(value: unknown): JsonValue {
   }
   if (Array.isArray(value)) return value.map(assertJsonValue);
   if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    const out: { [key: string]: JsonValue } = {};
+    const out: Record<string, JsonValue> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = assertJsonValue(v);
     return out;
   }

@@ -101,7 +101,7 @@ function isSwallowed(n: Node, stop: Node): boolean {
     if (p.type === 'try_statement') {
       const body = field(p, 'body');
       const handlers = named(p).filter((c) => c.type === 'except_clause' || c.type === 'except_group_clause');
-      if (body && child.id === body.id && handlers.some((h) => catchesAssertion(h) && !raises(h))) return true;
+      if (child.id === body?.id && handlers.some((h) => catchesAssertion(h) && !raises(h))) return true;
     }
     if (p.type === 'except_clause' && p.parent?.type === 'try_statement') {
       const body = field(p.parent, 'body');
@@ -139,13 +139,13 @@ function collectAssertions(body: Node, assertionFns: ReadonlySet<string>, helper
       } else if (assertionFns.has(last) || assertionFns.has(callee)) {
         assertionCalls.add(n.id);
         found.push({ node: n, make: () => ({ operands: args.map((a) => operandOf(a, at, scope)), compares: args.length === 2, opaque: args.length === 0 }) });
-      } else if (/^assert/.test(last) || /(^|\.)(fail|raises)$/.test(callee) || /^(self\.)?assertRaises/.test(callee) || (callee === last && helpers.has(last))) {
+      } else if (last.startsWith('assert') || /(^|\.)(fail|raises)$/.test(callee) || /^(self\.)?assertRaises/.test(callee) || (callee === last && helpers.has(last))) {
         assertionCalls.add(n.id);
         found.push({ node: n, make: () => ({ operands: [], compares: false, opaque: true }) });
       }
     } else if (n.type === 'raise_statement') {
       let guard: Node | null = n.parent;
-      while (guard && guard.type === 'block') guard = guard.parent;
+      while (guard?.type === 'block') guard = guard.parent;
       const cond = guard?.type === 'if_statement' ? field(guard, 'condition') : null;
       found.push({ node: n, make: () => (cond ? { ...truthAssertion(cond, n.startIndex, scope), opaque: false } : { operands: [], compares: false, opaque: true }) });
     }
@@ -165,7 +165,7 @@ function skipReason(decorators: readonly Node[], body: Node): string | null {
     const t = d.text.replace(/\s+/g, '');
     if (/^@(pytest\.mark\.skip|unittest\.skip|skip)(\(|$)/.test(t) && !/skipIf|skipif|skipUnless/.test(t)) return `decorated ${d.text.trim()}`;
     if (/^@(pytest\.mark\.skipif|unittest\.skipIf)\(True\b/.test(t)) return `decorated ${d.text.trim()}`;
-    if (/^@pytest\.mark\.xfail/.test(t)) return `decorated ${d.text.trim()} (expected to fail)`;
+    if (t.startsWith('@pytest.mark.xfail')) return `decorated ${d.text.trim()} (expected to fail)`;
   }
   const first = named(body)[0];
   if (first?.type === 'expression_statement') {

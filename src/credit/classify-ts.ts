@@ -315,9 +315,9 @@ export function classifyTsTests(path: string, text: string, assertionFunctions: 
       if ((isTest || isSuite) && name !== null && mods.every((m) => SKIP_MODS.has(m) || m === 'only' || m === 'each' || m === 'concurrent' || m === 'sequential' || m === 'failing')) {
         const skipMod = mods.find((m) => SKIP_MODS.has(m));
         const skip = suiteSkip
-          ?? (X_FNS.has(base as string) ? `declared with ${base}` : null)
+          ?? (X_FNS.has(base) ? `declared with ${base}` : null)
           ?? (skipMod !== undefined ? `declared with ${base}.${skipMod}` : null)
-          ?? skipReasonOfOptions(n.arguments.slice(1, -1) as TS.Expression[]);
+          ?? skipReasonOfOptions(n.arguments.slice(1, -1));
         if (isSuite) {
           if (fn) ts.forEachChild(fn.body, (c) => walk(c, [...suite, name], skip));
           return;
@@ -328,7 +328,7 @@ export function classifyTsTests(path: string, text: string, assertionFunctions: 
           const first = fn.body.statements[0];
           if (first && ts.isExpressionStatement(first) && ts.isCallExpression(first.expression)) {
             const p = calleePath(first.expression.expression);
-            if (p && p.length === 2 && (p[1] === 'skip' || p[1] === 'todo')) verdictSkip = `calls ${p.join('.')}() first`;
+            if (p?.length === 2 && (p[1] === 'skip' || p[1] === 'todo')) verdictSkip = `calls ${p.join('.')}() first`;
           }
         }
         if (!fn && verdictSkip === null) verdictSkip = 'has no body (todo)';

@@ -222,7 +222,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     await pool(plans, async (p, ws, logDir) => {
       const targets = reach?.get(p.symbol);
       let r: MutantRun;
-      if (targets !== undefined && targets !== null && targets.size === 0) {
+      if (targets?.size === 0) {
         r = { mutant: p.probe, status: 'ok', detail: 'no test entered it in the trace run', failed: [], cached: false };
       } else {
         const command = targets ? (opts.narrowTargets([...targets].sort()) ?? opts.command) : opts.command;

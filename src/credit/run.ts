@@ -123,7 +123,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   const { repo, runnerJob } = opts;
   const params = readSealParams(repo);
   const recordRel = params?.record ?? LAYOUT.record;
-  const recordFile = await readRecordFile(resolve(repo, recordRel), recordRel);
+  const recordFile = readRecordFile(resolve(repo, recordRel), recordRel);
   const record = recordFile.record;
   const author = record.author_job;
   const runner = record.runner_job;

@@ -68,7 +68,7 @@ export function toScored(x: ScoreParts): Scored {
     };
     for (const r of runs) if (r.status === 'ok') for (const t of sorted(r.failed)) kill(t, r.mutant.id);
     const byProbe = p.candidates === 0;
-    if (byProbe && probe && probe.status === 'ok') for (const t of reached) kill(t, probe.mutant.id);
+    if (byProbe && probe?.status === 'ok') for (const t of reached) kill(t, probe.mutant.id);
     perSymbol.set(p.symbol, { killers, killed, reached, byProbe, runs: probe ? [probe, ...runs] : runs });
     for (const t of killers) note(t, p.symbol);
     for (const t of reached) if (tautology(t)) note(t, p.symbol);

@@ -199,7 +199,7 @@ export function readBlobs(root: string, shas: readonly string[], env: Record<str
     const nl = out.indexOf(0x0a, at);
     const header = out.subarray(at, nl).toString('utf8');
     const m = /^([0-9a-f]+) (\w+) (\d+)$/.exec(header);
-    if (!m || m[1] !== sha || m[2] !== 'blob') throw new SealgateError('E_INTERNAL', `git cat-file gave "${header}" for ${sha}`);
+    if (m?.[1] !== sha || m[2] !== 'blob') throw new SealgateError('E_INTERNAL', `git cat-file gave "${header}" for ${sha}`);
     const size = Number(m[3]);
     blobs.set(sha, out.subarray(nl + 1, nl + 1 + size));
     at = nl + 1 + size + 1;
@@ -245,8 +245,8 @@ export function readPatchContents(root: string, base: string, patchBytes: Uint8A
 
     const oldPaths = parsed.files.flatMap((f) => (f.oldPath === null ? [] : [f.oldPath]));
     const newPaths = parsed.files.flatMap((f) => (f.newPath === null ? [] : [f.newPath]));
-    const oldEntries = oldPaths.length === 0 ? new Map() : parseEntries(gitOk(root, ['ls-tree', '-r', '-z', '--full-tree', base, '--', ...oldPaths], 'git ls-tree'), 'ls-tree');
-    const newEntries = newPaths.length === 0 ? new Map() : parseEntries(gitOk(root, ['ls-files', '-s', '-z', '--', ...newPaths], 'git ls-files', { env }), 'ls-files');
+    const oldEntries = oldPaths.length === 0 ? new Map<string, { mode: string; sha: string }>() : parseEntries(gitOk(root, ['ls-tree', '-r', '-z', '--full-tree', base, '--', ...oldPaths], 'git ls-tree'), 'ls-tree');
+    const newEntries = newPaths.length === 0 ? new Map<string, { mode: string; sha: string }>() : parseEntries(gitOk(root, ['ls-files', '-s', '-z', '--', ...newPaths], 'git ls-files', { env }), 'ls-files');
     const shas: string[] = [];
     for (const e of [...oldEntries.values(), ...newEntries.values()]) if (isBlobMode(e.mode)) shas.push(e.sha);
     const blobs = readBlobs(root, shas, env);

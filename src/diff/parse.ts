@@ -26,7 +26,7 @@ export interface ParsedPatch {
   readonly empty: boolean;
 }
 
-const GIT_HEADER = /^diff --git /;
+const GIT_HEADER = 'diff --git ';
 const decoder = new TextDecoder('utf-8');
 
 function finding(label: string, detail: string): Finding {
@@ -52,10 +52,10 @@ function stripSignature(lines: string[]): string[] {
     const line = lines[k];
     if (line === '-- ') {
       const tail = lines.slice(k + 1);
-      if (tail.every((t) => !GIT_HEADER.test(t) && !t.startsWith('@@'))) return lines.slice(0, k);
+      if (tail.every((t) => !t.startsWith(GIT_HEADER) && !t.startsWith('@@'))) return lines.slice(0, k);
       return lines;
     }
-    if (line !== undefined && (GIT_HEADER.test(line) || line.startsWith('@@'))) return lines;
+    if (line !== undefined && (line.startsWith(GIT_HEADER) || line.startsWith('@@'))) return lines;
   }
   return lines;
 }
@@ -77,20 +77,20 @@ export function parseGitPatch(bytes: Uint8Array, label = 'patch'): Result<Parsed
   }
   const mails = lines.filter((l) => /^From [0-9a-f]{40} /.test(l)).length;
   if (mails > 1) return fail([finding(label, `holds ${mails} format-patch mails; submit one patch`)]);
-  const first = lines.findIndex((l) => GIT_HEADER.test(l));
+  const first = lines.findIndex((l) => l.startsWith(GIT_HEADER));
   if (first < 0) {
     return fail([finding(label, 'no "diff --git" header: not a git patch (produce it with git diff or git format-patch)')]);
   }
   // Anything before the first header is a commit message or mail header: not part of the diff.
   lines = stripSignature(lines.slice(first));
-  const headerLines = lines.filter((l) => GIT_HEADER.test(l));
+  const headerLines = lines.filter((l) => l.startsWith(GIT_HEADER));
   if (headerLines.some((l) => l.endsWith('\r'))) {
     return fail([finding(label, 'patch headers end in CR: the patch was converted to CRLF; regenerate it')]);
   }
   // Segment by header for what jsdiff does not report: binary sections and similarity.
   const segments: string[][] = [];
   for (const l of lines) {
-    if (GIT_HEADER.test(l)) segments.push([l]);
+    if (l.startsWith(GIT_HEADER)) segments.push([l]);
     else segments[segments.length - 1]?.push(l);
   }
   let entries;

@@ -40,7 +40,7 @@ export function editRecordText(text: string, format: 'json' | 'yaml', edit: Reco
   if (format === 'json') {
     const value = parseStrictJson(text);
     if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('record is not a JSON object');
-    const obj: { [k: string]: JsonValue } = value;
+    const obj: Record<string, JsonValue> = value;
     for (const [k, v] of Object.entries(edit)) {
       if (v === undefined) delete obj[k];
       else obj[k] = v;
@@ -69,12 +69,12 @@ export function writeRecordEdit(file: RecordFile, edit: RecordEdit): boolean {
   if (!checked.ok) throw new SealgateError('E_INPUT_INVALID', checked.findings);
   const strip = (v: JsonValue): JsonValue => {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
-    const copy: { [k: string]: JsonValue } = { ...v };
+    const copy: Record<string, JsonValue> = { ...v };
     for (const k of Object.keys(edit)) delete copy[k];
     return copy;
   };
   if (!isDeepStrictEqual(strip(file.value), strip(reparsed.value))) throw inputInvalid(file.label, `editing ${Object.keys(edit).join(', ')} would change other fields of the record; refusing`);
-  const after = reparsed.value as { [k: string]: JsonValue };
+  const after = reparsed.value as Record<string, JsonValue>;
   for (const [k, v] of Object.entries(edit)) if (v !== undefined && after[k] !== v) throw inputInvalid(file.label, `field "${k}" did not take its new value; refusing`);
   writeFileAtomic(file.path, next);
   return true;

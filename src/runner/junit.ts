@@ -106,7 +106,7 @@ function checkTail(text: string, rootName: string): string | undefined {
 // ---------------------------------------------------------------------------------------
 // Tree walk.
 
-type XmlNode = { [key: string]: unknown };
+type XmlNode = Record<string, unknown>;
 
 const PARSER = new XMLParser({
   preserveOrder: true,

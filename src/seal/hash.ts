@@ -176,7 +176,7 @@ let mainCore: Core | undefined;
 /** The same core, on the main thread. */
 function core(): Core {
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  mainCore ??= new Function('fs', 'crypto', `'use strict';\n${CORE_SOURCE}\nreturn { hashOne, hashOneAsync, describe };`)(fs, crypto) as Core;
+  mainCore ??= (new Function('fs', 'crypto', `'use strict';\n${CORE_SOURCE}\nreturn { hashOne, hashOneAsync, describe };`) as (f: typeof fs, c: typeof crypto) => Core)(fs, crypto);
   return mainCore;
 }
 
@@ -290,7 +290,7 @@ async function hashOnWorkers(files: readonly string[], paths: readonly string[],
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
-  const failed = failure as { index: number; detail: string } | null;
+  const failed = failure;
   if (failed) throw inputInvalid(files[failed.index] ?? '?', failed.detail);
   const view = Buffer.from(out);
   return files.map((_, i) => view.toString('latin1', i * 64, i * 64 + 64));

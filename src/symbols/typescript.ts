@@ -301,7 +301,7 @@ export function extractTypeScript(ts: Ts, path: string, text: string): FileSymbo
     if (ts.isExpressionStatement(n) && ts.isBinaryExpression(n.expression) && n.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken) {
       const left = entityText(ts, n.expression.left);
       const shape = shapeOf(ts, n.expression.right);
-      if (left !== null && left.includes('.')) {
+      if (left?.includes('.')) {
         if (shape === 'function') return openFunctionLike(qualify(q, left), n, n.expression.left, n.expression.right, owner, ambient);
         if (shape === 'object') {
           return visitObject(unwrap(ts, n.expression.right) as TS.ObjectLiteralExpression, owner, qualify(q, left), ambient);

@@ -65,7 +65,7 @@ export async function checkSealFromFiles(repo: string, manifestBytes: Uint8Array
   }
   for (const f of manifest.files) {
     const full = join(repo, f.path);
-    let isFile = false;
+    let isFile: boolean;
     try {
       isFile = lstatSync(full).isFile();
     } catch {

@@ -15,7 +15,7 @@ const oneCode = (stdout: string): string => {
   const lines = stdout.split('\n').filter((l) => l !== '');
   assert.equal(lines.length, 1, `exactly one stdout line, got ${JSON.stringify(stdout)}`);
   assert.ok(isDecisionCode(lines[0]), `a known code: ${lines[0]}`);
-  return lines[0] as string;
+  return lines[0];
 };
 
 test('ALLOW: one line, exit 0, nothing on stderr', async () => {
@@ -69,7 +69,7 @@ test('an unexpected exception is E_INTERNAL, exit 3, never ALLOW', async () => {
 test('a command that throws an expected error prints its code once', async () => {
   let out = '';
   const exit = await main(
-    { argv: ['x'], cwd: '/', env: {}, stdout: (t) => (out += t), stderr: () => {}, clock: () => new Date(0), isTTY: false },
+    { argv: ['x'], cwd: '/', env: {}, stdout: (t) => (out += t), stderr: () => undefined, clock: () => new Date(0), isTTY: false },
     { x: { summary: 'x', load: async () => ({ usage: '', run: async () => { throw new SealgateError('E_DIGEST_OPEN', 'status is open'); } }) } },
   );
   assert.equal(oneCode(out), 'E_DIGEST_OPEN');

@@ -135,7 +135,7 @@ export const nearAllowArb: fc.Arbitrary<GateInputs> = fc.tuple(allowArb, inputsA
     const next: Record<string, unknown> = { ...to };
     if (key in from) next[key] = from[key];
     else delete next[key];
-    return { ...a, [part]: next } as GateInputs;
+    return { ...a, [part]: next };
   }
   return { ...a, [part]: r[part] };
 });

@@ -234,6 +234,7 @@ test('not JUnit, a nameless test case and an overlong id are refused', () => {
 
 // --- Properties ---
 
+// eslint-disable-next-line no-control-regex -- names with control characters are excluded on purpose
 const nameArb = fc.string({ minLength: 1, maxLength: 12 }).filter((s) => s.trim() === s && s.trim() !== '' && !/[\u0000-\u001f\u007f\ufffe\uffff]/.test(s) && !s.includes(' > '));
 const statusArb = fc.constantFrom('passed', 'failed', 'error', 'skipped');
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

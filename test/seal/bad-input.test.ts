@@ -13,7 +13,7 @@ async function refused(dir: string, args: readonly string[], names: RegExp): Pro
   assert.equal(r.exit, 1);
   assert.match(r.stderr, names);
   assert.equal(has(dir, 'review/runner/digest.status'), false, 'nothing may be sealed');
-  assert.equal(JSON.parse(readRecord(dir)).digest_status, 'open');
+  assert.equal((JSON.parse(readRecord(dir)) as Record<string, unknown>).digest_status, 'open');
   return r.stderr;
 }
 

@@ -59,8 +59,8 @@ test('hashFiles refuses a missing file or a link, naming it, on the main thread 
     writeFileSync(join(t.dir, 'a'), 'a');
     symlinkSync('a', join(t.dir, 'link'));
     for (const workers of [0, 2]) {
-      await assert.rejects(hashFiles(t.dir, ['a', 'gone'], { workers }), (err: Error & { code?: string }) => err.code === 'E_INPUT_INVALID' && /gone: disappeared/.test(err.message));
-      await assert.rejects(hashFiles(t.dir, ['a', 'link'], { workers }), (err: Error & { code?: string }) => err.code === 'E_INPUT_INVALID' && /link: is a symbolic link/.test(err.message));
+      await assert.rejects(hashFiles(t.dir, ['a', 'gone'], { workers }), (err: Error & { code?: string }) => err.code === 'E_INPUT_INVALID' && err.message.includes('gone: disappeared'));
+      await assert.rejects(hashFiles(t.dir, ['a', 'link'], { workers }), (err: Error & { code?: string }) => err.code === 'E_INPUT_INVALID' && err.message.includes('link: is a symbolic link'));
     }
   } finally {
     t.dispose();

@@ -104,7 +104,7 @@ test('a YAML record keeps its comments, order and styles; only the seal fields c
         .replace('digest_status: open', 'digest_status: sealed')
         .concat(`digest: ${digest}\n`),
     );
-    assert.equal(JSON.parse(read(t.dir, 'review/runner/seal.json')).record, 'review/proposal.yaml');
+    assert.equal((JSON.parse(read(t.dir, 'review/runner/seal.json')) as Record<string, unknown>).record, 'review/proposal.yaml');
   } finally {
     t.dispose();
   }
@@ -176,7 +176,7 @@ test('job rules: runner equal to author is E_SHARED_JOB; a record naming another
     writeFileSync(join(t.dir, 'review/proposal.json'), JSON.stringify({ ...RECORD, runner_job: null }, null, 2) + '\n');
     const ok = await seal(t.dir, [], 'server-job-99');
     assert.equal(ok.exit, 0, ok.stderr);
-    assert.equal(JSON.parse(read(t.dir, 'review/proposal.json')).runner_job, 'server-job-99');
+    assert.equal((JSON.parse(read(t.dir, 'review/proposal.json')) as Record<string, unknown>).runner_job, 'server-job-99');
     // An invalid record is refused before anything is hashed.
     writeFileSync(join(t.dir, 'review/proposal.json'), '{"proposal_id": "p", "proposal_id": "q"}\n');
     const bad = await seal(t.dir, [], 'server-job-99');
@@ -282,7 +282,7 @@ for (const [what, change, expect] of [
         assert.equal(has(t.dir, gone), false, gone);
       }
       assert.equal(read(t.dir, 'review/runner/digest.status'), 'open\n');
-      const rec = JSON.parse(read(t.dir, 'review/proposal.json'));
+      const rec = JSON.parse(read(t.dir, 'review/proposal.json')) as Record<string, unknown>;
       assert.equal(rec.digest_status, 'open');
       assert.deepEqual(
         readJournal(t.dir).map((e) => e.type),
@@ -353,7 +353,7 @@ test('crash safety: a failure at the first write leaves nothing sealed; a refuse
     assert.notEqual(r.exit, 0);
     assert.equal(has(t.dir, 'review/runner/digest.status'), false);
     assert.equal(has(t.dir, 'review/runner/digest.txt'), false);
-    assert.equal(JSON.parse(read(t.dir, 'review/proposal.json')).digest_status, 'open');
+    assert.equal((JSON.parse(read(t.dir, 'review/proposal.json')) as Record<string, unknown>).digest_status, 'open');
   } finally {
     t.dispose();
   }
@@ -367,7 +367,7 @@ test('crash safety: a failure at the first write leaves nothing sealed; a refuse
     const r = await seal(u.dir, [], 'server-job-89');
     assert.notEqual(r.exit, 0);
     assert.equal(read(u.dir, 'review/runner/digest.status'), 'open\n');
-    assert.equal(JSON.parse(read(u.dir, 'review/proposal.json')).digest_status, 'open');
+    assert.equal((JSON.parse(read(u.dir, 'review/proposal.json')) as Record<string, unknown>).digest_status, 'open');
   } finally {
     u.dispose();
   }
@@ -405,7 +405,7 @@ for (let k = 0; ; k++) {
       const digest = read(t.dir, 'review/runner/digest.txt').trim();
       if (status === 'sealed\n') {
         assert.equal(sha256Hex(read(t.dir, 'review/runner/inputs.sha256')), digest, 'sealed beside an inputs file that does not match digest.txt');
-        assert.equal(JSON.parse(read(t.dir, 'review/runner/seal.json')).digest, digest);
+        assert.equal((JSON.parse(read(t.dir, 'review/runner/seal.json')) as Record<string, unknown>).digest, digest);
         assert.equal(rec.digest_status, 'sealed');
       }
       if (rec.digest_status === 'sealed') {

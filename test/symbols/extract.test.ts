@@ -273,9 +273,9 @@ test('property: for TypeScript, different lexical forms mean different tokens', 
       const p1 = s1.symbols.get('f')?.[0];
       const p2 = s2.symbols.get('f')?.[0];
       fc.pre(s1.parsed && s2.parsed && p1 !== undefined && p2 !== undefined);
-      const tokensEqual = p1!.tokens(false).join('\u0003') === p2!.tokens(false).join('\u0003');
-      const l1 = p1!.lexical();
-      const l2 = p2!.lexical();
+      const tokensEqual = p1.tokens(false).join('\u0003') === p2.tokens(false).join('\u0003');
+      const l1 = p1.lexical();
+      const l2 = p2.lexical();
       if (l1.form !== l2.form) assert.equal(tokensEqual, false, 'different lexical forms, same tokens');
       else if (l1.exact && l2.exact) assert.equal(tokensEqual, true, 'equal exact lexical forms, different tokens');
     }),

@@ -41,7 +41,7 @@ function checkWorkflow(w: Workflow): string[] {
     if (name !== 'runner' && job.steps.some((s) => (s.uses ?? '').startsWith('actions/upload-artifact') && /review\/(runner|logs)|logs/.test(s.with?.['path'] ?? ''))) out.push(`${name} uploads logs`);
     if (name !== 'runner' && job.steps.some((s) => /sealgate (seal|run|runner|credit|publish)\b/.test(s.run ?? ''))) out.push(`${name} runs a runner-only command`);
   }
-  if (author.steps.some((s) => /sealgate freeze/.test(s.run ?? ''))) out.push('the author job may not write a freeze');
+  if (author.steps.some((s) => (s.run ?? '').includes('sealgate freeze'))) out.push('the author job may not write a freeze');
   if (!author.steps.some((s) => /sealgate propose .*--author-job "\$AUTHOR_JOB" --runner-job "\$RUNNER_JOB"/.test(s.run ?? ''))) out.push('author must propose with both ids');
   if (!gate.steps.some((s) => /sealgate verify\b.*--now/.test(s.run ?? ''))) out.push('gate must run verify with --now');
   if (!gate.steps.some((s) => /sealgate explain --format md.*>> "\$GITHUB_STEP_SUMMARY"/.test(s.run ?? ''))) out.push('gate must write explain --format md to the job summary');
