@@ -7,13 +7,13 @@ import { inputInvalid } from '../core/errors.js';
 /**
  * SHA-256 of many files on every core: the main thread and a small pool of worker threads
  * (one fewer than the cores) claim files one at a time from a shared atomic counter and
- * write each hex digest into shared memory, so there is no per-file message. Small sets are hashed on the main thread instead
- * (starting workers costs more than they save), and so is a single file (one SHA-256
- * stream cannot be split; there, reads of large files run on the libuv pool, overlapped
- * with the hash). Each file is opened without following a link, checked to be regular,
- * read in 1 MiB chunks into reused page-aligned buffers (never a whole file at once, no
- * per-chunk allocation), and refused if its size, mtime, ctime or inode changed while
- * it was read.
+ * write each hex digest into shared memory, so there is no per-file message. Small sets
+ * are hashed on the main thread alone (starting workers costs more than they save), and so
+ * is a single file (one SHA-256 stream cannot be split; there, reads of a large file run
+ * on the libuv pool, overlapped with the hash). Each file is opened without following a
+ * link, checked to be regular, read in 1 MiB chunks into reused page-aligned buffers
+ * (never a whole file at once, no per-chunk allocation), and refused if its size, mtime,
+ * ctime or inode changed while it was read.
  */
 
 /**
@@ -36,7 +36,6 @@ function alignedChunks(count, size) {
   }
   return Array.from({ length: count }, () => Buffer.allocUnsafeSlow(size));
 }
-let bufs = null;
 const FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | (fs.constants.O_NONBLOCK || 0);
 const oneShot = typeof crypto.hash === 'function' ? (b) => crypto.hash('sha256', b, 'hex') : (b) => crypto.createHash('sha256').update(b).digest('hex');
 class Refused extends Error {}
@@ -96,28 +95,27 @@ function hashOne(path) {
 // while this thread hashes the current one, so the copy out of the page cache hides behind
 // the hash. Reads are positioned and in order; each buffer is reused once its hash is done.
 const OVERLAP = 3;
-const RING_CHUNK = CHUNK;
 const OVERLAP_MIN_BYTES = 4 * CHUNK;
 let ring = null;
 function readAt(fd, buf, pos) {
-  return new Promise((resolve, reject) => fs.read(fd, buf, 0, RING_CHUNK, pos, (err, n) => (err ? reject(err) : resolve(n))));
+  return new Promise((resolve, reject) => fs.read(fd, buf, 0, CHUNK, pos, (err, n) => (err ? reject(err) : resolve(n))));
 }
 async function hashOverlapped(fd, before) {
-  ring ??= alignedChunks(OVERLAP, RING_CHUNK);
+  ring ??= alignedChunks(OVERLAP, CHUNK);
   const pending = [];
   try {
     const hash = crypto.createHash('sha256');
     let total = 0;
     let next = 0;
-    for (let k = 0; k < OVERLAP; k++, next += RING_CHUNK) pending.push(readAt(fd, ring[k], next));
+    for (let k = 0; k < OVERLAP; k++, next += CHUNK) pending.push(readAt(fd, ring[k], next));
     for (let k = 0; ; k = (k + 1) % OVERLAP) {
       const n = await pending[k];
       if (n === 0) break;
-      hash.update(n === RING_CHUNK ? ring[k] : ring[k].subarray(0, n));
+      hash.update(n === CHUNK ? ring[k] : ring[k].subarray(0, n));
       total += n;
-      if (n < RING_CHUNK) break;
+      if (n < CHUNK) break;
       pending[k] = readAt(fd, ring[k], next);
-      next += RING_CHUNK;
+      next += CHUNK;
     }
     // Bytes past a short read mean the file grew: the stat comparison refuses it.
     return finish(fd, before, total, hash.digest('hex'));
