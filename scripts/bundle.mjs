@@ -1,7 +1,8 @@
 // Bundles the CLI so that a command loads one module, not hundreds: dist/bundle/all.cjs has
 // every command; gate.cjs, run.cjs and seal.cjs each hold one command whose start-up time is
 // measured (the decision CI runs most, the sealed run's overhead, the seal's throughput), so
-// their cold start compiles only their own code and built-ins. The heavy parsers
+// their cold start compiles only their own code and built-ins; parse-worker.cjs is the worker
+// thread `sealgate symbols` parses with (loaded by Node itself, no code cache). The heavy parsers
 // (TypeScript, tree-sitter, YAML) stay external, loaded from node_modules only when used.
 // CommonJS, not ES modules: bin/sealgate.js compiles a CommonJS bundle with the V8 code cache
 // that scripts/code-cache.cjs writes here after the build (Node 20 has no code cache for ES
@@ -13,7 +14,7 @@ import { build } from 'esbuild';
 rmSync('dist/bundle', { recursive: true, force: true });
 
 const result = await build({
-  entryPoints: { all: 'src/cli/entry.ts', gate: 'src/cli/entry-gate.ts', run: 'src/cli/entry-run.ts', seal: 'src/cli/entry-seal.ts' },
+  entryPoints: { all: 'src/cli/entry.ts', gate: 'src/cli/entry-gate.ts', run: 'src/cli/entry-run.ts', seal: 'src/cli/entry-seal.ts', 'parse-worker': 'src/symbols/parse-worker.ts' },
   outdir: 'dist/bundle',
   bundle: true,
   splitting: false,

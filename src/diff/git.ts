@@ -1,8 +1,9 @@
 // Git at the edge: resolve the base, cross-check a patch with `git apply --numstat`, apply it
 // in a throwaway index and object store, and read old and new blobs. The user's work tree,
 // index and object database are never written.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdtempSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inputInvalid, SealgateError, type Finding } from '../core/errors.js';
@@ -37,12 +38,6 @@ export function runGit(cwd: string, args: readonly string[], options: { env?: Re
   });
   if (r.error) throw new SealgateError('E_INTERNAL', `cannot run git ${args[0] ?? ''}: ${r.error.message}`);
   return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString('utf8') };
-}
-
-function gitOk(cwd: string, args: readonly string[], what: string, options: { env?: Record<string, string>; input?: Uint8Array | string } = {}): Buffer {
-  const r = runGit(cwd, args, options);
-  if (r.status !== 0) throw inputInvalid(what, `git ${args[0] ?? ''} failed: ${r.stderr.trim() || `exit ${String(r.status)}`}`);
-  return r.stdout;
 }
 
 /** The top of the work tree that holds `dir`. */
@@ -188,12 +183,9 @@ function parseEntries(out: Buffer, form: 'ls-files' | 'ls-tree'): Map<string, { 
   return map;
 }
 
-/** Read many blobs with one `git cat-file --batch`. */
-export function readBlobs(root: string, shas: readonly string[], env: Record<string, string> = {}): Map<string, Buffer> {
-  const unique = [...new Set(shas)];
+/** Split `git cat-file --batch` output for `unique` (distinct ids, in the order asked). */
+function parseBlobs(out: Buffer, unique: readonly string[]): Map<string, Buffer> {
   const blobs = new Map<string, Buffer>();
-  if (unique.length === 0) return blobs;
-  const out = gitOk(root, ['cat-file', '--batch'], 'git cat-file', { env, input: unique.join('\n') + '\n' });
   let at = 0;
   for (const sha of unique) {
     const nl = out.indexOf(0x0a, at);
@@ -209,47 +201,209 @@ export function readBlobs(root: string, shas: readonly string[], env: Record<str
 
 const isBlobMode = (mode: string) => mode === '100644' || mode === '100755';
 
-/**
- * Apply the patch to `base` in a temporary index with a temporary object directory
- * (the repository's objects as an alternate), then read every touched file's old and
- * new blob. A patch that does not apply exactly (including at an offset) is refused.
- */
-export function readPatchContents(root: string, base: string, patchBytes: Uint8Array, parsed: ParsedPatch, label = 'patch'): Map<PatchFile, FileContents> {
-  const tmp = mkdtempSync(join(tmpdir(), 'sealgate-apply-'));
-  try {
-    const patchPath = join(tmp, 'patch.diff');
-    writeFileSync(patchPath, patchBytes);
-    const stat = runGit(root, ['apply', '--numstat', '--summary', '-z', patchPath]);
-    if (stat.status !== 0) throw inputInvalid(label, `git cannot read the patch: ${stat.stderr.trim()}`);
-    const summary = parseApplySummary(stat.stdout);
-    if (!summary.ok) throw new SealgateError('E_INPUT_INVALID', summary.findings);
-    const agree = checkApplySummary(parsed, summary.value, label);
-    if (!agree.ok) throw new SealgateError('E_INPUT_INVALID', agree.findings);
+type Entries = Map<string, { mode: string; sha: string }>;
 
+/** The distinct blob ids among `entries` (symlinks and submodules have none to read). */
+function blobShas(entries: Iterable<{ mode: string; sha: string }>): string[] {
+  const shas = new Set<string>();
+  for (const e of entries) if (isBlobMode(e.mode)) shas.add(e.sha);
+  return [...shas];
+}
+
+/** Read distinct blobs with one `git cat-file --batch`. */
+async function readBlobsWith(git: GitJobs, unique: readonly string[], env: Record<string, string>): Promise<Map<string, Buffer>> {
+  if (unique.length === 0) return new Map();
+  return parseBlobs(await git.ok(['cat-file', '--batch'], 'git cat-file', { env, input: unique.join('\n') + '\n' }), unique);
+}
+
+/** A git process started in the background. */
+interface GitJob {
+  readonly child: ChildProcess | null;
+  /** Settles once git has exited; rejects (E_INTERNAL) when git cannot run. */
+  readonly done: Promise<GitOutput>;
+}
+
+interface SpawnOptions {
+  readonly env?: Record<string, string>;
+  readonly input?: Uint8Array | string;
+}
+
+/**
+ * Background `git` calls of one patch read, so they can be stopped and waited for. Their input
+ * and output go through files in `dir`, not pipes: git never waits for this thread, which may
+ * be busy parsing, to drain or fill a pipe.
+ */
+class GitJobs {
+  private readonly jobs: GitJob[] = [];
+  private stopped = false;
+
+  constructor(
+    private readonly root: string,
+    private readonly dir: string,
+  ) {}
+
+  run(args: readonly string[], options: SpawnOptions = {}): Promise<GitOutput> {
+    if (this.stopped) return Promise.reject(new SealgateError('E_INTERNAL', `git ${args[0] ?? ''} not started: stopped`));
+    const job = this.spawn(args, options, join(this.dir, `git-${this.jobs.length}`));
+    this.jobs.push(job);
+    // Read in order by the caller; a failure before then must not count as unhandled.
+    job.done.catch(() => undefined);
+    return job.done;
+  }
+
+  async ok(args: readonly string[], what: string, options: SpawnOptions = {}): Promise<Buffer> {
+    const r = await this.run(args, options);
+    if (r.status !== 0) throw inputInvalid(what, `git ${args[0] ?? ''} failed: ${r.stderr.trim() || `exit ${String(r.status)}`}`);
+    return r.stdout;
+  }
+
+  /** Kill what still runs and wait until every process has exited. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const { child } of this.jobs) if (child !== null && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await Promise.allSettled(this.jobs.map((j) => j.done));
+  }
+
+  private spawn(args: readonly string[], options: SpawnOptions, stem: string): GitJob {
+    const cannot = (err: unknown) => new SealgateError('E_INTERNAL', `cannot run git ${args[0] ?? ''}: ${err instanceof Error ? err.message : String(err)}`);
+    const fds: number[] = [];
+    let child: ChildProcess;
+    try {
+      if (options.input !== undefined) writeFileSync(`${stem}.in`, options.input);
+      const stdin = options.input === undefined ? 'ignore' : openSync(`${stem}.in`, 'r');
+      if (typeof stdin === 'number') fds.push(stdin);
+      const stdout = openSync(`${stem}.out`, 'w');
+      fds.push(stdout);
+      const stderr = openSync(`${stem}.err`, 'w');
+      fds.push(stderr);
+      child = spawn('git', ['--literal-pathspecs', '-c', 'core.quotePath=false', ...args], { cwd: this.root, env: gitEnv(options.env), stdio: [stdin, stdout, stderr] });
+    } catch (err) {
+      return { child: null, done: Promise.reject(cannot(err)) };
+    } finally {
+      for (const fd of fds) closeSync(fd);
+    }
+    const done = new Promise<GitOutput>((resolvePromise, reject) => {
+      let failure: unknown;
+      child.once('error', (e) => {
+        failure ??= e;
+      });
+      child.once('close', (status: number | null) => {
+        if (failure === undefined) {
+          try {
+            if (statSync(`${stem}.out`).size > MAX_GIT_OUTPUT) throw new Error('stdout maxBuffer length exceeded');
+            resolvePromise({ status, stdout: readFileSync(`${stem}.out`), stderr: readFileSync(`${stem}.err`, 'utf8') });
+            return;
+          } catch (e) {
+            failure = e;
+          }
+        }
+        reject(cannot(failure));
+      });
+    });
+    return { child, done };
+  }
+}
+
+type PreparedIndex = { readonly ok: true; readonly env: Record<string, string> } | { readonly ok: false; readonly error: unknown };
+
+/** A temporary index holding `base`, with a temporary object directory in front of the repository's. */
+function prepareIndex(root: string, tmp: string, base: string): PreparedIndex {
+  try {
     const objects = runGit(root, ['rev-parse', '--path-format=absolute', '--git-path', 'objects']);
-    if (objects.status !== 0) throw new SealgateError('E_INTERNAL', `cannot locate the object directory: ${objects.stderr.trim()}`);
+    if (objects.status !== 0) return { ok: false, error: new SealgateError('E_INTERNAL', `cannot locate the object directory: ${objects.stderr.trim()}`) };
     mkdirSync(join(tmp, 'objects'));
     const env = {
       GIT_INDEX_FILE: join(tmp, 'index'),
       GIT_OBJECT_DIRECTORY: join(tmp, 'objects'),
       GIT_ALTERNATE_OBJECT_DIRECTORIES: objects.stdout.toString('utf8').trim(),
     };
-    gitOk(root, ['read-tree', base], 'git read-tree', { env });
-    const applied = runGit(root, ['-c', 'apply.ignoreWhitespace=no', '-c', 'core.looseCompression=0', 'apply', '--cached', '-v', '--whitespace=nowarn', patchPath], { env });
-    if (applied.status !== 0) {
-      const why = applied.stderr.split('\n').filter((l) => l.startsWith('error:')).join('; ');
-      throw inputInvalid(label, `does not apply to ${base.slice(0, 12)}: ${why || applied.stderr.trim()}`);
+    const r = runGit(root, ['read-tree', base], { env });
+    if (r.status !== 0) return { ok: false, error: inputInvalid('git read-tree', `git read-tree failed: ${r.stderr.trim() || `exit ${String(r.status)}`}`) };
+    return { ok: true, env };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** git's half of reading a patch, started before the patch is parsed so that both run at once. */
+export interface PatchApply {
+  /**
+   * Every file's old and new contents, once git's numstat agrees with `parsed` and the patch
+   * applies exactly. Checks and errors come in the same order as when each step waits for the last.
+   */
+  contents(parsed: ParsedPatch): Promise<Map<PatchFile, FileContents>>;
+  /** Stops any git still running and removes the temporary files. */
+  close(): Promise<void>;
+}
+
+/**
+ * Start `git apply --numstat` and the apply of the patch to `base` in a temporary index
+ * with a temporary object directory (the repository's objects as an alternate). Nothing
+ * here writes outside the temporary directory, so it may run before the patch is checked.
+ */
+export function startPatchApply(root: string, base: string, patchBytes: Uint8Array, label = 'patch'): PatchApply {
+  let tmp: string | null = null;
+  let git: GitJobs | null = null;
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    if (closing === undefined) {
+      closing = (git?.stop() ?? Promise.resolve()).then(() => (tmp === null ? undefined : rm(tmp, { recursive: true, force: true })));
+      // Awaited by the caller, possibly after other work.
+      closing.catch(() => undefined);
     }
-    const offsets = applied.stderr.split('\n').filter((l) => /^Hunk #\d+ succeeded at/.test(l));
+    return closing;
+  };
+  let started: { git: GitJobs; stat: Promise<GitOutput>; prepared: PreparedIndex; applied: Promise<GitOutput> } | { error: unknown };
+  try {
+    tmp = mkdtempSync(join(tmpdir(), 'sealgate-apply-'));
+    git = new GitJobs(root, tmp);
+    const patchPath = join(tmp, 'patch.diff');
+    writeFileSync(patchPath, patchBytes);
+    const stat = git.run(['apply', '--numstat', '--summary', '-z', patchPath]);
+    // The index is ready in a few milliseconds, so the apply starts now; an error waits for its turn in contents().
+    const prepared = prepareIndex(root, tmp, base);
+    const applied = prepared.ok
+      ? git.run(['-c', 'apply.ignoreWhitespace=no', '-c', 'core.looseCompression=0', 'apply', '--cached', '-v', '--whitespace=nowarn', patchPath], { env: prepared.env })
+      : // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the caught value, rethrown as it was (a SealgateError naming the cause)
+        Promise.reject(prepared.error);
+    applied.catch(() => undefined);
+    started = { git, stat, prepared, applied };
+  } catch (error) {
+    // Reported where reading the contents begins, as before.
+    started = { error };
+  }
+
+  const contents = async (parsed: ParsedPatch): Promise<Map<PatchFile, FileContents>> => {
+    if ('error' in started) throw started.error;
+    const { git, stat, prepared, applied } = started;
+    // The base's side needs only the file list, so it is read while the checks and the apply finish.
+    const oldPaths = parsed.files.flatMap((f) => (f.oldPath === null ? [] : [f.oldPath]));
+    const oldListed = oldPaths.length === 0 ? Promise.resolve<Entries>(new Map()) : git.ok(['ls-tree', '-r', '-z', '--full-tree', base, '--', ...oldPaths], 'git ls-tree').then((out) => parseEntries(out, 'ls-tree'));
+    const oldBlobs = oldListed.then((entries) => readBlobsWith(git, blobShas(entries.values()), {}));
+    oldBlobs.catch(() => undefined);
+    const s = await stat;
+    if (s.status !== 0) throw inputInvalid(label, `git cannot read the patch: ${s.stderr.trim()}`);
+    const summary = parseApplySummary(s.stdout);
+    if (!summary.ok) throw new SealgateError('E_INPUT_INVALID', summary.findings);
+    const agree = checkApplySummary(parsed, summary.value, label);
+    if (!agree.ok) throw new SealgateError('E_INPUT_INVALID', agree.findings);
+
+    const a = await applied;
+    const env = prepared.ok ? prepared.env : {};
+    if (a.status !== 0) {
+      const why = a.stderr.split('\n').filter((l) => l.startsWith('error:')).join('; ');
+      throw inputInvalid(label, `does not apply to ${base.slice(0, 12)}: ${why || a.stderr.trim()}`);
+    }
+    const offsets = a.stderr.split('\n').filter((l) => /^Hunk #\d+ succeeded at/.test(l));
     if (offsets.length > 0) throw inputInvalid(label, `does not apply cleanly to ${base.slice(0, 12)}: ${offsets.join('; ')}`);
 
-    const oldPaths = parsed.files.flatMap((f) => (f.oldPath === null ? [] : [f.oldPath]));
     const newPaths = parsed.files.flatMap((f) => (f.newPath === null ? [] : [f.newPath]));
-    const oldEntries = oldPaths.length === 0 ? new Map<string, { mode: string; sha: string }>() : parseEntries(gitOk(root, ['ls-tree', '-r', '-z', '--full-tree', base, '--', ...oldPaths], 'git ls-tree'), 'ls-tree');
-    const newEntries = newPaths.length === 0 ? new Map<string, { mode: string; sha: string }>() : parseEntries(gitOk(root, ['ls-files', '-s', '-z', '--', ...newPaths], 'git ls-files', { env }), 'ls-files');
-    const shas: string[] = [];
-    for (const e of [...oldEntries.values(), ...newEntries.values()]) if (isBlobMode(e.mode)) shas.push(e.sha);
-    const blobs = readBlobs(root, shas, env);
+    const newListed = newPaths.length === 0 ? null : git.ok(['ls-files', '-s', '-z', '--', ...newPaths], 'git ls-files', { env });
+    newListed?.catch(() => undefined);
+    const oldEntries = await oldListed;
+    const newEntries = newListed === null ? new Map<string, { mode: string; sha: string }>() : parseEntries(await newListed, 'ls-files');
+    const blobs = new Map(await oldBlobs);
+    for (const [sha, bytes] of await readBlobsWith(git, blobShas(newEntries.values()).filter((sha) => !blobs.has(sha)), env)) blobs.set(sha, bytes);
     const out = new Map<PatchFile, FileContents>();
     for (const f of parsed.files) {
       const o = f.oldPath === null ? undefined : oldEntries.get(f.oldPath);
@@ -265,7 +419,20 @@ export function readPatchContents(root: string, base: string, patchBytes: Uint8A
       });
     }
     return out;
+  };
+  return { contents, close };
+}
+
+/**
+ * Apply the patch to `base` in a temporary index with a temporary object directory
+ * (the repository's objects as an alternate), then read every touched file's old and
+ * new blob. A patch that does not apply exactly (including at an offset) is refused.
+ */
+export async function readPatchContents(root: string, base: string, patchBytes: Uint8Array, parsed: ParsedPatch, label = 'patch'): Promise<Map<PatchFile, FileContents>> {
+  const apply = startPatchApply(root, base, patchBytes, label);
+  try {
+    return await apply.contents(parsed);
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    await apply.close();
   }
 }

@@ -1,17 +1,18 @@
 // `extractChanged`: from a patch and a base commit to changed.json.
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { checkSchema } from '../core/document.js';
 import { SealgateError } from '../core/errors.js';
 import { sha256Hex } from '../core/ids.js';
 import type { Config } from '../config/schema.js';
 import { classifyFile, languageOf, type FileClass } from '../diff/classify.js';
-import { readPatchContents, readRepoRoot, resolveCommit, type FileContents } from '../diff/git.js';
+import { readRepoRoot, resolveCommit, startPatchApply, type FileContents, type PatchApply } from '../diff/git.js';
 import { parseGitPatch, pathOf, type PatchFile } from '../diff/parse.js';
-import { compareFile, finishComparison, newComparison, type ComparisonState } from './compare.js';
-import { decodeSource, type ExtractOptions, type FileSymbols } from './model.js';
+import { finishComparison, newComparison, type ComparisonState } from './compare.js';
+import { compareJob, drainQueue, isScript, JobQueue, loadParser, mergeComparison, queueOrder, totalBytes, type FileJob } from './jobs.js';
+import type { ExtractOptions } from './model.js';
 import { ChangedSchema, type Changed, type ChangedFile } from './schema.js';
-import { extractWithTreeSitter } from './sitter.js';
-import { extractTypeScript, loadTypeScript } from './typescript.js';
+import { ParseWorkers } from './workers.js';
+
+export type { FileJob } from './jobs.js';
 
 export interface ExtractChangedInput {
   readonly repo: string;
@@ -20,105 +21,45 @@ export interface ExtractChangedInput {
   readonly base?: string;
   readonly config: Config;
   readonly label?: string;
-  /** Worker threads for parsing and comparing (default 1: in this thread). */
+  /** Threads for parsing and comparing: this one and `workers - 1` worker threads (default 1: this one only). */
   readonly workers?: number;
   /** Below this many bytes of production source, stay in this thread. */
   readonly parallelMinBytes?: number;
 }
 
-/** One production file to compare, as plain data (it may cross to a worker thread). */
-export interface FileJob {
-  readonly path: string;
-  readonly oldPath: string | null;
-  readonly language: string;
-  readonly oldName: string | null;
-  readonly newName: string | null;
-  readonly oldBytes: Uint8Array | null;
-  readonly newBytes: Uint8Array | null;
-  readonly touched: readonly number[];
-}
-
 export const PARALLEL_MIN_BYTES = 2 * 1024 * 1024;
-const WORKER_TAG = 'sealgate-symbols-worker';
 
-/** Parse and compare each job's two sides, one file at a time (trees are freed as we go). */
-export async function compareJobs(jobs: readonly FileJob[], options: ExtractOptions, state: ComparisonState): Promise<void> {
-  for (const job of jobs) {
-    const oldSide = job.oldBytes === null || job.oldName === null ? null : await extractFile(job.language, job.oldName, job.oldBytes, options);
-    let newSide: FileSymbols | null = null;
-    try {
-      newSide = job.newBytes === null || job.newName === null ? null : await extractFile(job.language, job.newName, job.newBytes, options);
-      compareFile(state, { path: job.path, oldPath: job.oldPath, language: job.language, oldSymbols: oldSide, newSymbols: newSide, touched: job.touched });
-    } finally {
-      oldSide?.dispose?.();
-      newSide?.dispose?.();
-    }
-  }
-}
-
-// A worker thread runs this very module: it compares its share of the files and posts the state back.
-if (!isMainThread && parentPort && (workerData as { tag?: unknown } | null)?.tag === WORKER_TAG) {
-  const port = parentPort;
-  const data = workerData as { jobs: FileJob[]; options: ExtractOptions };
+/**
+ * Compare every job. With worker threads (and enough source to pay for them), this thread and
+ * the workers take jobs from the two ends of one queue; the merged state is the same as in one
+ * thread, since every result is keyed by its file and sorted at the end.
+ */
+async function compareAll(jobs: readonly FileJob[], options: ExtractOptions, workers: ParseWorkers | null, minBytes: number): Promise<ComparisonState> {
   const state = newComparison();
-  compareJobs(data.jobs, data.options, state).then(
-    () => port.postMessage({ ok: true, state }),
-    (err: unknown) => port.postMessage({ ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
-  );
-}
-
-function runWorker(jobs: FileJob[], options: ExtractOptions): Promise<ComparisonState> {
-  return new Promise((resolvePromise, reject) => {
-    const data = { tag: WORKER_TAG, jobs, options };
-    // Run from TypeScript sources (the tests), the worker registers tsx before loading this module.
-    const worker = import.meta.url.endsWith('.ts')
-      ? new Worker(`import('tsx/esm/api').then((m) => m.register()).then(() => import(${JSON.stringify(import.meta.url)}))`, { eval: true, workerData: data, execArgv: [] })
-      : new Worker(new URL(import.meta.url), { workerData: data, execArgv: [] });
-    let settled = false;
-    worker.once('message', (m: { ok: true; state: ComparisonState } | { ok: false; error: string }) => {
-      settled = true;
-      void worker.terminate();
-      if (m.ok) resolvePromise(m.state);
-      else reject(new SealgateError('E_INTERNAL', `symbols worker failed: ${m.error}`));
-    });
-    worker.once('error', (err) => {
-      if (!settled) reject(new SealgateError('E_INTERNAL', `symbols worker failed: ${err.message}`));
-      settled = true;
-    });
-    worker.once('exit', (code) => {
-      if (!settled) reject(new SealgateError('E_INTERNAL', `symbols worker exited with ${code} before answering`));
-      settled = true;
-    });
-  });
-}
-
-/** Split the jobs over worker threads by size when it pays off; the merged state is the same as in one thread. */
-async function compareInParallel(jobs: FileJob[], options: ExtractOptions, workers: number, minBytes: number): Promise<ComparisonState> {
-  const size = (j: FileJob) => (j.oldBytes?.length ?? 0) + (j.newBytes?.length ?? 0);
-  const total = jobs.reduce((a, j) => a + size(j), 0);
-  const n = Math.min(Math.max(1, Math.floor(workers)), jobs.length);
-  const state = newComparison();
-  if (n < 2 || total < minBytes) {
-    await compareJobs(jobs, options, state);
+  if (workers === null || jobs.length < 2 || totalBytes(jobs) < minBytes) {
+    workers?.stop();
+    for (const job of jobs) await compareJob(job, options, state);
     return state;
   }
-  // Largest first onto the lightest share.
-  const shares = Array.from({ length: n }, () => ({ bytes: 0, jobs: [] as FileJob[] }));
-  for (const j of [...jobs].sort((a, b) => size(b) - size(a))) {
-    const share = shares.reduce((m, s) => (s.bytes < m.bytes ? s : m));
-    share.jobs.push(j);
-    share.bytes += size(j);
-  }
-  const parts = await Promise.all(shares.map((s) => runWorker(s.jobs, options)));
-  for (const p of parts) {
-    for (const [k, v] of p.changed) state.changed.set(k, v);
-    for (const id of p.typeOnly) state.typeOnly.add(id);
-    for (const id of p.deleted) state.deleted.add(id);
-    state.moved.push(...p.moved);
-    state.appeared.push(...p.appeared);
-    state.disappeared.push(...p.disappeared);
-  }
+  const ordered = queueOrder(jobs);
+  const queue = JobQueue.create(ordered.length);
+  const parts = workers.run(ordered, queue);
+  await drainQueue(ordered, queue, 'front', options, state);
+  for (const part of await parts) mergeComparison(state, part);
   return state;
+}
+
+/** The languages of the paths on the patch's `diff --git` lines: a hint of the parsers to load early, read before the patch is parsed. */
+export function languagesNamed(patchBytes: Uint8Array): Set<string> {
+  const bytes = Buffer.from(patchBytes.buffer, patchBytes.byteOffset, patchBytes.byteLength);
+  const languages = new Set<string>();
+  for (let at = bytes.indexOf('diff --git '); at >= 0; at = bytes.indexOf('diff --git ', at + 1)) {
+    if (at > 0 && bytes[at - 1] !== 0x0a) continue;
+    const end = bytes.indexOf(0x0a, at);
+    const language = languageOf(bytes.toString('latin1', at, end < 0 ? bytes.length : end).trimEnd());
+    if (language !== null) languages.add(language);
+  }
+  return languages;
 }
 
 /** New-file lines each hunk adds, plus the line where each run of deletions sat. */
@@ -147,22 +88,47 @@ export function classOf(file: PatchFile, contents: FileContents | undefined, con
   return cls;
 }
 
-async function extractFile(language: string, path: string, bytes: Uint8Array, options: ExtractOptions): Promise<FileSymbols> {
-  const text = decodeSource(bytes);
-  if (language === 'typescript' || language === 'javascript') return extractTypeScript(await loadTypeScript(), path, text);
-  if (language === 'python' || language === 'go' || language === 'java' || language === 'rust') return extractWithTreeSitter(language, text, options);
-  throw new SealgateError('E_INTERNAL', `no extractor for language "${language}"`);
-}
-
 /** Read the patch against its base and list the files and symbols it changes. */
 export async function extractChanged(input: ExtractChangedInput): Promise<Changed> {
   const label = input.label ?? 'patch';
   const root = readRepoRoot(input.repo);
   const base = resolveCommit(root, input.base ?? 'HEAD');
+  const threads = Math.max(1, Math.floor(input.workers ?? 1));
+  const minBytes = input.parallelMinBytes ?? PARALLEL_MIN_BYTES;
+  const workers = threads > 1 ? new ParseWorkers(threads - 1, { docstringChanges: input.config.symbols.docstringChanges }) : null;
+  // git cross-checks and applies the patch while jsdiff parses it; its results are still read in order.
+  const apply = startPatchApply(root, base, input.patchBytes, label);
+  try {
+    // A patch this large most likely brings enough source to share: the workers start now and
+    // load the compiler while this thread reads the patch (see queueOrder).
+    if (workers !== null && input.patchBytes.length >= minBytes / 4) {
+      workers.start();
+      workers.load([...languagesNamed(input.patchBytes)].filter(isScript));
+    }
+    return await extractApplied(input, label, base, apply, workers, minBytes);
+  } finally {
+    workers?.stop();
+    await apply.close();
+  }
+}
+
+async function extractApplied(input: ExtractChangedInput, label: string, base: string, apply: PatchApply, workers: ParseWorkers | null, minBytes: number): Promise<Changed> {
   const parsed = parseGitPatch(input.patchBytes, label);
   if (!parsed.ok) throw new SealgateError('E_INPUT_INVALID', parsed.findings);
-  const contents = parsed.value.empty ? new Map<PatchFile, FileContents>() : readPatchContents(root, base, input.patchBytes, parsed.value, label);
   const options: ExtractOptions = { docstringChanges: input.config.symbols.docstringChanges };
+  // While git works, load the parsers the production files will need: with workers, the compiler
+  // there and tree-sitter's grammars here (see queueOrder); a parser that fails to load fails
+  // again, with its error, on the first file that needs it.
+  const languages = new Set<string>();
+  for (const f of parsed.value.files) {
+    const language = f.binary ? null : languageOf(pathOf(f));
+    if (language !== null && classifyFile(f, input.config) === 'production') languages.add(language);
+  }
+  const shared = workers?.started === true;
+  for (const language of languages) if (!shared || !isScript(language)) loadParser(language).catch(() => undefined);
+  const contents = parsed.value.empty ? new Map<PatchFile, FileContents>() : await apply.contents(parsed.value);
+  // The temporary files go while the files are parsed.
+  const closed = apply.close();
 
   const files: ChangedFile[] = [];
   const uncreditable: string[] = [];
@@ -188,7 +154,8 @@ export async function extractChanged(input: ExtractChangedInput): Promise<Change
       touched: touchedLines(file),
     });
   }
-  const state = await compareInParallel(jobs, options, input.workers ?? 1, input.parallelMinBytes ?? PARALLEL_MIN_BYTES);
+  const state = await compareAll(jobs, options, workers, minBytes);
+  await closed;
   const result = finishComparison(state);
   const changed: Changed = {
     base,

@@ -286,17 +286,21 @@ export function pythonLexicalForm(text: string, options: { docstringChanges: boo
       gap = true;
       continue;
     }
-    if (isWord(c)) {
+    const word = isWord(c);
+    if (word) {
       let k = i + 1;
       while (k < n && isWord(text.charCodeAt(k))) k++;
-      const m = k - i <= 3 ? PY_STRING.exec(text.slice(i, i + 6)) : null;
+      // A string prefix (r, b, f, rb...) is a short word followed by a quote.
+      const next = text.charCodeAt(k);
+      const m = k - i <= 3 && (next === 34 || next === 39) ? PY_STRING.exec(text.slice(i, i + 6)) : null;
       if (!m) {
         emit(text.slice(i, k), true, true, false);
         i = k;
         continue;
       }
     }
-    const m = PY_STRING.exec(text.slice(i, i + 6));
+    // Only a quote, or a prefix found just above, can start a string.
+    const m = word || c === 34 || c === 39 ? PY_STRING.exec(text.slice(i, i + 6)) : null;
     if (m) {
       const q = m[1] as string;
       const end = quoted(text, i + m[0].length - q.length, q, q.length === 3);

@@ -141,6 +141,20 @@ function collect(lang: TreeSitterLanguage, text: string, root: Node, starts: num
 
   // ---- Python: a cursor scan, so only definitions become Node objects.
   const PY_DEFS = new Set(['function_definition', 'class_definition', 'decorated_definition']);
+  // Every symbol the scan finds is spelt with one of these words, so a node whose text holds
+  // none of them has none to find and is not scanned (most function bodies).
+  const wordsAt: number[] = [];
+  if (lang === 'python') for (const m of text.matchAll(/def|class|lambda/g)) wordsAt.push(m.index);
+  const mayDefine = (start: number, end: number): boolean => {
+    let lo = 0;
+    let hi = wordsAt.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((wordsAt[mid] as number) < start) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < wordsAt.length && (wordsAt[lo] as number) < end;
+  };
   const pyDefinition = (n: Node, owner: Draft, q: string): void => {
     const def = n.type === 'decorated_definition' ? n.childForFieldName('definition') : n;
     if (!def || (def.type !== 'function_definition' && def.type !== 'class_definition')) return;
@@ -149,7 +163,7 @@ function collect(lang: TreeSitterLanguage, text: string, root: Node, starts: num
     const name = qualify(q, nameNode.text);
     const d = open(name, [n], nameNode, false, owner);
     const body = def.childForFieldName('body');
-    if (body) {
+    if (body && mayDefine(body.startIndex, body.endIndex)) {
       const c = body.walk();
       try {
         pyScan(c, d, name);
@@ -160,7 +174,7 @@ function collect(lang: TreeSitterLanguage, text: string, root: Node, starts: num
   };
   /** Scan the statements under the cursor's node for symbols; the cursor ends where it started. */
   const pyScan = (cursor: TreeCursor, owner: Draft, q: string): void => {
-    if (!cursor.gotoFirstChild()) return;
+    if (!mayDefine(cursor.startIndex, cursor.endIndex) || !cursor.gotoFirstChild()) return;
     do {
       const type = cursor.nodeType;
       if (PY_DEFS.has(type)) pyDefinition(cursor.currentNode, owner, q);

@@ -159,12 +159,16 @@ export function extractTypeScript(ts: Ts, path: string, text: string): FileSymbo
     return undefined;
   };
   const walk = (node: TS.Node, owner: Draft, q: string, ambient: boolean): void => {
-    const saved = [cOwner, cQ, cAmbient] as const;
+    const savedOwner = cOwner;
+    const savedQ = cQ;
+    const savedAmbient = cAmbient;
     cOwner = owner;
     cQ = q;
     cAmbient = ambient;
     ts.forEachChild(node, visitChild);
-    [cOwner, cQ, cAmbient] = saved;
+    cOwner = savedOwner;
+    cQ = savedQ;
+    cAmbient = savedAmbient;
   };
 
   /** A function-valued symbol; `body` is what to search for nested symbols (absent for a signature). */
@@ -232,7 +236,10 @@ export function extractTypeScript(ts: Ts, path: string, text: string): FileSymbo
     K.VariableStatement, K.VariableDeclaration, K.ExportAssignment, K.ExpressionStatement, K.ImportDeclaration, K.ExportDeclaration, K.ImportEqualsDeclaration,
   ]);
 
+  const LAST_TOKEN = K.LastToken;
   const visitNode = (n: TS.Node, owner: Draft, q: string, ambient: boolean): void => {
+    // Tokens have no children (forEachChild returns at once for them).
+    if (n.kind <= LAST_TOKEN) return;
     if (!DECLARING.has(n.kind)) return walk(n, owner, q, ambient);
     if (ts.isFunctionDeclaration(n)) {
       const name = n.name ? n.name.text : hasModifier(ts, n, ts.SyntaxKind.DefaultKeyword) ? 'default' : null;

@@ -84,13 +84,13 @@ test('checkApplySummary refuses any disagreement with git', () => {
   assert.equal(checkApplySummary(p, { numstat: [{ added: 1, removed: 0, path: 'x.txt' }], summary: ['create:x.txt'] }).ok, false, 'summary');
 });
 
-test('readPatchContents gives old and new bytes and leaves the repository untouched', () => {
+test('readPatchContents gives old and new bytes and leaves the repository untouched', async () => {
   const r = repoWithPatch({ 'a.txt': 'one\n', 'b.txt': 'keep\n', 'gone.txt': 'bye\n' }, { 'a.txt': 'one\ntwo\n', 'new.txt': 'hi\n', 'gone.txt': null });
   try {
     const before = snapshot(join(r.dir, '.git')) + snapshot(r.dir);
     const head = resolveCommit(r.dir, 'HEAD');
     const p = parsed(r.patch);
-    const contents = readPatchContents(r.dir, head, Buffer.from(r.patch), p);
+    const contents = await readPatchContents(r.dir, head, Buffer.from(r.patch), p);
     const byPath = new Map([...contents].map(([f, c]) => [f.newPath ?? f.oldPath, c]));
     assert.equal(byPath.get('a.txt')?.oldBytes?.toString(), 'one\n');
     assert.equal(byPath.get('a.txt')?.newBytes?.toString(), 'one\ntwo\n');
@@ -105,7 +105,7 @@ test('readPatchContents gives old and new bytes and leaves the repository untouc
   }
 });
 
-test('a patch that does not apply, or applies only at an offset, is E_INPUT_INVALID', () => {
+test('a patch that does not apply, or applies only at an offset, is E_INPUT_INVALID', async () => {
   const lines = Array.from({ length: 30 }, (_, k) => `line ${k + 1}`).join('\n') + '\n';
   const r = repoWithPatch({ 'f.txt': lines }, { 'f.txt': lines.replace('line 15\n', 'line 15 changed\n') });
   try {
@@ -114,11 +114,11 @@ test('a patch that does not apply, or applies only at an offset, is E_INPUT_INVA
     writeFiles(r.dir, { 'f.txt': `x\ny\n${lines}` });
     git(r.dir, 'commit', '-qam', 'shift');
     const head = resolveCommit(r.dir, 'HEAD');
-    assert.throws(() => readPatchContents(r.dir, head, Buffer.from(r.patch), p), (e: unknown) => e instanceof SealgateError && e.code === 'E_INPUT_INVALID' && e.message.includes('offset'));
+    await assert.rejects(readPatchContents(r.dir, head, Buffer.from(r.patch), p), (e: unknown) => e instanceof SealgateError && e.code === 'E_INPUT_INVALID' && e.message.includes('offset'));
     writeFiles(r.dir, { 'f.txt': lines.replace('line 15\n', 'other\n') });
     git(r.dir, 'commit', '-qam', 'conflict');
     const head2 = resolveCommit(r.dir, 'HEAD');
-    assert.throws(() => readPatchContents(r.dir, head2, Buffer.from(r.patch), p), (e: unknown) => e instanceof SealgateError && e.code === 'E_INPUT_INVALID' && e.message.includes('does not apply'));
+    await assert.rejects(readPatchContents(r.dir, head2, Buffer.from(r.patch), p), (e: unknown) => e instanceof SealgateError && e.code === 'E_INPUT_INVALID' && e.message.includes('does not apply'));
   } finally {
     r.dispose();
   }

@@ -85,6 +85,30 @@ if __name__ == "__main__":
   assert.deepEqual(await names('python', 'a.py', src), [MODULE, 'C', 'C.D', 'C.D.m', 'C.p', 'conditional', 'f', 'f.inner', 'g'].sort());
 });
 
+test('Python: symbols deep in bodies are found; bodies that spell no def, class or lambda hold none', async () => {
+  const src = `def outer():
+    x = 1
+    for i in range(3):
+        try:
+            with open(p) as f:
+                h = lambda: i
+        except E:
+            class Local:
+                pass
+    while x:
+        if x > 2:
+            async def deep(): pass
+        else:
+            return "default classify"
+def plain():
+    y = [undefined for v in w]
+    return y
+class Empty: pass
+`;
+  assert.deepEqual(await names('python', 'a.py', src), [MODULE, 'Empty', 'outer', 'outer.Local', 'outer.deep', 'outer.h', 'plain'].sort());
+  assert.deepEqual(await names('python', 'b.py', 'x = 1\nprint(x)\n'), [MODULE]);
+});
+
 test('Go, Java and Rust naming', async () => {
   assert.deepEqual(await names('go', 'a.go', 'package a\ntype T struct{}\nfunc (t *T) M() {}\nfunc (t G[K]) N() {}\nfunc F() {}\nvar h = func() {}\n'), [MODULE, 'G.N', 'F', 'T', 'T.M', 'h'].sort());
   assert.deepEqual(

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { readConfig } from '../../config/read.js';
 import { toJsonText } from '../../core/json.js';
@@ -42,7 +43,9 @@ non-applying patch), 2 bad arguments, 3 internal error.
     const root = readRepoRoot(repo);
     const config = readConfig(root, values.config === undefined ? undefined : resolve(ctx.cwd, values.config));
     const patchBytes = readBoundedFile(patchPath, MAX_PATCH_BYTES, values.patch);
-    const changed = await extractChanged({ repo: root, patchBytes, base: values.base ?? 'HEAD', config, label: values.patch ?? 'patch' });
+    // This thread and, given a second core, one worker thread (see docs/symbols.md, Performance).
+    const workers = Math.min(2, availableParallelism());
+    const changed = await extractChanged({ repo: root, patchBytes, base: values.base ?? 'HEAD', config, label: values.patch ?? 'patch', workers });
     const text = toJsonText(changed);
     if (values.out === '-') ctx.stdout(text);
     else {
