@@ -234,24 +234,24 @@ export async function run() {
       console.log(`  openssl dgst -sha256 ${fmtMs(m.ossl)}  ${fmtRate(set.bytes, m.ossl)}  best ${fmtMs(Math.min(...ossl))}${cpuText(cpu.ossl)}`);
       console.log(`  single-core ceiling  ${fmtMs(ceilingMs)}  ${fmtRate(set.bytes, ceilingMs)}`);
       console.log(`  digest ${digest === recipe ? 'matches' : 'DIFFERS FROM'} the coreutils recipe`);
-      const ratioCeiling = ceilingMs / m.seal;
-      const ratioSha = m.sha / m.seal;
-      let target;
-      if (set.name.startsWith('(a)')) target = { text: 'throughput >= 0.85 x ceiling', ok: ratioCeiling >= 0.85, ratio: ratioCeiling };
-      else if (set.name.startsWith('(b)')) target = { text: 'throughput > 1.0 x ceiling', ok: ratioCeiling > 1, ratio: ratioCeiling };
-      else target = { text: 'no slower than sha256sum (sha256sum time / seal time >= 1)', ok: ratioSha >= 1, ratio: ratioSha };
+      // Each case's target, judged on a wall time: the run as this environment is set, and the
+      // run without NODE_EXTRA_CA_CERTS, whose parsing at every Node start (measured below) is
+      // the environment's cost, not the seal's.
+      const judge = (ms) => {
+        const vsCeiling = ceilingMs / ms;
+        const vsSha = m.sha / ms;
+        if (set.name.startsWith('(a)')) return { text: 'throughput >= 0.85 x ceiling', ok: vsCeiling >= 0.85, ratio: vsCeiling, vsCeiling, vsSha };
+        if (set.name.startsWith('(b)')) return { text: 'throughput > 1.0 x ceiling', ok: vsCeiling > 1, ratio: vsCeiling, vsCeiling, vsSha };
+        return { text: 'no slower than sha256sum (sha256sum time / seal time >= 1)', ok: vsSha >= 1, ratio: vsSha, vsCeiling, vsSha };
+      };
+      const target = judge(m.seal);
       const rssOk = rssKiB < 100 * 1024;
-      console.log(`  ratio vs ceiling ${ratioCeiling.toFixed(2)}, vs sha256sum ${ratioSha.toFixed(2)}; target ${target.text}: ${target.ok ? 'MET' : 'MISSED'}; RSS < 100 MiB: ${rssOk ? 'MET' : 'MISSED'}`);
-      // The same target judged on the run without NODE_EXTRA_CA_CERTS, whose parsing at every
-      // Node start (measured below) is the environment's cost, not the seal's.
-      let noCa = null;
-      if (m.sealNoCa !== null) {
-        const r = set.name.startsWith('(c)') ? m.sha / m.sealNoCa : ceilingMs / m.sealNoCa;
-        noCa = set.name.startsWith('(b)') ? r > 1 : set.name.startsWith('(a)') ? r >= 0.85 : r >= 1;
-        console.log(`  without NODE_EXTRA_CA_CERTS: ratio ${r.toFixed(2)}; target ${noCa ? 'MET' : 'MISSED'}`);
-      }
+      const sound = rssOk && digest === recipe;
+      console.log(`  ratio vs ceiling ${target.vsCeiling.toFixed(2)}, vs sha256sum ${target.vsSha.toFixed(2)}; target ${target.text}: ${target.ok ? 'MET' : 'MISSED'}; RSS < 100 MiB: ${rssOk ? 'MET' : 'MISSED'}`);
+      const noCa = m.sealNoCa === null ? null : judge(m.sealNoCa);
+      if (noCa) console.log(`  without NODE_EXTRA_CA_CERTS: ratio ${noCa.ratio.toFixed(2)}; target ${noCa.ok ? 'MET' : 'MISSED'}`);
       console.log('');
-      summary.push({ set: set.name, ok: target.ok && rssOk && digest === recipe, noCa: noCa === null ? null : noCa && rssOk && digest === recipe });
+      summary.push({ set: set.name, ok: target.ok && sound, noCa: noCa === null ? null : noCa.ok && sound });
     }
     // What NODE_EXTRA_CA_CERTS costs each Node start.
     if (process.env.NODE_EXTRA_CA_CERTS) {

@@ -1,11 +1,10 @@
 import { command } from './commands/run.js';
-import { SUMMARIES } from './commands/summaries.js';
-import { runCli } from './run.js';
+import { runOneCommand } from './run.js';
 
 /**
  * `sealgate run` alone (bundled as dist/bundle/run.cjs): its start-up is part of the overhead
  * every sealed test run pays, so it loads only its own code.
  */
 export function start(argv: readonly string[]): Promise<void> {
-  return runCli(argv, { run: { summary: SUMMARIES.run, load: async () => command } });
+  return runOneCommand(argv, 'run', command);
 }

@@ -1,11 +1,10 @@
 import { command } from './commands/seal.js';
-import { SUMMARIES } from './commands/summaries.js';
-import { runCli } from './run.js';
+import { runOneCommand } from './run.js';
 
 /**
  * `sealgate seal` alone (bundled as dist/bundle/seal.cjs): its wall time is measured against
  * the raw SHA-256 throughput, so it loads only its own code.
  */
 export function start(argv: readonly string[]): Promise<void> {
-  return runCli(argv, { seal: { summary: SUMMARIES.seal, load: async () => command } });
+  return runOneCommand(argv, 'seal', command);
 }

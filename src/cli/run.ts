@@ -1,3 +1,5 @@
+import type { Command } from './context.js';
+import { SUMMARIES } from './commands/summaries.js';
 import { main, type Commands } from './main.js';
 
 /** Process entry: wires the real clock, streams and exit status to main(). */
@@ -23,4 +25,9 @@ export async function runCli(argv: readonly string[], commands: Commands): Promi
     code = 3;
   }
   process.exitCode = code;
+}
+
+/** The entry of a one-command bundle (entry-gate.ts, entry-run.ts, entry-seal.ts): that command alone. */
+export function runOneCommand(argv: readonly string[], name: keyof typeof SUMMARIES, command: Command): Promise<void> {
+  return runCli(argv, { [name]: { summary: SUMMARIES[name], load: () => Promise.resolve(command) } });
 }
