@@ -1,5 +1,20 @@
-#!/usr/bin/env node
+#!/bin/sh
+':' //; if [ -n "${NODE_EXTRA_CA_CERTS+set}" ]; then export SEALGATE_NODE_EXTRA_CA_CERTS="$NODE_EXTRA_CA_CERTS"; unset NODE_EXTRA_CA_CERTS; else unset SEALGATE_NODE_EXTRA_CA_CERTS; fi; exec node "$0" "$@"
 'use strict';
+// The line above is the launcher, for a shell (the file is both a POSIX shell script and
+// CommonJS: to Node it is a string and a comment). Run as a program (`sealgate`, `npx
+// sealgate`, node_modules/.bin/sealgate), it starts Node without NODE_EXTRA_CA_CERTS: Node
+// parses that file and its whole bundled CA store at every start, before any of our code
+// runs (about 75 ms per start on the development machine, more than the whole `gate`), and
+// sealgate opens no network connection, so it has no use for it. The value is set aside in
+// SEALGATE_NODE_EXTRA_CA_CERTS and restored below, before anything else, so every process
+// sealgate starts (the test command of `run`, git) gets the environment exactly as it was.
+// `node bin/sealgate.js` skips the launcher and works the same, only slower where the
+// variable is set.
+if (process.env.SEALGATE_NODE_EXTRA_CA_CERTS !== undefined) {
+  if (process.env.NODE_EXTRA_CA_CERTS === undefined) process.env.NODE_EXTRA_CA_CERTS = process.env.SEALGATE_NODE_EXTRA_CA_CERTS;
+  delete process.env.SEALGATE_NODE_EXTRA_CA_CERTS;
+}
 // The CLI's entry. A CommonJS file (bin/package.json), because Node starts a CommonJS entry
 // faster than an ES module one. It loads one bundle (dist/bundle/<command>.cjs for the
 // commands that have one of their own: gate, run, seal; dist/bundle/all.cjs for the others)

@@ -2,16 +2,65 @@ import type { Command } from './context.js';
 import { SUMMARIES } from './commands/summaries.js';
 import { main, type Commands } from './main.js';
 
+/** Exit status when stdout or stderr failed for a reason other than a closed reader (E_INTERNAL's). */
+const OUTPUT_FAILED_EXIT = 3;
+
+/**
+ * A writer to process.stdout or process.stderr that survives the stream failing. A reader that
+ * went away (`sealgate codes | head -1`: EPIPE) ends that output quietly, with the exit status
+ * unchanged, as the status is the verdict. Any other write error (a full disk, an I/O error)
+ * also ends that output, says so on stderr if it can, and makes the process exit 3 rather than
+ * claim a success whose output was lost. Without this, the stream's 'error' event (or, for a
+ * file, the thrown error) would end the process with a stack trace. The stream is only touched
+ * on the first write, as creating it costs start-up time.
+ */
+function guardedWriter(name: 'stdout' | 'stderr', failed: { other: boolean }): (text: string) => void {
+  let broken = false;
+  let attached = false;
+  const fail = (err: NodeJS.ErrnoException): void => {
+    if (broken) return;
+    broken = true;
+    if (err.code === 'EPIPE') return;
+    failed.other = true;
+    if (name === 'stdout') {
+      try {
+        process.stderr.write(`sealgate: E_INTERNAL: cannot write to stdout (${err.code ?? err.message}); exit status 3\n`);
+      } catch {
+        /* stderr is gone too: the exit status still says it */
+      }
+    }
+  };
+  return (text) => {
+    if (broken) return;
+    const s = process[name];
+    if (!attached) {
+      attached = true;
+      s.on('error', fail);
+    }
+    try {
+      s.write(text);
+    } catch (err) {
+      fail(err as NodeJS.ErrnoException);
+    }
+  };
+}
+
 /** Process entry: wires the real clock, streams and exit status to main(). */
 export async function runCli(argv: readonly string[], commands: Commands): Promise<void> {
   let code: number;
+  const failed = { other: false };
+  const stdout = guardedWriter('stdout', failed);
+  const stderr = guardedWriter('stderr', failed);
+  process.on('exit', () => {
+    if (failed.other && process.exitCode === 0) process.exitCode = OUTPUT_FAILED_EXIT;
+  });
   try {
     code = await main({
       argv,
       cwd: process.cwd(),
       env: process.env,
-      stdout: (t) => process.stdout.write(t),
-      stderr: (t) => process.stderr.write(t),
+      stdout,
+      stderr,
       clock: () => new Date(),
       // A getter: touching process.stderr creates its stream, a cost the gate's ALLOW path never needs.
       get isTTY() {
@@ -20,11 +69,11 @@ export async function runCli(argv: readonly string[], commands: Commands): Promi
     }, commands);
   } catch (err) {
     // main() never throws; if it somehow does, still print one code.
-    process.stdout.write('E_INTERNAL\n');
-    process.stderr.write(`sealgate: E_INTERNAL: ${String(err)}\n`);
+    stdout('E_INTERNAL\n');
+    stderr(`sealgate: E_INTERNAL: ${String(err)}\n`);
     code = 3;
   }
-  process.exitCode = code;
+  process.exitCode = failed.other && code === 0 ? OUTPUT_FAILED_EXIT : code;
 }
 
 /** The entry of a one-command bundle (entry-gate.ts, entry-run.ts, entry-seal.ts): that command alone. */
