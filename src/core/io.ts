@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, renameSync, writeSync, unlinkSync, readSync, fstatSync, constants } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readlinkSync, renameSync, writeSync, unlinkSync, readSync, fstatSync, constants } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { inputInvalid } from './errors.js';
@@ -82,17 +82,39 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
 }
 
 let hashBuffer: Buffer | undefined;
+let procFd: string | null | undefined;
+
+/** The error code sha256File gives a file reached by another path than the one expected. */
+export const E_PATH_DETOUR = 'EPATHDETOUR';
+
+/**
+ * Where an open descriptor really leads, as the kernel says (Linux /proc/self/fd), or null
+ * where it cannot tell (no /proc). Links at any component are resolved in the answer.
+ */
+export function openedPath(fd: number): string | null {
+  procFd ??= existsSync('/proc/self/fd') ? `/proc/${process.pid}/fd/` : null;
+  return procFd === null ? null : readlinkSync(procFd + String(fd));
+}
 
 /**
  * SHA-256 and size of one file, read in 1 MiB chunks into one reused buffer (never the whole
- * file), without following a link at the last component. Synchronous: the logs and verified
+ * file), without following a link at the last component (at any component with `realPath`,
+ * the canonical path the file must have, where /proc/self/fd exists). Synchronous: the logs and verified
  * fixtures it hashes are finished files, and a read stream would load Node's stream
  * machinery for nothing. (The seal's own hashing, with its change detection and worker
  * threads, is src/seal/hash.ts.)
  */
-export function sha256File(path: string): { sha256: string; bytes: number } {
+export function sha256File(path: string, options: { realPath?: string } = {}): { sha256: string; bytes: number } {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
+    // O_NOFOLLOW covers the last component only; with `realPath`, a link anywhere on the way
+    // (or a file moved meanwhile) is refused where the kernel can say where the file is.
+    if (options.realPath !== undefined) {
+      const real = openedPath(fd);
+      if (real !== null && real !== options.realPath) {
+        throw Object.assign(new Error(`${path} was reached through a symbolic link or moved (it is ${real})`), { code: E_PATH_DETOUR });
+      }
+    }
     hashBuffer ??= Buffer.allocUnsafeSlow(1 << 20);
     const h = createHash('sha256');
     let bytes = 0;

@@ -1,8 +1,8 @@
-import { lstatSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Finding } from '../core/errors.js';
 import { digestsEqual, sha256Hex } from '../core/ids.js';
-import { sha256File } from '../core/io.js';
+import { E_PATH_DETOUR, sha256File } from '../core/io.js';
 import { decodeStrictUtf8 } from '../core/text.js';
 import { fail, ok, type Result } from '../core/result.js';
 
@@ -63,8 +63,9 @@ export async function checkSealFromFiles(repo: string, manifestBytes: Uint8Array
   if (!digestsEqual(sha256Hex(manifestBytes), digest)) {
     out.push({ code: 'E_DIGEST_OPEN', path: 'review/runner/digest.txt', detail: 'is not the SHA-256 of review/runner/inputs.sha256 (the manifest changed after the seal)' });
   }
+  const top = realpathSync(repo);
   for (const f of manifest.files) {
-    const full = join(repo, f.path);
+    const full = join(top, f.path);
     let isFile: boolean;
     try {
       isFile = lstatSync(full).isFile();
@@ -78,10 +79,12 @@ export async function checkSealFromFiles(repo: string, manifestBytes: Uint8Array
     }
     let now: string;
     try {
-      now = sha256File(full).sha256;
+      now = sha256File(full, { realPath: full }).sha256;
     } catch (err) {
-      // Swapped for a link since the lstat above, or unreadable: drift either way.
-      out.push({ code: 'E_DIGEST_OPEN', path: f.path, detail: `sealed fixture cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` });
+      // Swapped for a link since the lstat above (the file or a folder on its path), or unreadable: drift either way.
+      const code = (err as NodeJS.ErrnoException).code;
+      const detail = code === E_PATH_DETOUR ? 'sealed fixture is now reached through a symbolic link (or was moved)' : `sealed fixture cannot be read (${code ?? 'error'})`;
+      out.push({ code: 'E_DIGEST_OPEN', path: f.path, detail });
       continue;
     }
     if (!digestsEqual(now, f.sha256)) out.push({ code: 'E_DIGEST_OPEN', path: f.path, detail: `fixture changed after the seal (sealed ${f.sha256.slice(0, 12)}…, now ${now.slice(0, 12)}…)` });

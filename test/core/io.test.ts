@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { sha256File } from '../../src/core/io.js';
+import { E_PATH_DETOUR, sha256File } from '../../src/core/io.js';
+import { checkSealFromFiles, parseInputsManifest } from '../../src/verify/manifest.js';
 import { tempDir } from '../helpers/git.js';
 
 const MiB = 1 << 20;
@@ -46,5 +47,51 @@ test('sha256File does not follow a link: it throws ELOOP', () => {
     assert.throws(() => sha256File(join(t.dir, 'link')), (e: NodeJS.ErrnoException) => e.code === 'ELOOP');
   } finally {
     t.dispose();
+  }
+});
+
+const procFd = existsSync('/proc/self/fd') ? false : 'needs /proc/self/fd (Linux)';
+
+test('sha256File with realPath refuses a file reached through a linked folder, and hashes it by its real path', { skip: procFd }, () => {
+  const t = tempDir();
+  const outside = tempDir();
+  try {
+    mkdirSync(join(outside.dir, 'sub'));
+    writeFileSync(join(outside.dir, 'sub', 'f'), 'outside\n');
+    symlinkSync(join(outside.dir, 'sub'), join(t.dir, 'sub'));
+    const via = join(t.dir, 'sub', 'f');
+    // Without realPath only the last component is guarded, so the detour goes through.
+    assert.equal(sha256File(via).sha256, sha256sum(join(outside.dir, 'sub'), 'f'));
+    assert.throws(() => sha256File(via, { realPath: via }), (e: NodeJS.ErrnoException) => e.code === E_PATH_DETOUR && e.message.includes(join(outside.dir, 'sub', 'f')));
+    const real = join(outside.dir, 'sub', 'f');
+    assert.deepEqual(sha256File(real, { realPath: real }), { sha256: sha256sum(join(outside.dir, 'sub'), 'f'), bytes: 8 });
+  } finally {
+    t.dispose();
+    outside.dispose();
+  }
+});
+
+test('verify: a sealed fixture whose folder became a link is drift, even with the same bytes behind it', { skip: procFd }, async () => {
+  const t = tempDir();
+  const outside = tempDir();
+  try {
+    mkdirSync(join(t.dir, 'fixtures'));
+    writeFileSync(join(t.dir, 'fixtures', 'a.json'), '{}\n');
+    const line = `${sha256sum(join(t.dir, 'fixtures'), 'a.json')}  fixtures/a.json\nseed=1\nclock=live\nlocale=C\n`;
+    const bytes = Buffer.from(line);
+    const parsed = parseInputsManifest(bytes);
+    assert.ok(parsed.ok);
+    const digest = createHash('sha256').update(bytes).digest('hex');
+    assert.deepEqual(await checkSealFromFiles(t.dir, bytes, parsed.value, digest), []);
+    // The same bytes, now outside the repository behind a linked folder.
+    cpSync(join(t.dir, 'fixtures'), join(outside.dir, 'fixtures'), { recursive: true });
+    rmSync(join(t.dir, 'fixtures'), { recursive: true });
+    symlinkSync(join(outside.dir, 'fixtures'), join(t.dir, 'fixtures'));
+    const findings = await checkSealFromFiles(t.dir, bytes, parsed.value, digest);
+    assert.deepEqual(findings.map((f) => [f.code, f.path]), [['E_DIGEST_OPEN', 'fixtures/a.json']]);
+    assert.match(findings[0]?.detail ?? '', /reached through a symbolic link/);
+  } finally {
+    t.dispose();
+    outside.dispose();
   }
 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashFiles } from '../../src/seal/hash.js';
 import { computeInputs } from '../../src/seal/seal.js';
@@ -64,6 +64,50 @@ test('hashFiles refuses a missing file or a link, naming it, on the main thread 
     }
   } finally {
     t.dispose();
+  }
+});
+
+// The walk refuses links, but a folder can be swapped for one between the walk and the open;
+// the open itself refuses a link only as the last component. hashFiles is given the path the
+// walk saw (fixtures/sub/f.bin) after the swap: it must refuse, not hash the file outside.
+test('a folder on the path swapped for a link after the walk is refused, small or large, on the main thread and on workers', { skip: existsSync('/proc/self/fd') ? false : 'needs /proc/self/fd (Linux)' }, async () => {
+  const t = tempDir();
+  const outside = tempDir();
+  try {
+    mkdirSync(join(outside.dir, 'sub'));
+    writeFileSync(join(outside.dir, 'sub', 'f.bin'), 'secret outside the repository\n');
+    writeFileSync(join(outside.dir, 'sub', 'big.bin'), randomBytes(5 * MiB));
+    mkdirSync(join(t.dir, 'fixtures'));
+    writeFileSync(join(t.dir, 'fixtures', 'a.bin'), 'a');
+    symlinkSync(join(outside.dir, 'sub'), join(t.dir, 'fixtures', 'sub'));
+    for (const workers of [0, 1, 2]) {
+      for (const f of ['fixtures/sub/f.bin', 'fixtures/sub/big.bin']) {
+        await assert.rejects(
+          hashFiles(t.dir, ['fixtures/a.bin', f], { workers }),
+          (err: Error & { code?: string }) => err.code === 'E_INPUT_INVALID' && err.message.includes(`${f}: was reached through a symbolic link`),
+          `${f}, ${workers} workers`,
+        );
+        await assert.rejects(hashFiles(t.dir, [f], { workers }), /reached through a symbolic link/, `${f} alone, ${workers} workers`);
+      }
+    }
+    // The same files reached without a link hash as usual (the check refuses only the detour).
+    assert.deepEqual(await hashFiles(outside.dir, ['sub/f.bin']), sha256sum(outside.dir, ['sub/f.bin']));
+  } finally {
+    t.dispose();
+    outside.dispose();
+  }
+});
+
+test('a repository reached through a link is hashed from its real path, not refused', async () => {
+  const t = tempDir();
+  const links = tempDir();
+  try {
+    writeFileSync(join(t.dir, 'a'), 'a');
+    symlinkSync(t.dir, join(links.dir, 'repo'));
+    assert.deepEqual(await hashFiles(join(links.dir, 'repo'), ['a']), sha256sum(t.dir, ['a']));
+  } finally {
+    t.dispose();
+    links.dispose();
   }
 });
 
