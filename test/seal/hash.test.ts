@@ -21,8 +21,8 @@ function sha256sum(dir: string, files: readonly string[]): string[] {
 test('hashFiles agrees with sha256sum at every chunk boundary: on the main thread, with one worker and with two', async () => {
   const t = tempDir();
   try {
-    // Around one chunk (1 MiB), the overlapped path's threshold (4 MiB) and its ring of three buffers.
-    const sizes = [0, 1, 55, 64, 4096, 65535, 65536, 65537, 3 * 65536 + 7, MiB - 1, MiB, MiB + 1, 2 * MiB, 3 * MiB + 5, 4 * MiB - 1, 4 * MiB, 4 * MiB + 1, 6 * MiB, 7 * MiB + 1];
+    // Around one chunk (1 MiB), the overlapped path's threshold (4 MiB), its 8 MiB reads and its ring of two buffers.
+    const sizes = [0, 1, 55, 64, 4096, 65535, 65536, 65537, 3 * 65536 + 7, MiB - 1, MiB, MiB + 1, 2 * MiB, 3 * MiB + 5, 4 * MiB - 1, 4 * MiB, 4 * MiB + 1, 6 * MiB, 8 * MiB - 1, 8 * MiB, 8 * MiB + 1, 16 * MiB, 16 * MiB + 1, 24 * MiB + 5];
     const files = sizes.map((s, i) => {
       const name = `f${i}.bin`;
       writeFileSync(join(t.dir, name), randomBytes(s));
@@ -34,7 +34,7 @@ test('hashFiles agrees with sha256sum at every chunk boundary: on the main threa
     assert.deepEqual(await hashFiles(t.dir, files, { workers: 2 }), expected);
     assert.deepEqual(await hashFiles(t.dir, [...files].reverse()), [...expected].reverse());
     assert.deepEqual(await hashFiles(t.dir, []), []);
-    // One file alone is hashed on the main thread: from 4 MiB on, with reads overlapped on the libuv pool.
+    // One file alone is hashed on the main thread: from 4 MiB on, with 8 MiB reads overlapped on the libuv pool.
     for (const [i, f] of files.entries()) assert.deepEqual(await hashFiles(t.dir, [f]), [expected[i]], f);
   } finally {
     t.dispose();
@@ -44,7 +44,7 @@ test('hashFiles agrees with sha256sum at every chunk boundary: on the main threa
 test('a lone large file (hashed on the main thread) agrees with sha256sum; a link to one is refused', async () => {
   const t = tempDir();
   try {
-    writeFileSync(join(t.dir, 'big.bin'), randomBytes(9 * MiB + 3));
+    writeFileSync(join(t.dir, 'big.bin'), randomBytes(41 * MiB + 3)); // five 8 MiB reads and a short one
     symlinkSync(join(t.dir, 'big.bin'), join(t.dir, 'link.bin'));
     assert.deepEqual(await hashFiles(t.dir, ['big.bin']), sha256sum(t.dir, ['big.bin']));
     await assert.rejects(hashFiles(t.dir, ['link.bin']), /link\.bin.*symbolic link|symbolic link/);
