@@ -51,6 +51,7 @@ export async function runCli(argv: readonly string[], commands: Commands): Promi
   const failed = { other: false };
   const stdout = guardedWriter('stdout', failed);
   const stderr = guardedWriter('stderr', failed);
+  // At exit, not when main() returns: a stream's 'error' event can come after the last write.
   process.on('exit', () => {
     if (failed.other && process.exitCode === 0) process.exitCode = OUTPUT_FAILED_EXIT;
   });
@@ -73,7 +74,7 @@ export async function runCli(argv: readonly string[], commands: Commands): Promi
     stderr(`sealgate: E_INTERNAL: ${String(err)}\n`);
     code = 3;
   }
-  process.exitCode = failed.other && code === 0 ? OUTPUT_FAILED_EXIT : code;
+  process.exitCode = code;
 }
 
 /** The entry of a one-command bundle (entry-gate.ts, entry-run.ts, entry-seal.ts): that command alone. */

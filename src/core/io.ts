@@ -98,10 +98,10 @@ export function openedPath(fd: number): string | null {
 
 /**
  * SHA-256 and size of one file, read in 1 MiB chunks into one reused buffer (never the whole
- * file), without following a link at the last component (at any component with `realPath`,
- * the canonical path the file must have, where /proc/self/fd exists). Synchronous: the logs and verified
- * fixtures it hashes are finished files, and a read stream would load Node's stream
- * machinery for nothing. (The seal's own hashing, with its change detection and worker
+ * file), without following a link at the last component, or at any component when given
+ * `realPath` (the canonical path the file must have; checked where /proc/self/fd exists).
+ * Synchronous: the logs and verified fixtures it hashes are finished files, and a read
+ * stream would load Node's stream machinery for nothing. (The seal's own hashing, with its change detection and worker
  * threads, is src/seal/hash.ts.)
  */
 export function sha256File(path: string, options: { realPath?: string } = {}): { sha256: string; bytes: number } {
