@@ -74,7 +74,7 @@ export async function computeInputs(repo: string, fixtures: readonly string[], i
   if (record !== undefined && set.files.includes(record)) {
     throw inputInvalid(record, 'the proposal record matches a fixture glob, but the seal writes the record; narrow the globs');
   }
-  const hashes = await hashFiles(realpathSync(repo), set.files);
+  const hashes = await hashFiles(repo, set.files);
   const text = toInputsText(
     set.files.map((path, i) => ({ path, sha256: hashes[i] as string })),
     inputs,
