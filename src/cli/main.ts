@@ -1,14 +1,17 @@
 import { CODE_INFO, USAGE_EXIT, type DecisionCode } from '../core/codes.js';
 import { SealgateError, usageError } from '../core/errors.js';
-import type { CommandContext } from './context.js';
+import type { Command, CommandContext } from './context.js';
 import { formatJson, formatReasons } from './report.js';
 
 export const VERSION = '0.1.0';
 
-import type { Command } from './context.js';
-
-/** The command table: name to a summary and a lazy loader (src/cli/commands/index.ts has the full one). */
-export type Commands = Readonly<Record<string, { readonly summary: string; readonly load: () => Promise<Command> }>>;
+/** One command of the table: its `--help` summary and a lazy loader. */
+export interface CommandEntry {
+  readonly summary: string;
+  readonly load: () => Promise<Command>;
+}
+/** The command table, by name (src/cli/commands/index.ts has the full one). */
+export type Commands = Readonly<Record<string, CommandEntry>>;
 
 function topUsage(commands: Commands): string {
   const width = Math.max(...Object.keys(commands).map((k) => k.length));

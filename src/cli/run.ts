@@ -1,30 +1,31 @@
 import type { Command } from './context.js';
 import { SUMMARIES } from './commands/summaries.js';
 import { main, type Commands } from './main.js';
-
-/** Exit status when stdout or stderr failed for a reason other than a closed reader (E_INTERNAL's). */
-const OUTPUT_FAILED_EXIT = 3;
+import { CODE_INFO } from '../core/codes.js';
 
 /**
  * A writer to process.stdout or process.stderr that survives the stream failing. A reader that
  * went away (`sealgate codes | head -1`: EPIPE) ends that output quietly, with the exit status
  * unchanged, as the status is the verdict. Any other write error (a full disk, an I/O error)
- * also ends that output, says so on stderr if it can, and makes the process exit 3 rather than
- * claim a success whose output was lost. Without this, the stream's 'error' event (or, for a
- * file, the thrown error) would end the process with a stack trace. The stream is only touched
- * on the first write, as creating it costs start-up time.
+ * also ends that output, says so on stderr if it can, and makes a successful process exit
+ * with E_INTERNAL's status rather than claim a success whose output was lost. Without this,
+ * the stream's 'error' event (or, for a file, the thrown error) would end the process with a
+ * stack trace. The stream is only touched on the first write, as creating it costs start-up time.
  */
-function guardedWriter(name: 'stdout' | 'stderr', failed: { other: boolean }): (text: string) => void {
+function guardedWriter(name: 'stdout' | 'stderr'): (text: string) => void {
   let broken = false;
   let attached = false;
   const fail = (err: NodeJS.ErrnoException): void => {
     if (broken) return;
     broken = true;
     if (err.code === 'EPIPE') return;
-    failed.other = true;
+    // At exit, not now: the 'error' event can come after main() has set the status.
+    process.once('exit', () => {
+      if (process.exitCode === 0 || process.exitCode === undefined) process.exitCode = CODE_INFO.E_INTERNAL.exit;
+    });
     if (name === 'stdout') {
       try {
-        process.stderr.write(`sealgate: E_INTERNAL: cannot write to stdout (${err.code ?? err.message}); exit status 3\n`);
+        process.stderr.write(`sealgate: E_INTERNAL: cannot write to stdout (${err.code ?? err.message}); exit status ${CODE_INFO.E_INTERNAL.exit}\n`);
       } catch {
         /* stderr is gone too: the exit status still says it */
       }
@@ -48,13 +49,8 @@ function guardedWriter(name: 'stdout' | 'stderr', failed: { other: boolean }): (
 /** Process entry: wires the real clock, streams and exit status to main(). */
 export async function runCli(argv: readonly string[], commands: Commands): Promise<void> {
   let code: number;
-  const failed = { other: false };
-  const stdout = guardedWriter('stdout', failed);
-  const stderr = guardedWriter('stderr', failed);
-  // At exit, not when main() returns: a stream's 'error' event can come after the last write.
-  process.on('exit', () => {
-    if (failed.other && process.exitCode === 0) process.exitCode = OUTPUT_FAILED_EXIT;
-  });
+  const stdout = guardedWriter('stdout');
+  const stderr = guardedWriter('stderr');
   try {
     code = await main({
       argv,

@@ -101,8 +101,8 @@ export function openedPath(fd: number): string | null {
  * file), without following a link at the last component, or at any component when given
  * `realPath` (the canonical path the file must have; checked where /proc/self/fd exists).
  * Synchronous: the logs and verified fixtures it hashes are finished files, and a read
- * stream would load Node's stream machinery for nothing. (The seal's own hashing, with its change detection and worker
- * threads, is src/seal/hash.ts.)
+ * stream would load Node's stream machinery for nothing. (The seal's own hashing, with its
+ * change detection and worker threads, is src/seal/hash.ts.)
  */
 export function sha256File(path: string, options: { realPath?: string } = {}): { sha256: string; bytes: number } {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);

@@ -28,8 +28,11 @@ export interface GitOutput {
   readonly stderr: string;
 }
 
+/** Before every git command: pathspecs are literal, and paths are printed unquoted (UTF-8 as is). */
+const GIT_PREFIX = ['--literal-pathspecs', '-c', 'core.quotePath=false'] as const;
+
 export function runGit(cwd: string, args: readonly string[], options: { env?: Record<string, string>; input?: Uint8Array | string } = {}): GitOutput {
-  const r = spawnSync('git', ['--literal-pathspecs', '-c', 'core.quotePath=false', ...args], {
+  const r = spawnSync('git', [...GIT_PREFIX, ...args], {
     cwd,
     env: gitEnv(options.env),
     input: options.input,
@@ -276,7 +279,7 @@ class GitJobs {
       fds.push(stdout);
       const stderr = openSync(`${stem}.err`, 'w');
       fds.push(stderr);
-      child = spawn('git', ['--literal-pathspecs', '-c', 'core.quotePath=false', ...args], { cwd: this.root, env: gitEnv(options.env), stdio: [stdin, stdout, stderr] });
+      child = spawn('git', [...GIT_PREFIX, ...args], { cwd: this.root, env: gitEnv(options.env), stdio: [stdin, stdout, stderr] });
     } catch (err) {
       return { child: null, done: Promise.reject(cannot(err)) };
     } finally {

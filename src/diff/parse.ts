@@ -26,7 +26,7 @@ export interface ParsedPatch {
   readonly empty: boolean;
 }
 
-const GIT_HEADER = 'diff --git ';
+export const GIT_HEADER = 'diff --git ';
 const decoder = new TextDecoder('utf-8');
 
 function finding(label: string, detail: string): Finding {

@@ -24,18 +24,18 @@ export async function publishLogs(repo: string, runnerJob: string, clock: () => 
   const digest = await requireSealMatch(repo, runnerJob, clock());
   const events = readJournal(repo);
   requireLiveSeal(events, runnerJob, digest);
-  const store = await listStore(repo);
-  const state = deriveFullLogState(events, store, await listPublished(repo));
+  const store = listStore(repo);
+  const state = deriveFullLogState(events, store, listPublished(repo));
   if (state.logs_present && !state.logs_after_seal) {
     recordLogState(repo, params, state);
     throw early('logs are present that no run after the current seal wrote; they cannot be published: `sealgate discard-logs`, then run again');
   }
   if (!state.logs_present) throw inputInvalid(LAYOUT.logs, 'there are no logs to publish; `sealgate run` first');
   appendJournal(repo, { type: 'publish', runner_job: runnerJob, digest, at: nowText(clock), files: store.map((f) => f.name) });
-  await publishCopy(repo, store);
+  publishCopy(repo, store);
   // The results name failing tests; they become readable with the logs.
   if (fileExists(layoutPath(repo, 'results'))) chmodSync(layoutPath(repo, 'results'), 0o644);
-  recordLogState(repo, params, deriveFullLogState(readJournal(repo), store, await listPublished(repo)));
+  recordLogState(repo, params, deriveFullLogState(readJournal(repo), store, listPublished(repo)));
   return { files: store };
 }
 
@@ -69,7 +69,7 @@ export async function discardLogs(repo: string, runnerJob: string, clock: () => 
     if (runner !== '' && !sameJob(runner, runnerJob)) throw inputInvalid(`${where.label}#runner_job`, `the record names runner job "${runner}", not "${runnerJob}"`);
   }
   const events = readJournal(repo);
-  const names = [...new Set([...(await listStore(repo)).map((f) => f.name), ...(await listPublished(repo)).map((f) => f.name)])].sort();
+  const names = [...new Set([...listStore(repo).map((f) => f.name), ...listPublished(repo).map((f) => f.name)])].sort();
   const digest = discardDigest(repo, events);
   let journaled = false;
   if (digest !== null) {
@@ -113,7 +113,7 @@ export async function readPublishedLogs(repo: string): Promise<{ files: Publishe
     throw early(`${LAYOUT.publishedLogs} does not exist although the record says published`);
   }
   if (!st.isDirectory()) throw inputInvalid(LAYOUT.publishedLogs, 'not a directory');
-  const published = await listPublished(repo);
+  const published = listPublished(repo);
   // Another user (the author) cannot open the runner's journal: the record and the copy are what it has.
   let events: JournalEvent[] | null = null;
   try {

@@ -86,7 +86,7 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
   requireLiveSeal(events, runnerJob, digest);
 
   // Logs already present: this seal's own earlier run is replaced; anything else is E_LOGS_EARLY.
-  const before = deriveFullLogState(events, await listStore(repo), await listPublished(repo));
+  const before = deriveFullLogState(events, listStore(repo), listPublished(repo));
   if (before.logs_present && !before.logs_after_seal) {
     recordLogState(repo, params, before);
     throw new SealgateError('E_LOGS_EARLY', [
@@ -101,7 +101,7 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
   const junitPaths = config.test.junit.map((p) => ({ rel: p, full: checkJunitPath(repo, p) }));
 
   // This seal's own earlier run is replaced: its logs go, journaled as a discard with the run-start.
-  const discarded = before.logs_present ? [...new Set([...(await listStore(repo)), ...(await listPublished(repo))].map((f) => f.name))].sort() : null;
+  const discarded = before.logs_present ? [...new Set([...listStore(repo), ...listPublished(repo)].map((f) => f.name))].sort() : null;
   if (discarded !== null) removeLogs(repo);
   rmSync(layoutPath(repo, 'results'), { force: true });
   // A JUnit file left from before the run must not be read as this run's.
@@ -136,7 +136,7 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
     });
   } catch (err) {
     // Streaming to the store failed (disk full ...): close the run in the journal, then report it.
-    const logs = await listStore(repo);
+    const logs = listStore(repo);
     const at = nowText(req.clock);
     appendJournalEvents(repo, [
       ...logs.map((f) => ({ type: 'log' as const, runner_job: runnerJob, digest, at, file: f.name, sha256: f.sha256, bytes: f.bytes })),
@@ -183,7 +183,7 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
     cases.push(...parsed.value);
   }
 
-  const logs = await listStore(repo);
+  const logs = listStore(repo);
   const endedAt = nowText(req.clock);
   journal.push(...appendJournalEvents(repo, [
     ...logs.map((f) => ({ type: 'log' as const, runner_job: runnerJob, digest, at: endedAt, file: f.name, sha256: f.sha256, bytes: f.bytes })),
@@ -203,7 +203,7 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
     cases: foldDuplicates(cases),
   };
   writeResults(repo, results);
-  recordLogState(repo, params, deriveFullLogState(journal, logs, await listPublished(repo)));
+  recordLogState(repo, params, deriveFullLogState(journal, logs, listPublished(repo)));
   if (exec.spawn_error !== null) {
     throw inputInvalid('command', `could not start ${JSON.stringify(command[0])}: ${exec.spawn_error} (recorded in ${LAYOUT.results})`);
   }

@@ -45,7 +45,7 @@ export function ensureStore(repo: string): string {
   return dir;
 }
 
-async function listDir(dir: string, label: string): Promise<StoredFile[]> {
+function listDir(dir: string, label: string): StoredFile[] {
   const st = lstatOrNull(dir);
   if (st === null) return [];
   if (!st.isDirectory()) return [{ name: '.', sha256: NOT_A_FILE, bytes: 0 }];
@@ -66,12 +66,12 @@ async function listDir(dir: string, label: string): Promise<StoredFile[]> {
 }
 
 /** Every entry of the hidden store, hashed. An absent store is empty. */
-export function listStore(repo: string): Promise<StoredFile[]> {
+export function listStore(repo: string): StoredFile[] {
   return listDir(layoutPath(repo, 'logs'), LAYOUT.logs);
 }
 
 /** Every entry of the published copy, hashed. */
-export function listPublished(repo: string): Promise<StoredFile[]> {
+export function listPublished(repo: string): StoredFile[] {
   return listDir(layoutPath(repo, 'publishedLogs'), LAYOUT.publishedLogs);
 }
 
@@ -103,7 +103,7 @@ export function moveIntoStore(repo: string, from: string, name: string): string 
  * Replace review/logs with a readable copy of the store: built in a temporary folder,
  * every copy re-hashed against the store's hash, then renamed into place.
  */
-export async function publishCopy(repo: string, files: readonly StoredFile[]): Promise<void> {
+export function publishCopy(repo: string, files: readonly StoredFile[]): void {
   const review = join(repo, 'review');
   const tmp = join(review, `.logs-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
   mkdirSync(tmp, { mode: PUBLISHED_DIR_MODE });

@@ -5,14 +5,13 @@ import { sha256Hex } from '../core/ids.js';
 import type { Config } from '../config/schema.js';
 import { classifyFile, languageOf, type FileClass } from '../diff/classify.js';
 import { readRepoRoot, resolveCommit, startPatchApply, type FileContents, type PatchApply } from '../diff/git.js';
-import { parseGitPatch, pathOf, type PatchFile } from '../diff/parse.js';
+import { GIT_HEADER, parseGitPatch, pathOf, type PatchFile } from '../diff/parse.js';
 import { finishComparison, newComparison, type ComparisonState } from './compare.js';
 import { compareJob, drainQueue, isScript, JobQueue, loadParser, mergeComparison, queueOrder, totalBytes, type FileJob } from './jobs.js';
 import type { ExtractOptions } from './model.js';
 import { ChangedSchema, type Changed, type ChangedFile } from './schema.js';
 import { ParseWorkers } from './workers.js';
 
-export type { FileJob } from './jobs.js';
 
 export interface ExtractChangedInput {
   readonly repo: string;
@@ -53,7 +52,7 @@ async function compareAll(jobs: readonly FileJob[], options: ExtractOptions, wor
 export function languagesNamed(patchBytes: Uint8Array): Set<string> {
   const bytes = Buffer.from(patchBytes.buffer, patchBytes.byteOffset, patchBytes.byteLength);
   const languages = new Set<string>();
-  for (let at = bytes.indexOf('diff --git '); at >= 0; at = bytes.indexOf('diff --git ', at + 1)) {
+  for (let at = bytes.indexOf(GIT_HEADER); at >= 0; at = bytes.indexOf(GIT_HEADER, at + 1)) {
     if (at > 0 && bytes[at - 1] !== 0x0a) continue;
     const end = bytes.indexOf(0x0a, at);
     const language = languageOf(bytes.toString('latin1', at, end < 0 ? bytes.length : end).trimEnd());
@@ -95,7 +94,8 @@ export async function extractChanged(input: ExtractChangedInput): Promise<Change
   const base = resolveCommit(root, input.base ?? 'HEAD');
   const threads = Math.max(1, Math.floor(input.workers ?? 1));
   const minBytes = input.parallelMinBytes ?? PARALLEL_MIN_BYTES;
-  const workers = threads > 1 ? new ParseWorkers(threads - 1, { docstringChanges: input.config.symbols.docstringChanges }) : null;
+  const options: ExtractOptions = { docstringChanges: input.config.symbols.docstringChanges };
+  const workers = threads > 1 ? new ParseWorkers(threads - 1, options) : null;
   // git cross-checks and applies the patch while jsdiff parses it; its results are still read in order.
   const apply = startPatchApply(root, base, input.patchBytes, label);
   try {
@@ -105,17 +105,16 @@ export async function extractChanged(input: ExtractChangedInput): Promise<Change
       workers.start();
       workers.load([...languagesNamed(input.patchBytes)].filter(isScript));
     }
-    return await extractApplied(input, label, base, apply, workers, minBytes);
+    return await extractApplied(input, label, base, apply, workers, minBytes, options);
   } finally {
     workers?.stop();
     await apply.close();
   }
 }
 
-async function extractApplied(input: ExtractChangedInput, label: string, base: string, apply: PatchApply, workers: ParseWorkers | null, minBytes: number): Promise<Changed> {
+async function extractApplied(input: ExtractChangedInput, label: string, base: string, apply: PatchApply, workers: ParseWorkers | null, minBytes: number, options: ExtractOptions): Promise<Changed> {
   const parsed = parseGitPatch(input.patchBytes, label);
   if (!parsed.ok) throw new SealgateError('E_INPUT_INVALID', parsed.findings);
-  const options: ExtractOptions = { docstringChanges: input.config.symbols.docstringChanges };
   // While git works, load the parsers the production files will need: with workers, the compiler
   // there and tree-sitter's grammars here (see queueOrder); a parser that fails to load fails
   // again, with its error, on the first file that needs it.

@@ -4,7 +4,7 @@ import { SealgateError } from '../core/errors.js';
 import { compareFile, type ComparisonState } from './compare.js';
 import { decodeSource, type ExtractOptions, type FileSymbols } from './model.js';
 import { extractWithTreeSitter } from './sitter.js';
-import { getParser } from './treesitter.js';
+import { getParser, isTreeSitter } from './treesitter.js';
 import { extractTypeScript, loadTypeScript } from './typescript.js';
 
 /** One production file to compare, as plain data (it may cross to a worker thread). */
@@ -39,13 +39,13 @@ export const isScript = (language: string) => language === 'typescript' || langu
 /** Load the parser of `language` now, so that the first file does not wait for it. */
 export async function loadParser(language: string): Promise<void> {
   if (isScript(language)) await loadTypeScript();
-  else if (language === 'python' || language === 'go' || language === 'java' || language === 'rust') await getParser(language);
+  else if (isTreeSitter(language)) await getParser(language);
 }
 
 async function extractFile(language: string, path: string, bytes: Uint8Array, options: ExtractOptions): Promise<FileSymbols> {
   const text = decodeSource(bytes);
   if (isScript(language)) return extractTypeScript(await loadTypeScript(), path, text);
-  if (language === 'python' || language === 'go' || language === 'java' || language === 'rust') return extractWithTreeSitter(language, text, options);
+  if (isTreeSitter(language)) return extractWithTreeSitter(language, text, options);
   throw new SealgateError('E_INTERNAL', `no extractor for language "${language}"`);
 }
 

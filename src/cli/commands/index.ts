@@ -1,8 +1,8 @@
-import type { Command } from '../context.js';
+import type { CommandEntry } from '../main.js';
 import { SUMMARIES } from './summaries.js';
 
 /** Every subcommand, loaded only when called so that `gate` starts without the heavy parsers. */
-export const COMMANDS: Readonly<Record<keyof typeof SUMMARIES, { readonly summary: string; readonly load: () => Promise<Command> }>> = {
+export const COMMANDS: Readonly<Record<keyof typeof SUMMARIES, CommandEntry>> = {
   gate: { summary: SUMMARIES.gate, load: async () => (await import('./gate.js')).command },
   selftest: { summary: SUMMARIES.selftest, load: async () => (await import('./selftest.js')).command },
   propose: { summary: SUMMARIES.propose, load: async () => (await import('./propose.js')).command },
