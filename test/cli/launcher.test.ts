@@ -68,16 +68,26 @@ test('the test command of `sealgate run` gets NODE_EXTRA_CA_CERTS back exactly: 
 });
 
 test('a value set aside by hand is restored only where the real variable is unset, and never passed on as such', { skip }, async () => {
-  const repo = await makeSealedRepo();
-  try {
-    // Run under node (no launcher): the real variable wins over a stray SEALGATE_NODE_EXTRA_CA_CERTS.
-    const env = { ...BASE, NODE_EXTRA_CA_CERTS: '/real.pem', SEALGATE_NODE_EXTRA_CA_CERTS: '/stray.pem' };
-    const probe = 'printf "%s|%s" "${NODE_EXTRA_CA_CERTS-unset}" "${SEALGATE_NODE_EXTRA_CA_CERTS-none}"';
-    const r = spawnSync(process.execPath, [BIN, 'run', '--runner-job', RUNNER, '--', 'sh', '-c', probe], { cwd: repo.dir, env, encoding: 'utf8' });
-    assert.equal(r.status, 0, r.stdout + r.stderr);
-    assert.equal(repo.read('review/runner/logs/stdout.log'), '/real.pem|none');
-  } finally {
-    repo.dispose();
+  const probe = 'printf "%s|%s" "${NODE_EXTRA_CA_CERTS-unset}" "${SEALGATE_NODE_EXTRA_CA_CERTS-none}"';
+  const cases: [string, boolean, Record<string, string>, string][] = [
+    // Under node (no launcher): the real variable wins over a stray slot ...
+    ['under node, both set', false, { NODE_EXTRA_CA_CERTS: '/real.pem', SEALGATE_NODE_EXTRA_CA_CERTS: '/stray.pem' }, '/real.pem|none'],
+    // ... and only where the real one is unset does the slot fill it.
+    ['under node, only the slot', false, { SEALGATE_NODE_EXTRA_CA_CERTS: '/stray.pem' }, '/stray.pem|none'],
+    // As a program, the launcher clears a stray slot when the real variable is unset.
+    ['as a program, only the slot', true, { SEALGATE_NODE_EXTRA_CA_CERTS: '/stray.pem' }, 'unset|none'],
+  ];
+  for (const [label, program, extra, expected] of cases) {
+    const repo = await makeSealedRepo();
+    try {
+      const args = ['run', '--runner-job', RUNNER, '--', 'sh', '-c', probe];
+      const env = { ...BASE, ...extra };
+      const r = program ? asProgram(args, env, repo.dir) : spawnSync(process.execPath, [BIN, ...args], { cwd: repo.dir, env, encoding: 'utf8' });
+      assert.equal(r.status, 0, `${label}: ${r.stdout}${r.stderr}`);
+      assert.equal(repo.read('review/runner/logs/stdout.log'), expected, label);
+    } finally {
+      repo.dispose();
+    }
   }
 });
 
@@ -104,7 +114,7 @@ test('a reader that goes away (EPIPE) ends the output quietly: the exit status i
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     assert.equal(code, status, `${args.join(' ')}: ${stderr}`);
-    assert.doesNotMatch(stderr, /EPIPE|Unhandled|at /, args.join(' '));
+    assert.doesNotMatch(stderr, /EPIPE|Unhandled|\n\s+at /, args.join(' '));
   }
 });
 

@@ -85,7 +85,15 @@ test('worker threads give the same changed.json as one thread, on every corpus s
       const many = await extractChanged({ repo: repo.dir, patchBytes, config, workers, parallelMinBytes: 0 });
       assert.deepEqual(many, one, `${workers} threads`);
     }
-    // Workers started early for a large patch, then left unused when its source is small.
+    // Workers started early for a large patch, then left unused when its source is small: every
+    // source file in both trees (more than the jobs hold) weighs less than the threshold used.
+    let sourceBytes = 0;
+    for (const s of scenarios) {
+      for (const side of ['base', 'after']) {
+        for (const [path, bytes] of Object.entries(treeFiles(join(corpus, s, side), `${s}/`))) if (languageOf(path) !== null) sourceBytes += bytes.length;
+      }
+    }
+    assert.ok(sourceBytes < 4 * patchBytes.length, `the source (${sourceBytes} bytes) must stay under the threshold (${4 * patchBytes.length})`);
     assert.deepEqual(await extractChanged({ repo: repo.dir, patchBytes, config, workers: 2, parallelMinBytes: 4 * patchBytes.length }), one);
   } finally {
     repo.dispose();
