@@ -105,7 +105,7 @@ test('property: checkProposal never accepts a known id with other bytes, nor equ
   const job = fc.constantFrom('a', 'A', 'b', 'c');
   fc.assert(
     fc.property(fc.array(fc.record({ proposal_id: fc.constantFrom('p-1', 'p-2'), patch_sha256: hex, author_job: job, runner_job: job, at: fc.constant('2026-10-12T12:00:00Z') })), fc.constantFrom('p-1', 'p-2', 'p-3'), job, job, hex, (ledger: LedgerEntry[], id, author, runner, sha) => {
-      const r = checkProposal({ proposalId: id, authorJob: author, runnerJob: runner, patchPath: 'x.diff', patchSha256: sha, at: '2026-10-12T12:00:00Z' }, ledger, null);
+      const r = checkProposal({ proposalId: id, authorJob: author, runnerJob: runner, patchPath: 'x.diff', patchSha256: sha, baseCommit: 'a'.repeat(40), at: '2026-10-12T12:00:00Z' }, ledger, null);
       if (author.toLowerCase() === runner.toLowerCase()) assert.equal(r.ok, false);
       if (ledger.some((e) => e.proposal_id === id && e.patch_sha256 !== sha)) assert.equal(r.ok, false);
       if (r.ok && r.value.kind !== 'unchanged') assert.equal(r.value.record.digest_status, 'open');
