@@ -34,9 +34,14 @@ export function policyFor(ctx: CommandContext, repo: string, policyArg: string |
   return readPolicy({ repo, baseCommit: base });
 }
 
-/** The runner's tree for a step: the one `sealgate runner` built, else built now from the record (and disposed by `release`). */
-export function treeFor(ctx: CommandContext, repo: string, record?: string): { tree: RunnerTree; release: () => void } {
+/**
+ * The runner's tree for a step: the one `sealgate runner` built, else built now from the
+ * record (and disposed by `release`). The seal builds only from the recorded patch bytes
+ * (`checkHash`); the steps after it rebuild from the bytes on disk, and their tree id must
+ * be the sealed one (a changed patch is drift, with the spec's reaction).
+ */
+export function treeFor(ctx: CommandContext, repo: string, record: string | undefined, checkHash: boolean): { tree: RunnerTree; release: () => void } {
   if (ctx.runner !== undefined) return { tree: ctx.runner.tree, release: () => undefined };
-  const tree = buildRecordTree(repo, record === undefined ? {} : { record });
+  const tree = buildRecordTree(repo, { ...(record === undefined ? {} : { record }), checkHash });
   return { tree, release: () => tree.dispose() };
 }

@@ -4,11 +4,11 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
-import { RECORD, has, seal, sealRepo } from './setup.js';
+import { RECORD, has, runSeal, seal, sealRepo } from './setup.js';
 
 /** Every refusal: E_INPUT_INVALID on stdout, exit 1, a reason naming the file, and nothing sealed. */
 async function refused(dir: string, args: readonly string[], names: RegExp): Promise<string> {
-  const r = await runCli(['seal', '--repo', dir, '--runner-job', 'server-job-88', '--seed', '42', '--clock', 'frozen', '--locale', 'C.UTF-8', ...args]);
+  const r = await runSeal(['seal', '--repo', dir, '--runner-job', 'server-job-88', '--seed', '42', '--clock', 'frozen', '--locale', 'C.UTF-8', ...args]);
   assert.equal(r.stdout, 'E_INPUT_INVALID\n', r.stderr);
   assert.equal(r.exit, 1);
   assert.match(r.stderr, names);
@@ -106,7 +106,7 @@ test('the proposal record cannot be a fixture: the seal writes it', async () => 
   try {
     mkdirSync(join(t.dir, 'records'));
     writeFileSync(join(t.dir, 'records/p.json'), JSON.stringify(RECORD, null, 2) + '\n');
-    const r = await runCli(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', '--fixtures', 'fixtures/**', '--fixtures', 'records/*', '--seed', '1', '--clock', 'frozen', '--locale', 'C', '--record', join(t.dir, 'records/p.json')]);
+    const r = await runSeal(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', '--fixtures', 'fixtures/**', '--fixtures', 'records/*', '--seed', '1', '--clock', 'frozen', '--locale', 'C', '--record', join(t.dir, 'records/p.json')]);
     assert.equal(r.stdout, 'E_INPUT_INVALID\n');
     assert.match(r.stderr, /records\/p\.json: the proposal record matches a fixture glob/);
   } finally {
@@ -143,7 +143,7 @@ test('globs skip .git, node_modules and review/ when walking from above, and nev
   try {
     mkdirSync(join(t.dir, 'review/runner'), { recursive: true });
     writeFileSync(join(t.dir, 'review/runner/old.json'), '{}\n');
-    const r = await runCli(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', '--fixtures', '*.json', '--seed', '1', '--clock', 'frozen', '--locale', 'C']);
+    const r = await runSeal(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', '--fixtures', '*.json', '--seed', '1', '--clock', 'frozen', '--locale', 'C']);
     assert.equal(r.exit, 0, r.stderr);
     const lines = execFileSync('cat', [join(t.dir, 'review/runner/inputs.sha256')], { encoding: 'utf8' }).split('\n').filter((l) => l.includes('  ')).map((l) => l.slice(66));
     assert.deepEqual(lines, ['a.json', 'src/b.json']);

@@ -7,7 +7,7 @@ import { sha256Hex } from '../../src/core/ids.js';
 import { readJournal } from '../../src/runner/journal.js';
 import { runCli } from '../helpers/cli.js';
 import { writeFiles } from '../helpers/git.js';
-import { ARGS, RECORD, has, read, seal, sealRepo, snapshot } from './setup.js';
+import { ARGS, RECORD, has, read, runSeal, seal, sealRepo, snapshot, verifySealCli } from './setup.js';
 
 const FIXTURES_PLUS = {
   'fixtures/orders.json': '{"orders":[1,2,3]}\n',
@@ -58,15 +58,23 @@ test("a reviewer reproduces the digest with coreutils alone: the spec's shell re
       .filter((l) => /^[0-9a-f]{64} {2}/.test(l))
       .map((l) => l.slice(66));
     assert.equal(files.length, 6);
+    // The reviewer's recipe (docs/seal.md): git rebuilds the runner's tree from the record's
+    // base and patch in a throwaway index, coreutils hash it.
     const recipe = [
       'set -eu',
-      'mkdir -p /tmp/reproduce.$$ && out=/tmp/reproduce.$$',
-      'sha256sum "$@" > "$out/inputs.sha256"',
-      `printf 'seed=%s\\nclock=%s\\nlocale=%s\\n' "$SEED" frozen C.UTF-8 >> "$out/inputs.sha256"`,
+      'out=$(mktemp -d)',
+      'BASE=$(sed -n \'s/.*"base_commit": "\\([0-9a-f]*\\)".*/\\1/p\' review/proposal.json)',
+      'export GIT_INDEX_FILE="$out/index"',
+      'git read-tree "$BASE" && git apply --cached patches/014.diff',
+      'TREE=$(git write-tree)',
+      'mkdir "$out/tree" && git checkout-index -a --prefix="$out/tree/"',
+      'if git cat-file -e "$BASE:sealgate.config.json" 2>/dev/null; then POLICY=$(git show "$BASE:sealgate.config.json" | sha256sum | awk \'{print $1}\'); else POLICY=default; fi',
+      '(cd "$out/tree" && sha256sum "$@") > "$out/inputs.sha256"',
+      `printf 'seed=%s\\nclock=%s\\nlocale=%s\\ntree=%s\\npolicy=%s\\n' "$SEED" frozen C.UTF-8 "$TREE" "$POLICY" >> "$out/inputs.sha256"`,
       `sha256sum "$out/inputs.sha256" | awk '{print $1}' > "$out/digest.txt"`,
       'cat "$out/digest.txt"; cmp "$out/inputs.sha256" review/runner/inputs.sha256; rm -r "$out"',
     ].join('\n');
-    const out = execFileSync('sh', ['-c', recipe, 'sh', ...files], { cwd: t.dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', SEED: '42', LC_ALL: 'C' }, encoding: 'utf8' });
+    const out = execFileSync('sh', ['-c', recipe, 'sh', ...files], { cwd: t.dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', SEED: '42', LC_ALL: 'C', GIT_CONFIG_NOSYSTEM: '1', HOME: t.dir }, encoding: 'utf8' });
     assert.equal(out, read(t.dir, 'review/runner/digest.txt'));
     // And the order is what `LC_ALL=C sort` gives for the matched files.
     const sorted = execFileSync('sh', ['-c', "find fixtures -type f | LC_ALL=C sort"], { cwd: t.dir, encoding: 'utf8' }).trim().split('\n');
@@ -130,7 +138,7 @@ test('nothing is defaulted silently: a missing fixture glob, seed, clock or loca
       assert.equal(r.stdout, 'E_INPUT_INVALID\n');
       assert.match(r.stderr, reason);
     }
-    const noJob = await runCli(['seal', '--repo', t.dir, ...ARGS]);
+    const noJob = await runSeal(['seal', '--repo', t.dir, ...ARGS]);
     assert.equal(noJob.exit, 2);
     assert.match(noJob.stderr, /--runner-job is required/);
     assert.equal(has(t.dir, 'review/runner'), false, 'a refused seal writes nothing');
@@ -143,10 +151,10 @@ test('fixtures, clock and locale come from sealgate.config.json and the seed fro
   const t = sealRepo();
   try {
     writeFileSync(join(t.dir, 'sealgate.config.json'), JSON.stringify({ fixtures: ['fixtures/*.json'], clock: 'frozen', locale: 'C.UTF-8' }) + '\n');
-    const disagree = await runCli(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', '--seed', '1'], { env: { SEED: '2' } });
+    const disagree = await runSeal(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', '--seed', '1'], { env: { SEED: '2' } });
     assert.equal(disagree.exit, 2);
     assert.match(disagree.stderr, /disagree/);
-    const r = await runCli(['seal', '--repo', t.dir, '--runner-job', 'server-job-88'], { env: { SEED: '7' } });
+    const r = await runSeal(['seal', '--repo', t.dir, '--runner-job', 'server-job-88'], { env: { SEED: '7' } });
     assert.equal(r.exit, 0, r.stderr);
     const inputs = read(t.dir, 'review/runner/inputs.sha256');
     assert.match(inputs, /seed=7\nclock=frozen\nlocale=C\.UTF-8\n$/);
@@ -246,7 +254,7 @@ test('seal --verify: a match prints the digest and writes nothing', async () => 
     const before = snapshot(t.dir);
     // Timestamps are not verdict inputs.
     utimesSync(join(t.dir, 'fixtures/orders.json'), new Date('2001-01-01T00:00:00Z'), new Date('2001-01-01T00:00:00Z'));
-    const r = await runCli(['seal', '--verify', '--repo', t.dir]);
+    const r = await verifySealCli(t.dir);
     assert.equal(r.exit, 0, r.stderr);
     assert.equal(r.stdout, s.stdout);
     assert.deepEqual(snapshot(t.dir), before);
@@ -274,7 +282,7 @@ for (const [what, change, expect] of [
         'review/logs/junit.xml': '<x/>\n',
       });
       change(t.dir);
-      const r = await runCli(['seal', '--verify', '--repo', t.dir]);
+      const r = await verifySealCli(t.dir);
       assert.equal(r.stdout, 'E_DIGEST_OPEN\n');
       assert.equal(r.exit, 1);
       for (const re of expect) assert.match(r.stderr, re);
@@ -289,7 +297,7 @@ for (const [what, change, expect] of [
         ['seal', 'reopen'],
       );
       // After a reopen there is nothing sealed to verify.
-      const again = await runCli(['seal', '--verify', '--repo', t.dir]);
+      const again = await verifySealCli(t.dir);
       assert.equal(again.stdout, 'E_DIGEST_OPEN\n');
       assert.match(again.stderr, /not sealed/);
     } finally {
@@ -302,10 +310,10 @@ test('seal --verify refuses seal files that disagree with each other, and takes 
   const t = sealRepo();
   try {
     assert.equal((await seal(t.dir)).exit, 0);
-    const opts = await runCli(['seal', '--verify', '--repo', t.dir, '--seed', '1']);
+    const opts = await verifySealCli(t.dir, ['--seed', '1']);
     assert.equal(opts.exit, 2);
     writeFileSync(join(t.dir, 'review/runner/digest.txt'), `${'0'.repeat(64)}\n`);
-    const r = await runCli(['seal', '--verify', '--repo', t.dir]);
+    const r = await verifySealCli(t.dir);
     assert.equal(r.stdout, 'E_INPUT_INVALID\n');
     assert.match(r.stderr, /disagree/);
   } finally {
@@ -320,7 +328,7 @@ test('the digest ignores mtimes, hostnames, time zones and the wall clock', asyn
     rmSync(join(t.dir, 'review/runner'), { recursive: true });
     writeFileSync(join(t.dir, 'review/proposal.json'), JSON.stringify(RECORD, null, 2) + '\n');
     for (const f of SORTED) utimesSync(join(t.dir, f), new Date('1999-09-09T09:09:09Z'), new Date('1999-09-09T09:09:09Z'));
-    const b = await runCli(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', ...ARGS], { env: { HOSTNAME: 'elsewhere', TZ: 'Asia/Tokyo' }, now: new Date('2030-01-01T00:00:00Z') });
+    const b = await runSeal(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', ...ARGS], { env: { HOSTNAME: 'elsewhere', TZ: 'Asia/Tokyo' }, now: new Date('2030-01-01T00:00:00Z') });
     assert.equal(b.exit, 0, b.stderr);
     assert.equal(b.stdout, a.stdout);
     // A different host, for real, where the kernel allows a private UTS namespace.
@@ -423,7 +431,7 @@ test('after a drift reopen, the same runner job cannot seal the new bytes; a new
   try {
     assert.equal((await seal(t.dir)).exit, 0);
     writeFileSync(join(t.dir, 'fixtures/orders.json'), '{"orders":[]}\n');
-    assert.equal((await runCli(['seal', '--verify', '--repo', t.dir])).exit, 1);
+    assert.equal((await verifySealCli(t.dir)).exit, 1);
     const same = await seal(t.dir);
     assert.equal(same.stdout, 'E_DIGEST_OPEN\n');
     assert.match(same.stderr, /allocate a new runner job/);
@@ -431,7 +439,7 @@ test('after a drift reopen, the same runner job cannot seal the new bytes; a new
     const fresh = await seal(t.dir, [], 'server-job-90');
     assert.equal(fresh.exit, 0, fresh.stderr);
     assert.equal(read(t.dir, 'review/runner/digest.status'), 'sealed\n');
-    assert.equal((await runCli(['seal', '--verify', '--repo', t.dir])).stdout, fresh.stdout);
+    assert.equal((await verifySealCli(t.dir)).stdout, fresh.stdout);
   } finally {
     t.dispose();
   }

@@ -109,7 +109,7 @@ Exit: 0 PASS, 1 E_CREDIT_MISSING or a refusal (its code on stdout), 2 bad argume
     const policy = policyFor(ctx, repo, values.policy, recordBase(repo, recordRel));
     const { scoreCredit } = await import('../../credit/run.js');
     const cacheDir = values['no-cache'] ? null : values.cache !== undefined ? resolve(ctx.cwd, values.cache) : undefined;
-    const { tree, release } = treeFor(ctx, repo, recordRel);
+    const { tree, release } = treeFor(ctx, repo, recordRel, false);
     let out;
     try {
     out = await scoreCredit({

@@ -62,7 +62,7 @@ or could not start or record; 2 bad arguments; 3 internal error.
     const repo = resolve(ctx.cwd, values.repo ?? '.');
     const recordRel = readSealParams(repo)?.record;
     const policy = policyFor(ctx, repo, values.policy, recordBase(repo, recordRel));
-    const { tree, release } = treeFor(ctx, repo, recordRel);
+    const { tree, release } = treeFor(ctx, repo, recordRel, false);
     let summary;
     try {
       summary = await runSealedTests({

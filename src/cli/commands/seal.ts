@@ -111,7 +111,7 @@ Exit: 0 sealed (or --verify match), 1 a reject code, 2 bad arguments, 3 internal
     ] as const) {
       if (problem) throw usageError(`--${name}: ${problem}`);
     }
-    const { tree, release } = treeFor(ctx, repo, recordRel);
+    const { tree, release } = treeFor(ctx, repo, recordRel, true);
     let outcome;
     try {
       outcome = await sealFixtures({

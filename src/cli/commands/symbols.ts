@@ -63,7 +63,7 @@ non-applying patch), 2 bad arguments, 3 internal error.
       const params = readSealParams(root);
       const recordRel = params?.record;
       const policy = policyFor(ctx, root, values.policy, recordBase(root, recordRel));
-      const { tree, release } = treeFor(ctx, root, recordRel);
+      const { tree, release } = treeFor(ctx, root, recordRel, params === null);
       try {
         if (params !== null && params.tree !== tree.treeId) {
           throw new SealgateError('E_DIGEST_OPEN', [{ code: 'E_DIGEST_OPEN', path: `${LAYOUT.sealParams}#tree`, detail: `the seal is of tree ${params.tree}, the record's base and patch give ${tree.treeId}` }]);
