@@ -53,7 +53,8 @@ export function syncPatch(dir: string, patch = 'patches/014.diff'): { base: stri
   const run = (...args: string[]): Buffer => execFileSync('git', args, { cwd: dir, env, maxBuffer: 256 * 1024 * 1024 });
   try {
     run('read-tree', 'HEAD');
-    run('add', '-A', '--', '.', ':(exclude)review', ':(exclude)patches');
+    run('add', '-A');
+    run('rm', '--cached', '-r', '-q', '--ignore-unmatch', '--', 'review', 'patches');
     const bytes = run('diff', '--cached', '--binary', '--full-index', 'HEAD');
     mkdirSync(dirname(join(dir, patch)), { recursive: true });
     writeFileSync(join(dir, patch), bytes);
