@@ -210,10 +210,11 @@ export async function auditReview(opts: AuditOptions): Promise<Audit> {
       }
       if (tree !== null) {
         rebuilt = { baseCommit: tree.baseCommit, treeId: tree.treeId };
+        // Fixture findings first: they name the drifted file; then the tree and the policy.
+        f.push(...(await checkSealFromFiles(tree.root, bytes, manifest, sealedDigest)));
         const treeDrift = checkTreeMatch(manifest.tree, tree.treeId);
         if (treeDrift) f.push(treeDrift);
         if (manifest.policy !== policy.digest) f.push({ code: 'E_DIGEST_OPEN', path: `${LAYOUT.inputs}#policy`, detail: `the policy decided under (${policy.digest}, ${policy.source}) is not the sealed policy ${manifest.policy}` });
-        f.push(...(await checkSealFromFiles(tree.root, bytes, manifest, sealedDigest)));
         // The seal's own recomputation also re-globs, so a new fixture file is drift too.
         const check = await verifySeal(repo, { policy, tree });
         if (check.status === 'drift') {

@@ -77,3 +77,25 @@ export function bindRecord(dir: string, record = 'review/proposal.json', patch =
   }
   if (text !== readFileSync(path, 'utf8')) writeFileSync(path, text);
 }
+
+/**
+ * Rewrite the patch at `patch` so it also sets `files` (path to content): base + old patch +
+ * these files, diffed against HEAD in a temporary index. What an agent (or anyone with
+ * write access to patches/) would have to do to change what the runner's tree holds.
+ */
+export function patchWith(dir: string, patch: string, files: Record<string, string>): void {
+  const tmp = mkdtempSync(join(tmpdir(), 'sealgate-idx-'));
+  const env = { ...process.env, ...GIT_ENV, GIT_INDEX_FILE: join(tmp, 'index') };
+  const run = (args: string[], input?: string): Buffer => execFileSync('git', args, { cwd: dir, env, input, maxBuffer: 256 * 1024 * 1024 });
+  try {
+    run(['read-tree', 'HEAD']);
+    run(['apply', '--cached', join(dir, patch)]);
+    for (const [p, content] of Object.entries(files)) {
+      const sha = run(['hash-object', '-w', '--stdin'], content).toString('utf8').trim();
+      run(['update-index', '--add', '--cacheinfo', `100644,${sha},${p}`]);
+    }
+    writeFileSync(join(dir, patch), run(['diff', '--cached', '--binary', 'HEAD']));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
