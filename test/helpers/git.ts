@@ -70,7 +70,13 @@ export function bindRecord(dir: string, record = 'review/proposal.json', patch =
   const path = join(dir, record);
   let text = readFileSync(path, 'utf8');
   if (/^\s*\{/.test(text)) {
-    const o = JSON.parse(text) as Record<string, unknown>;
+    let o: Record<string, unknown>;
+    try {
+      o = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      return; // not a record the author could propose: left as it is
+    }
+    if (!('patch_path' in o) || (text.match(/"proposal_id"/g) ?? []).length > 1) return;
     text = JSON.stringify({ ...o, patch_sha256: sha256, base_commit: base }, null, 2) + '\n';
   } else {
     text = text.replace(/^(patch_sha256|base_commit):.*\n/gm, '') + `patch_sha256: ${sha256}\nbase_commit: ${base}\n`;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { sha256Hex } from '../../src/core/ids.js';
 import { readJournal } from '../../src/runner/journal.js';
 import { runCli } from '../helpers/cli.js';
-import { writeFiles } from '../helpers/git.js';
+import { bindRecord, git, writeFiles } from '../helpers/git.js';
 import { ARGS, RECORD, has, read, runSeal, seal, sealRepo, snapshot, verifySealCli } from './setup.js';
 
 const FIXTURES_PLUS = {
@@ -31,18 +31,38 @@ test('seal writes inputs.sha256, digest.txt, seal.json and digest.status, binds 
     const lines = inputs.split('\n');
     assert.deepEqual(lines.slice(0, 3).map((l) => l.slice(66)), SORTED);
     for (const l of lines.slice(0, 3)) assert.match(l, /^[0-9a-f]{64} {2}fixtures\//);
-    assert.deepEqual(lines.slice(3), ['seed=42', 'clock=frozen', 'locale=C.UTF-8', '']);
+    const tree = git(t.dir, 'rev-parse', 'HEAD^{tree}').trim();
+    assert.equal(lines.length, 9);
+    assert.deepEqual(lines.slice(3, 6), ['seed=42', 'clock=frozen', 'locale=C.UTF-8']);
+    assert.match(lines[6] ?? '', /^tree=[0-9a-f]{40}$/);
+    assert.notEqual(lines[6], `tree=${tree}`, 'the tree is base + patch, not the base');
+    assert.deepEqual(lines.slice(7), ['policy=default', '']);
     // The record: three fields written, every other field and the key order unchanged.
     const rec = JSON.parse(read(t.dir, 'review/proposal.json')) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(rec), [...Object.keys(RECORD), 'digest']);
-    assert.deepEqual(rec, { ...RECORD, digest_status: 'sealed', digest, runner_job: 'server-job-88' });
+    const bound = { patch_sha256: rec['patch_sha256'], base_commit: git(t.dir, 'rev-parse', 'HEAD').trim() };
+    assert.deepEqual(Object.keys(rec), [...Object.keys(RECORD), 'patch_sha256', 'base_commit', 'digest']);
+    assert.deepEqual(rec, { ...RECORD, ...bound, digest_status: 'sealed', digest, runner_job: 'server-job-88' });
     const events = readJournal(t.dir);
     assert.deepEqual(
       events.map((e) => [e.type, e.runner_job, e.digest]),
       [['seal', 'server-job-88', digest]],
     );
     const params = JSON.parse(read(t.dir, 'review/runner/seal.json')) as Record<string, unknown>;
-    assert.deepEqual(params, { version: 1, runner_job: 'server-job-88', record: 'review/proposal.json', fixtures: ['fixtures/**'], seed: '42', clock: 'frozen', locale: 'C.UTF-8', files: 3, digest });
+    assert.deepEqual(params, {
+      version: 2,
+      runner_job: 'server-job-88',
+      record: 'review/proposal.json',
+      fixtures: ['fixtures/**'],
+      seed: '42',
+      clock: 'frozen',
+      locale: 'C.UTF-8',
+      files: 3,
+      base_commit: bound.base_commit,
+      tree: (lines[6] ?? '').slice(5),
+      policy: 'default',
+      policy_source: `default (no sealgate.config.* at ${bound.base_commit.slice(0, 12)})`,
+      digest,
+    });
   } finally {
     t.dispose();
   }
@@ -101,13 +121,16 @@ test('a YAML record keeps its comments, order and styles; only the seal fields c
   const t = sealRepo(undefined, {});
   try {
     writeFileSync(join(t.dir, 'review/proposal.yaml'), yaml);
+    bindRecord(t.dir, 'review/proposal.yaml');
+    const bound = read(t.dir, 'review/proposal.yaml');
+    assert.match(bound, /\npatch_sha256: [0-9a-f]{64}\nbase_commit: [0-9a-f]{40}\n$/);
     const r = await seal(t.dir, ['--record', join(t.dir, 'review/proposal.yaml')]);
     assert.equal(r.exit, 0, r.stderr);
     const digest = r.stdout.trim();
     const after = read(t.dir, 'review/proposal.yaml');
     assert.equal(
       after,
-      yaml
+      bound
         .replace("runner_job: ''", "runner_job: 'server-job-88'")
         .replace('digest_status: open', 'digest_status: sealed')
         .concat(`digest: ${digest}\n`),
@@ -150,14 +173,17 @@ test('nothing is defaulted silently: a missing fixture glob, seed, clock or loca
 test('fixtures, clock and locale come from sealgate.config.json and the seed from $SEED; --seed and $SEED must agree', async () => {
   const t = sealRepo();
   try {
+    // The policy is read at the base commit: commit it there.
     writeFileSync(join(t.dir, 'sealgate.config.json'), JSON.stringify({ fixtures: ['fixtures/*.json'], clock: 'frozen', locale: 'C.UTF-8' }) + '\n');
+    git(t.dir, 'add', 'sealgate.config.json');
+    git(t.dir, 'commit', '-q', '-m', 'policy');
     const disagree = await runSeal(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', '--seed', '1'], { env: { SEED: '2' } });
     assert.equal(disagree.exit, 2);
     assert.match(disagree.stderr, /disagree/);
     const r = await runSeal(['seal', '--repo', t.dir, '--runner-job', 'server-job-88'], { env: { SEED: '7' } });
     assert.equal(r.exit, 0, r.stderr);
     const inputs = read(t.dir, 'review/runner/inputs.sha256');
-    assert.match(inputs, /seed=7\nclock=frozen\nlocale=C\.UTF-8\n$/);
+    assert.match(inputs, /seed=7\nclock=frozen\nlocale=C\.UTF-8\ntree=[0-9a-f]{40}\npolicy=[0-9a-f]{64}\n$/);
     assert.deepEqual(
       inputs.split('\n').filter((l) => l.includes('  ')).map((l) => l.slice(66)),
       ['fixtures/clock.json', 'fixtures/orders.json'],
@@ -201,6 +227,7 @@ test('resealing identical bytes is idempotent; a second seal by the same job ove
     const first = await seal(t.dir);
     assert.equal(first.exit, 0, first.stderr);
     const before = snapshot(t.dir);
+    const runnerBefore = snapshot(t.dir, 'review/runner');
     const again = await seal(t.dir);
     assert.equal(again.exit, 0, again.stderr);
     assert.equal(again.stdout, first.stdout);
@@ -215,7 +242,8 @@ test('resealing identical bytes is idempotent; a second seal by the same job ove
     const rebytes = await seal(t.dir);
     assert.equal(rebytes.stdout, 'E_DIGEST_OPEN\n');
     assert.match(rebytes.stderr, /allocate a new runner job/);
-    assert.deepEqual(snapshot(t.dir), before, 'a refused reseal changes nothing');
+    // (The record was re-proposed for the new patch bytes; the seal's files are untouched.)
+    assert.deepEqual(snapshot(t.dir, 'review/runner'), runnerBefore, 'a refused reseal changes nothing');
   } finally {
     t.dispose();
   }
@@ -342,8 +370,16 @@ test('the digest ignores mtimes, hostnames, time zones and the wall clock', asyn
     if (probe === 'sealgate-elsewhere') {
       rmSync(join(t.dir, 'review/runner'), { recursive: true });
       writeFileSync(join(t.dir, 'review/proposal.json'), JSON.stringify(RECORD, null, 2) + '\n');
-      const script = `import { sealFixtures } from ${JSON.stringify(new URL('../../src/seal/seal.ts', import.meta.url).href)};
-const o = await sealFixtures({ repo: ${JSON.stringify(t.dir)}, runnerJob: 'server-job-88', fixtures: ['fixtures/**'], seed: '42', clock: 'frozen', locale: 'C.UTF-8', now: new Date() });
+      bindRecord(t.dir);
+      const u = (p: string): string => JSON.stringify(new URL(`../../src/${p}`, import.meta.url).href);
+      const script = `import { sealFixtures } from ${u('seal/seal.ts')};
+import { buildRecordTree } from ${u('tree/build.ts')};
+import { readPolicy } from ${u('policy/read.ts')};
+const repo = ${JSON.stringify(t.dir)};
+const tree = buildRecordTree(repo);
+const policy = readPolicy({ repo, baseCommit: tree.baseCommit });
+const o = await sealFixtures({ repo, tree, policy, runnerJob: 'server-job-88', fixtures: ['fixtures/**'], seed: '42', clock: 'frozen', locale: 'C.UTF-8', now: new Date() });
+tree.dispose();
 process.stdout.write(o.digest + '\\n');`;
       const out = execFileSync('unshare', ['--uts', 'sh', '-c', `hostname sealgate-elsewhere && "$0" --import tsx --input-type=module -e "$1"`, process.execPath, script], { encoding: 'utf8' });
       assert.equal(out, a.stdout);
@@ -389,13 +425,17 @@ test('crash safety: SIGKILL at random points of repeated seals never leaves "sea
       const script = `import { sealFixtures } from ${src('seal/seal.ts')};
 import { writeFileAtomic } from ${src('core/io.ts')};
 import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 const dir = ${JSON.stringify(t.dir)};
 for (let k = 0; ; k++) {
   const job = 'runner-' + k;
   const rec = JSON.parse(readFileSync(dir + '/review/proposal.json', 'utf8'));
   writeFileAtomic(dir + '/review/proposal.json', JSON.stringify({ ...rec, runner_job: job }, null, 2) + '\\n');
   writeFileAtomic(dir + '/fixtures/orders.json', 'state ' + k + '\\n');
-  await sealFixtures({ repo: dir, runnerJob: job, fixtures: ['fixtures/**'], seed: '42', clock: 'frozen', locale: 'C.UTF-8', now: new Date() });
+  // The work tree stands in for the runner's tree here: what is tested is the seal's write order.
+  const tree = { root: dir, treeId: createHash('sha1').update(String(k)).digest('hex'), baseCommit: rec.base_commit, patchSha256: rec.patch_sha256, dispose() {} };
+  const policy = { config: null, bytes: null, digest: 'default', source: 'default' };
+  await sealFixtures({ repo: dir, tree, policy, runnerJob: job, fixtures: ['fixtures/**'], seed: '42', clock: 'frozen', locale: 'C.UTF-8', now: new Date() });
   if (k === 1) process.stdout.write('looping\\n');
 }`;
       const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
