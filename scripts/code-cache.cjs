@@ -9,21 +9,33 @@
 const { mkdtempSync, mkdirSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
+const { execFileSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const { loadBundle, BUNDLES } = require('../bin/sealgate.js');
 
 const ACCEPTANCE = join(__dirname, '..', 'acceptance');
 const RUNNER = 'warm-runner-1';
 
-/** A scratch repository where `seal` and `run` do real work. */
+/** A scratch repository where `seal` and `run` do real work: a base commit, a patch, a record naming both. */
 function scratchRepo() {
   const dir = mkdtempSync(join(tmpdir(), 'sealgate-code-cache-'));
+  const git = (...args) => execFileSync('git', args, { cwd: dir, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'w', GIT_AUTHOR_EMAIL: 'w@example.invalid', GIT_COMMITTER_NAME: 'w', GIT_COMMITTER_EMAIL: 'w@example.invalid' }, encoding: 'utf8' });
   mkdirSync(join(dir, 'fixtures'));
-  mkdirSync(join(dir, 'review'));
   writeFileSync(join(dir, 'fixtures', 'orders.json'), '{"orders":[100,250]}\n');
   const config = { fixtures: ['fixtures/**'], clock: 'live', locale: 'C.UTF-8', test: { command: [process.execPath, '-e', '0'], junit: [] } };
   writeFileSync(join(dir, 'sealgate.config.json'), JSON.stringify(config) + '\n');
-  const record = { proposal_id: 'p-warm', author_job: 'warm-author-1', runner_job: RUNNER, patch_path: 'patches/none.diff', digest_status: 'open', logs_present: false, logs_after_seal: true, log_visibility: 'hidden' };
+  writeFileSync(join(dir, 'app.txt'), 'one\n');
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'base');
+  const base = git('rev-parse', 'HEAD').trim();
+  writeFileSync(join(dir, 'app.txt'), 'two\n');
+  const patch = git('diff');
+  git('checkout', '--', 'app.txt');
+  mkdirSync(join(dir, 'patches'));
+  mkdirSync(join(dir, 'review'));
+  writeFileSync(join(dir, 'patches', 'one.diff'), patch);
+  const record = { proposal_id: 'p-warm', author_job: 'warm-author-1', runner_job: RUNNER, patch_path: 'patches/one.diff', digest_status: 'open', logs_present: false, logs_after_seal: true, log_visibility: 'hidden', patch_sha256: crypto.createHash('sha256').update(patch).digest('hex'), base_commit: base };
   writeFileSync(join(dir, 'review', 'proposal.json'), JSON.stringify(record, null, 2) + '\n');
   return dir;
 }
@@ -31,7 +43,7 @@ function scratchRepo() {
 const NOW = ['--now', '2026-10-12T12:00:00Z'];
 function gate(kase, extra = []) {
   const dir = join(ACCEPTANCE, kase);
-  return ['gate', '--repo', dir, '--record', join(dir, 'record.json'), '--credit', join(dir, 'credit.json'), ...NOW, ...extra];
+  return ['gate', '--repo', dir, '--record', join(dir, 'record.json'), '--credit', join(dir, 'credit.json'), '--policy', join(ACCEPTANCE, 'policy.json'), ...NOW, ...extra];
 }
 const GATE = [
   [gate('trace-3-freeze-other-test-allows', ['--freeze', join(ACCEPTANCE, 'trace-3-freeze-other-test-allows', 'freeze.json')]), 0],

@@ -64,7 +64,9 @@ function must(cmd, args, opts) {
 /** One sealgate invocation as `who`; records the code it printed (its last stdout line). */
 function step(who, label, args, expected, opts = {}) {
   const uid = who === 'author' ? AUTHOR_UID : undefined;
-  const r = sh(process.execPath, [BIN, ...args], { uid, env: opts.env });
+  // The author (uid 65534) reads HEAD of a checkout root owns: git wants that said.
+  const trust = uid !== undefined ? { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'safe.directory', GIT_CONFIG_VALUE_0: repo } : {};
+  const r = sh(process.execPath, [BIN, ...args], { uid, env: { ...trust, ...(opts.env ?? {}) } });
   const lines = r.stdout.trim().split('\n');
   const last = lines[lines.length - 1] ?? '';
   const code = /^(ALLOW|E_[A-Z_]+)$/.test(last) ? last : r.status === 0 ? 'ok' : `exit ${r.status}`;
@@ -115,10 +117,9 @@ cpSync(join(inbox, '001-clamp-discount-refund-tax.diff'), join(repo, 'patches', 
 if (AUTHOR_UID !== undefined) chownSync(join(repo, 'patches', '001.diff'), AUTHOR_UID, AUTHOR_UID);
 step('author', 'record the proposal before any test runs', ['propose', '--author-job', AUTHOR, '--runner-job', RUNNER_1, '--patch', 'patches/001.diff', '--proposal-id', P1], 'ok');
 step('author', 'try to read the logs before the seal', ['logs'], 'E_DIGEST_OPEN');
-must('git', ['apply', 'patches/001.diff']);
-out(`[runner  ] git apply patches/001.diff`);
+out('[runner  ] no `git apply`: the runner builds its own tree from the record (base_commit + patches/001.diff)');
 out();
-step('runner', 'the runner job: seal, verify, run, symbols, credit, publish', ['runner', '--runner-job', RUNNER_1, '--seed', SEED], 'E_CREDIT_MISSING', { lines: 20 });
+step('runner', 'the runner job: tree, seal, verify, run, symbols, credit, publish', ['runner', '--runner-job', RUNNER_1, '--seed', SEED], 'E_CREDIT_MISSING', { lines: 20 });
 if (isRoot) {
   const peek = sh(process.execPath, ['-e', `require('fs').readdirSync(${JSON.stringify(join(repo, 'review/runner/logs'))})`], { uid: AUTHOR_UID });
   out(`[author  ] read review/runner/logs/ directly: ${peek.status === 0 ? 'READABLE (barrier failed)' : 'permission denied (the hidden store is 0700, the runner\'s)'}`);
@@ -131,14 +132,10 @@ step('gate', 'verify: the full audit from the files', ['verify', '--now', now()]
 // --- proposal 2: a follow-up adds a real bound on taxCents; a new proposal id and a new runner job
 out('== Proposal 2: the follow-up adds a real bound on taxCents (new proposal id, new runner job)');
 out();
-must('git', ['apply', '-R', 'patches/001.diff']);
 cpSync(join(inbox, '002-bound-tax.diff'), join(repo, 'patches', '002.diff'));
 if (AUTHOR_UID !== undefined) chownSync(join(repo, 'patches', '002.diff'), AUTHOR_UID, AUTHOR_UID);
 step('author', 'reuse the first proposal id for the follow-up bytes', ['propose', '--author-job', AUTHOR, '--runner-job', RUNNER_2, '--patch', 'patches/002.diff', '--proposal-id', P1], 'E_INPUT_INVALID');
 step('author', 'record the follow-up under a new proposal id', ['propose', '--author-job', AUTHOR, '--runner-job', RUNNER_2, '--patch', 'patches/002.diff', '--proposal-id', P2], 'ok');
-must('git', ['apply', 'patches/002.diff']);
-out(`[runner  ] git apply patches/002.diff`);
-out();
 step('runner', 'the runner job on the follow-up', ['runner', '--runner-job', RUNNER_2, '--seed', SEED], 'ALLOW', { lines: 20 });
 step('gate', 'verify', ['verify', '--now', now()], 'ALLOW');
 
@@ -159,8 +156,13 @@ step('gate', 'the reviewer\'s report (HTML) while the gate allows', ['explain', 
 out('== Shared job identity and fixture drift');
 out();
 step('author', "reuse the author's id as the runner's", ['propose', '--author-job', AUTHOR, '--runner-job', AUTHOR, '--patch', 'patches/002.diff', '--proposal-id', `p-${stamp}-003`], 'E_SHARED_JOB');
+// The work tree no longer matters to the runner: drift is a change to what its tree would
+// contain. Someone extends the recorded patch with an edit of fixtures/orders.json.
 appendFileSync(join(repo, 'fixtures', 'orders.json'), '\n');
-out('[someone ] edit fixtures/orders.json after the seal (one added newline)');
+const hunk = must('git', ['diff', '--', 'fixtures/orders.json']);
+must('git', ['checkout', '--', 'fixtures/orders.json']);
+appendFileSync(join(repo, 'patches', '002.diff'), hunk);
+out('[someone ] after the seal, extend patches/002.diff with an edit of fixtures/orders.json (one added newline)');
 out();
 step('gate', 'verify after the fixture edit', ['verify', '--now', now()], 'E_DIGEST_OPEN');
 step('gate', "the reviewer's report (HTML)", ['explain', '--format', 'html', '--out', join(work, 'report.html'), '--now', now()], 'E_DIGEST_OPEN');
@@ -170,6 +172,6 @@ out('== Summary');
 for (const r of results) out(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.code.padEnd(24)} ${r.step}${r.ok ? '' : ` (expected ${r.expected})`}`);
 out();
 out(`HTML report while the gate allows: ${join(work, 'report-allow.html')}`);
-out(`HTML report after the fixture edit: ${join(work, 'report.html')}`);
+out(`HTML report after the patch's fixture edit: ${join(work, 'report.html')}`);
 if (JSON_OUT) out(JSON.stringify({ work, report: join(work, 'report.html'), users: isRoot ? 2 : 1, results }));
 process.exitCode = failed.length === 0 ? 0 : 1;

@@ -1,3 +1,12 @@
+import type { Policy } from '../policy/read.js';
+import type { RunnerTree } from '../tree/build.js';
+
+/** What `sealgate runner` hands its steps: the tree it built once and the policy it read. */
+export interface RunnerShared {
+  readonly tree: RunnerTree;
+  readonly policy: Policy;
+}
+
 /** What a command may touch: everything effectful is here, so tests can run commands in-process. */
 export interface CommandContext {
   readonly argv: readonly string[];
@@ -8,6 +17,8 @@ export interface CommandContext {
   /** The wall clock; commands that decide take --now instead. */
   readonly clock: () => Date;
   readonly isTTY: boolean;
+  /** Set by `sealgate runner` for its steps; a step run on its own builds its tree itself. */
+  readonly runner?: RunnerShared;
 }
 
 export interface Command {

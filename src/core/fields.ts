@@ -10,6 +10,8 @@ export const jobId = v.pipe(v.string(), v.regex(JOB_ID_PATTERN, 'job ids are 1-2
 export const maybeJobId = v.optional(v.nullable(v.union([v.literal(''), jobId], 'job ids are 1-200 characters of letters, digits and ._:/@- (no whitespace), or empty')));
 export const digestHex = v.pipe(v.string(), v.regex(DIGEST_PATTERN, 'digests are 6-128 lowercase hex digits'));
 export const sha256 = v.pipe(v.string(), v.regex(SHA256_PATTERN, 'expected 64 lowercase hex digits (SHA-256)'));
+/** A full git commit or tree id (SHA-1 repositories: 40 lowercase hex digits; SHA-256 ones: 64). */
+export const gitObjectId = v.pipe(v.string(), v.regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, 'expected a full git object id (40 or 64 lowercase hex digits)'));
 export const nonEmpty = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(4096, 'longer than 4096 characters'));
 /** An identifier such as a test id or symbol: non-empty, no control characters. */
 export const identifier = v.pipe(

@@ -38,8 +38,10 @@ export interface Progress {
 }
 
 export interface OracleOptions {
-  /** The work tree to copy (never modified). */
+  /** The runner's pristine tree to copy (never modified, never run in). */
   readonly workTree: string;
+  /** Where dependency folders (node_modules, .venv) are linked from: the user's repository. */
+  readonly depsFrom?: string;
   readonly command: readonly string[];
   readonly junit: readonly string[];
   readonly env: Readonly<Record<string, string>>;
@@ -147,7 +149,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
   const workspace = (i: number): Workspace => {
     let w = workspaces[i];
     if (w === undefined) {
-      w = makeWorkspace(opts.workTree, scratch.dir);
+      w = makeWorkspace(opts.workTree, scratch.dir, opts.depsFrom ?? opts.workTree);
       workspaces[i] = w;
     }
     return w;

@@ -2,6 +2,9 @@ import { availableParallelism, homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
+import type { Policy } from '../policy/read.js';
+import type { RunnerTree } from '../tree/build.js';
+import { listTreeFiles } from '../tree/list.js';
 import { readDocument } from '../core/document.js';
 import { SealgateError, inputInvalid } from '../core/errors.js';
 import { digestsEqual, sameJob, sha256Hex } from '../core/ids.js';
@@ -29,6 +32,9 @@ export interface ScoreOptions {
   readonly repo: string;
   readonly runnerJob: string;
   readonly config: Config;
+  readonly policy: Policy;
+  /** The runner's pristine tree: the classifier and the mutants read it; every run is in a copy. */
+  readonly tree: RunnerTree;
   /** The caller's environment (the pinned one is derived from it). */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Cache folder; null disables the cache. Default: $XDG_CACHE_HOME/sealgate/credit. */
@@ -88,7 +94,7 @@ export async function planSymbols(repo: string, changed: Changed, budget: number
         text = readFileSync(resolveInRepo(repo, loc.path, `${LAYOUT.changed}#locations`), 'utf8');
       } catch (err) {
         if (err instanceof SealgateError) {
-          unsupported.set(symbol, `its file ${loc.path} is not in the work tree`);
+          unsupported.set(symbol, `its file ${loc.path} is not in the runner's tree`);
           continue;
         }
         throw err;
@@ -132,7 +138,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   if (!sameJob(runner, runnerJob)) throw new SealgateError('E_SHARED_JOB', [{ code: 'E_SHARED_JOB', path: recordRel, detail: `the record's runner job is "${runner}", not "${runnerJob}"` }]);
   if (sameJob(author, runner)) throw new SealgateError('E_SHARED_JOB', [{ code: 'E_SHARED_JOB', path: recordRel, detail: 'author_job and runner_job are the same job' }]);
 
-  const seal = await verifySeal(repo);
+  const seal = await verifySeal(repo, { policy: opts.policy, tree: opts.tree });
   if (seal.status === 'open') throw new SealgateError('E_DIGEST_OPEN', [{ code: 'E_DIGEST_OPEN', path: LAYOUT.status, detail: 'the digest is not sealed; seal, run, then score credit' }]);
   if (seal.status === 'drift') {
     await reopenSeal(repo, runnerJob, { ...(opts.now ? { now: opts.now } : {}), reason: 'credit found fixture drift: the sealed bytes changed' });
@@ -140,6 +146,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   }
   const digest = seal.digest;
   if (params === null) throw inputInvalid(LAYOUT.sealParams, 'missing');
+  if (params.tree !== opts.tree.treeId) throw new SealgateError('E_DIGEST_OPEN', [{ code: 'E_DIGEST_OPEN', path: `${LAYOUT.sealParams}#tree`, detail: `the seal is of tree ${params.tree}, not ${opts.tree.treeId}` }]);
   if (!sameJob(params.runner_job, runnerJob)) throw new SealgateError('E_SHARED_JOB', [{ code: 'E_SHARED_JOB', path: LAYOUT.sealParams, detail: `the digest was sealed by "${params.runner_job}", not "${runnerJob}"` }]);
   if (record.digest_status !== 'sealed') throw new SealgateError('E_DIGEST_OPEN', [{ code: 'E_DIGEST_OPEN', path: `${recordRel}#digest_status`, detail: `digest_status is "${record.digest_status}"` }]);
   if (record.digest !== undefined && !digestsEqual(record.digest, digest)) throw inputInvalid(`${recordRel}#digest`, `the record's digest ${record.digest} is not the sealed digest ${digest}`);
@@ -149,6 +156,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   const changed = readDocument(layoutPath(repo, 'changed'), ChangedSchema, 'json', LAYOUT.changed);
   if (!digestsEqual(changed.patch_sha256, patchSha)) throw inputInvalid(`${LAYOUT.changed}#patch_sha256`, "changed.json was extracted from other patch bytes than the record's patch");
   if (record.patch_sha256 !== undefined && !digestsEqual(record.patch_sha256, patchSha)) throw inputInvalid(`${recordRel}#patch_sha256`, 'the patch file changed after the proposal was recorded');
+  if (changed.base !== opts.tree.baseCommit) throw inputInvalid(`${LAYOUT.changed}#base`, `changed.json was extracted on base ${changed.base}, not the record's ${opts.tree.baseCommit}`);
   const results = readResults(repo);
   if (!digestsEqual(results.digest, digest)) throw inputInvalid(`${LAYOUT.results}#digest`, `the results are from digest ${results.digest}, not the sealed ${digest}; run the tests again`);
   if (!sameJob(results.runner_job, runnerJob)) throw inputInvalid(`${LAYOUT.results}#runner_job`, `the results were written by "${results.runner_job}", not "${runnerJob}"`);
@@ -159,16 +167,19 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   if ('problem' in plan) throw inputInvalid(LAYOUT.sealParams, plan.problem);
   const env = { ...pinnedEnv(opts.env, { seed: params.seed, clock: params.clock, locale: params.locale, digest }, plan), PYTHONDONTWRITEBYTECODE: '1' };
 
-  const sources = await readTestSources(repo, opts.config, opts.config.credit.assertionFunctions);
+  // The classifier reads the pristine tree: no test has run in it.
+  const root = opts.tree.root;
+  const sources = await readTestSources(root, opts.config, opts.config.credit.assertionFunctions, listTreeFiles(root));
   const { caseSources, verdicts } = classifyCases(results.cases, sources);
   const baselineProblem = checkBaseline(results);
   const eligible = new Set(baselineProblem === null ? results.cases.filter((c) => c.status === 'passed').map((c) => c.id) : []);
-  const { plans, unsupported } = await planSymbols(repo, changed, opts.config.credit.mutantBudget, params.seed);
+  const { plans, unsupported } = await planSymbols(root, changed, opts.config.credit.mutantBudget, params.seed);
 
   let oracle: OracleResult | null = null;
   if (plans.length > 0 && eligible.size > 0) {
     oracle = await runOracle(plans, {
-      workTree: repo,
+      workTree: root,
+      depsFrom: repo,
       command: results.command,
       junit,
       env,
@@ -184,7 +195,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
       ...(opts.progress ? { progress: opts.progress } : {}),
     });
   }
-  const scored = toScored({ changed, results, digest, runnerJob, proposalId: record.proposal_id, verdicts, plans, unsupported, baselineProblem: baselineProblem ?? (eligible.size === 0 ? 'no test passed on the sealed baseline run' : null), oracle });
+  const scored = toScored({ changed, results, digest, runnerJob, proposalId: record.proposal_id, treeId: opts.tree.treeId, verdicts, plans, unsupported, baselineProblem: baselineProblem ?? (eligible.size === 0 ? 'no test passed on the sealed baseline run' : null), oracle });
   // What we write must pass the schemas the gate and `--cases` read.
   for (const [schema, value, label] of [[CreditSchema, scored.credit, LAYOUT.credit], [CaseFileSchema, scored.cases, LAYOUT.cases]] as const) {
     const r = checkSchema(schema, value, label);

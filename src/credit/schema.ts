@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { digestHex, identifier, jobId, sha256, uniqueStrings } from '../core/fields.js';
+import { digestHex, gitObjectId, identifier, jobId, sha256, uniqueStrings } from '../core/fields.js';
 
 /** One mutant's outcome, as the runner observed it. */
 export const MutantEvidenceSchema = v.strictObject({
@@ -35,6 +35,9 @@ export const CreditSchema = v.strictObject({
   runner_job: v.optional(jobId),
   proposal_id: v.optional(identifier),
   patch_sha256: v.optional(sha256),
+  /** The base commit and the runner's tree id the credit was scored on. */
+  base_commit: v.optional(gitObjectId),
+  tree: v.optional(gitObjectId),
   changed: v.optional(uniqueStrings(identifier, 'changed symbols')),
   uncreditable: v.optional(uniqueStrings(identifier, 'uncreditable files')),
   evidence: v.optional(v.record(identifier, EvidenceSchema)),

@@ -12,6 +12,8 @@ export interface ScoreParts {
   readonly digest: string;
   readonly runnerJob: string;
   readonly proposalId: string;
+  /** The runner's tree id (base + patch), when it built one. */
+  readonly treeId?: string;
   /** Static verdict of each results case (by id); absent when its source was not found. */
   readonly verdicts: ReadonlyMap<string, Verdict | null>;
   readonly plans: readonly SymbolPlan[];
@@ -111,6 +113,8 @@ export function toScored(x: ScoreParts): Scored {
     runner_job: x.runnerJob,
     proposal_id: x.proposalId,
     patch_sha256: x.changed.patch_sha256,
+    base_commit: x.changed.base,
+    ...(x.treeId !== undefined ? { tree: x.treeId } : {}),
     changed: [...x.changed.changed],
     uncreditable: [...x.changed.uncreditable],
     evidence,

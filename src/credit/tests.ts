@@ -9,17 +9,21 @@ import { classifyTsTests } from './classify-ts.js';
 import type { TestSource, Verdict } from './classify.js';
 
 /** Every test definition in the work tree's test files (TS/JS and Python), with its static verdict. */
-export async function readTestSources(repo: string, patterns: ClassPatterns, assertionFunctions: readonly string[]): Promise<TestSource[]> {
-  let raw: Buffer;
-  try {
-    raw = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repo, maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
-  } catch (err) {
-    throw inputInvalid(repo, `cannot list the work tree's files with git (${(err as Error).message.split('\n')[0] ?? ''}); credit needs a git work tree`);
+export async function readTestSources(repo: string, patterns: ClassPatterns, assertionFunctions: readonly string[], files?: readonly string[]): Promise<TestSource[]> {
+  let listed: string[];
+  if (files !== undefined) listed = files.filter((p) => !p.startsWith('review/'));
+  else {
+    let raw: Buffer;
+    try {
+      raw = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repo, maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (err) {
+      throw inputInvalid(repo, `cannot list the work tree's files with git (${(err as Error).message.split('\n')[0] ?? ''}); credit needs a git work tree`);
+    }
+    listed = raw
+      .toString('utf8')
+      .split('\0')
+      .filter((p) => p !== '' && !p.startsWith('review/'));
   }
-  const listed = raw
-    .toString('utf8')
-    .split('\0')
-    .filter((p) => p !== '' && !p.startsWith('review/'));
   const out: TestSource[] = [];
   for (const path of [...new Set(listed)].sort()) {
     if (classifyPath(path, patterns) !== 'test') continue;

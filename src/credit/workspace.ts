@@ -1,41 +1,10 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import { execInGroup } from '../runner/exec.js';
 import { parseJunitXml, type JunitCase } from '../runner/junit.js';
 
-/** Directories never copied: VCS data, the review tree, byte-code caches; dependency folders are linked instead. */
-const SKIP_DIRS = new Set(['.git', '__pycache__', '.pytest_cache', '.hypothesis']);
-const LINK_DIRS = new Set(['node_modules', '.venv', 'venv']);
-
-/**
- * An isolated copy of the work tree for mutant runs (the user's tree is never touched).
- * Dependency folders at the top are symlinked, read-only in use.
- */
-export interface Workspace {
-  readonly root: string;
-  dispose(): void;
-}
-
-export function makeWorkspace(repo: string, parent: string): Workspace {
-  const root = mkdtempSync(join(parent, 'ws-'));
-  cpSync(repo, root, {
-    recursive: true,
-    verbatimSymlinks: true,
-    filter: (src) => {
-      const rel = relative(repo, src);
-      if (rel === '') return true;
-      const name = basename(src);
-      if (SKIP_DIRS.has(name) || LINK_DIRS.has(name)) return false;
-      return rel !== 'review' && !rel.startsWith(`review${sep}`);
-    },
-  });
-  for (const d of LINK_DIRS) {
-    const src = join(repo, d);
-    if (existsSync(src) && statSync(src).isDirectory()) symlinkSync(realpathSync(src), join(root, d), 'dir');
-  }
-  return { root, dispose: () => rmSync(root, { recursive: true, force: true }) };
-}
+export { makeWorkspace, type Workspace } from '../tree/copy.js';
 
 export function makeScratch(): { dir: string; dispose: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'sealgate-credit-'));

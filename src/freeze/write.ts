@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Config } from '../config/schema.js';
+import type { Policy } from '../policy/read.js';
 import type { DecisionCode } from '../core/codes.js';
 import { SealgateError, type Finding } from '../core/errors.js';
 import { toJsonText } from '../core/json.js';
@@ -48,12 +48,12 @@ export function toFreeze(req: FreezeRequest, record: ProposalRecord, credit: Cre
  * with it in place; otherwise throw the code the gate would give. Never writes a freeze
  * the gate would reject.
  */
-export async function writeFreeze(repo: string, config: Config, now: Instant, req: FreezeRequest): Promise<{ freeze: Freeze; audit: Audit }> {
-  const before = await auditReview({ repo, config, now, freeze: null });
+export async function writeFreeze(repo: string, policy: Policy, now: Instant, req: FreezeRequest): Promise<{ freeze: Freeze; audit: Audit }> {
+  const before = await auditReview({ repo, policy, now, freeze: null });
   const digest = before.inputs.runnerFiles.digest ?? before.inputs.record.digest ?? null;
   const candidate = toFreeze(req, before.inputs.record, before.inputs.credit, digest, newFreezeId());
   if ('finding' in candidate) throw new SealgateError(candidate.code as Exclude<DecisionCode, 'ALLOW'>, [candidate.finding]);
-  const audit = await auditReview({ repo, config, now, freeze: candidate });
+  const audit = await auditReview({ repo, policy, now, freeze: candidate });
   if (audit.code !== 'ALLOW') throw new SealgateError(audit.code, audit.findings.filter((f) => f.code === audit.code));
   writeFileAtomic(layoutPath(repo, 'freeze'), toJsonText(candidate));
   return { freeze: candidate, audit };

@@ -95,6 +95,8 @@ function checkCreditBound(x: GateInputs): Finding[] {
   }
   if (r.patch_sha256 === undefined) out.push(f('E_CREDIT_UNBOUND', 'record#patch_sha256', 'the record does not bind the patch bytes (sealgate propose writes patch_sha256)'));
   else if (!digestsEqual(r.patch_sha256, x.patchSha256)) out.push(f('E_CREDIT_UNBOUND', 'record#patch_sha256', 'the patch file changed after the proposal was recorded'));
+  if (r.base_commit === undefined) out.push(f('E_CREDIT_UNBOUND', 'record#base_commit', 'the record does not name the commit the patch applies to (sealgate propose writes base_commit); nothing says which tree was tested'));
+  else if (c.base_commit !== undefined && c.base_commit !== r.base_commit) out.push(f('E_CREDIT_UNBOUND', 'credit#base_commit', `credit was scored on base ${c.base_commit}, not the record's ${r.base_commit}`));
   if (c.runner_job !== undefined && r.runner_job && !sameJob(c.runner_job, r.runner_job)) {
     out.push(f('E_CREDIT_UNBOUND', 'credit#runner_job', `credit was written by "${c.runner_job}", not the record's runner "${r.runner_job}"`));
   }

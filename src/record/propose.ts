@@ -32,6 +32,8 @@ export interface ProposalRequest {
   /** POSIX path of the patch, relative to the repository root. */
   readonly patchPath: string;
   readonly patchSha256: string;
+  /** The full commit id the patch applies to. */
+  readonly baseCommit: string;
   readonly at: string;
 }
 
@@ -82,6 +84,7 @@ export function checkProposal(req: ProposalRequest, ledger: readonly LedgerEntry
     runner_job: req.runnerJob,
     patch_path: req.patchPath,
     patch_sha256: req.patchSha256,
+    base_commit: req.baseCommit,
     digest_status: 'open',
     logs_present: false,
     logs_after_seal: false,
@@ -89,7 +92,7 @@ export function checkProposal(req: ProposalRequest, ledger: readonly LedgerEntry
   };
   const entry: LedgerEntry = { proposal_id: req.proposalId, patch_sha256: req.patchSha256, author_job: req.authorJob, runner_job: req.runnerJob, at: req.at };
   if (known.length === 0) return ok({ kind: 'new', record, entry });
-  const same = current !== null && current.proposal_id === req.proposalId && current.runner_job !== undefined && current.runner_job !== null && current.runner_job !== '' && sameJob(current.runner_job, req.runnerJob);
+  const same = current !== null && current.proposal_id === req.proposalId && current.runner_job !== undefined && current.runner_job !== null && current.runner_job !== '' && sameJob(current.runner_job, req.runnerJob) && current.base_commit === req.baseCommit;
   if (same && current !== null) return ok({ kind: 'unchanged', record: current });
   if (known.some((e) => sameJob(e.runner_job, req.runnerJob))) {
     return fail([{ code: 'E_INPUT_INVALID', path: LEDGER, detail: `runner job "${req.runnerJob}" already ran proposal "${req.proposalId}"; a rerun needs a new runner job` }]);

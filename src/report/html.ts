@@ -117,6 +117,8 @@ ${lists.join('\n')}
 <ul>
 <li>Digest ${code(r.seal.digest ?? '(none)')}: record ${code(r.seal.recordStatus)}, digest.status ${code(r.seal.fileStatus ?? '(absent)')}${r.seal.sealedAt ? `, sealed at ${code(r.seal.sealedAt)}` : ''}</li>
 <li>${e(r.seal.recomputed)}</li>
+<li>Tested: base ${code(r.seal.baseCommit ?? '(none)')}, tree ${code(r.seal.treeSealed ?? '(not sealed)')}${r.seal.treeRebuilt !== null && r.seal.treeRebuilt !== r.seal.treeSealed ? ` <span class="bad">(rebuilt now: ${code(r.seal.treeRebuilt)})</span>` : ''}</li>
+<li>Policy ${code(r.seal.policyDigest)} (${e(r.seal.policySource)}); test command ${code(JSON.stringify(r.seal.testCommand))}</li>
 ${r.seal.drift.map((f) => `<li class="bad">drift: ${where(f)}${e(f.detail)}</li>`).join('\n')}
 <li>Logs present ${String(r.seal.logs.present)}, written after the seal ${String(r.seal.logs.afterSeal)}, ${e(r.seal.logs.visibility)}</li>
 <li>Patch files: ${r.patch.files.map((f) => `${code(f.path)} <span class="muted">${e(f.class)}</span>`).join(', ') || 'none'}</li>

@@ -18,6 +18,8 @@ export function toMarkdownReport(r: ReviewReport): string {
   if (d.decisive) out.push(`- **Because:** ${where(d.decisive)}${cell(d.decisive.detail)}`);
   if (d.nextStep) out.push(`- **Next step:** ${cell(d.nextStep)}`);
   out.push(`- **Review clock:** ${code(r.now)}`);
+  out.push(`- **Tested:** base ${code(r.seal.baseCommit ?? '(none)')}, tree ${code(r.seal.treeSealed ?? '(not sealed)')}${r.seal.treeRebuilt !== null && r.seal.treeRebuilt !== r.seal.treeSealed ? ` (**rebuilt now: ${code(r.seal.treeRebuilt)}**)` : ''}`);
+  out.push(`- **Policy:** ${code(r.seal.policyDigest)} (${code(r.seal.policySource)}); test command ${code(JSON.stringify(r.seal.testCommand))}`);
   out.push('');
   out.push('| Question | Answer |');
   out.push('|---|---|');

@@ -43,6 +43,13 @@ export interface ReviewReport {
     readonly recomputed: string;
     readonly drift: readonly Finding[];
     readonly logs: { readonly present: boolean; readonly afterSeal: boolean; readonly visibility: string };
+    /** What was tested: the base commit, the tree id sealed and the one verify rebuilt, the policy and its test command. */
+    readonly baseCommit: string | null;
+    readonly treeSealed: string | null;
+    readonly treeRebuilt: string | null;
+    readonly policyDigest: string;
+    readonly policySource: string;
+    readonly testCommand: readonly string[] | null;
   };
   /** 3. Which changed symbols have non-tautological credit on that digest? */
   readonly credit: null | {
@@ -203,6 +210,12 @@ export function toReviewReport(a: Audit): ReviewReport {
       recomputed: step('seal')?.summary ?? '',
       drift: step('seal')?.findings ?? [],
       logs: { present: r.logs_present, afterSeal: r.logs_after_seal, visibility: r.log_visibility },
+      baseCommit: r.base_commit ?? null,
+      treeSealed: a.manifest?.tree ?? null,
+      treeRebuilt: a.tree?.treeId ?? null,
+      policyDigest: a.policy.digest,
+      policySource: a.policy.source,
+      testCommand: a.policy.testCommand,
     },
     credit: c
       ? {

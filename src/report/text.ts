@@ -20,6 +20,8 @@ export function toTextReport(r: ReviewReport): string {
   out.push(`2. Which job wrote digest.status?  ${r.seal.sealedBy ?? '(no seal in the journal)'}  (record's runner: ${r.seal.runnerJob ?? '(missing)'})`);
   out.push(`   status: record ${r.seal.recordStatus}, digest.status ${r.seal.fileStatus ?? '(absent)'}; digest ${r.seal.digest ?? '(none)'}${r.seal.sealedAt ? `, sealed at ${r.seal.sealedAt}` : ''}`);
   out.push(`   recomputed: ${r.seal.recomputed}`);
+  out.push(`   tested: base ${r.seal.baseCommit ?? '(none)'}, tree ${r.seal.treeSealed ?? '(not sealed)'}${r.seal.treeRebuilt !== null && r.seal.treeRebuilt !== r.seal.treeSealed ? ` (rebuilt now: ${r.seal.treeRebuilt})` : ''}`);
+  out.push(`   policy: ${r.seal.policyDigest} (${r.seal.policySource}); test command ${JSON.stringify(r.seal.testCommand)}`);
   for (const f of r.seal.drift) out.push(`   drift: ${where(f)}${f.detail}`);
   out.push(`   logs: present ${String(r.seal.logs.present)}, after seal ${String(r.seal.logs.afterSeal)}, ${r.seal.logs.visibility}`);
   out.push('3. Which changed symbols have non-tautological credit on that digest?');

@@ -4,7 +4,7 @@ import { SealgateError, inputInvalid } from '../core/errors.js';
 import { isJobId, sameJob } from '../core/ids.js';
 import { fileExists, readBoundedFile, sha256File } from '../core/io.js';
 import { LAYOUT, layoutPath } from '../core/layout.js';
-import { readSealParams, readSealStatus } from '../seal/seal.js';
+import { readSealParams, readSealStatus, type VerifyOptions } from '../seal/seal.js';
 import { appendJournal, readJournal, type JournalEvent } from './journal.js';
 import { listPublished, listStore, publishCopy, removeLogs, type StoredFile } from './store.js';
 import { checkRunnerJob, deriveFullLogState, nowText, recordLogState, recordPathOf, requireLiveSeal, requireSealMatch } from './state.js';
@@ -19,9 +19,9 @@ const early = (detail: string): SealgateError => new SealgateError('E_LOGS_EARLY
  * and only when every log was written by a run after that seal. Journal first, then the copy,
  * then the record: a crash leaves nothing readable that the journal does not account for.
  */
-export async function publishLogs(repo: string, runnerJob: string, clock: () => Date): Promise<{ files: readonly StoredFile[] }> {
+export async function publishLogs(repo: string, runnerJob: string, clock: () => Date, verify: VerifyOptions): Promise<{ files: readonly StoredFile[] }> {
   const { params } = checkRunnerJob(repo, runnerJob);
-  const digest = await requireSealMatch(repo, runnerJob, clock());
+  const digest = await requireSealMatch(repo, runnerJob, clock(), verify);
   const events = readJournal(repo);
   requireLiveSeal(events, runnerJob, digest);
   const store = listStore(repo);

@@ -1,6 +1,10 @@
-import { lstatSync, realpathSync, rmSync, type Stats } from 'node:fs';
+import { lstatSync, mkdtempSync, realpathSync, rmSync, type Stats } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, posix, resolve, sep } from 'node:path';
 import type { Config } from '../config/schema.js';
+import type { Policy } from '../policy/read.js';
+import { makeWorkspace } from '../tree/copy.js';
+import type { RunnerTree } from '../tree/build.js';
 import { SealgateError, inputInvalid, usageError } from '../core/errors.js';
 import { sha256Hex } from '../core/ids.js';
 import { readBoundedFile, sha256File } from '../core/io.js';
@@ -15,7 +19,8 @@ import { checkRunnerJob, deriveFullLogState, nowText, recordLogState, requireLiv
 
 /**
  * `sealgate run`: the sealed test run. Refuse unless this runner job owns a live seal whose
- * bytes still match; run the command in its own process group with the sealed inputs
+ * bytes still match; run the command in a fresh copy of the runner's tree (never the
+ * pristine tree, never the work tree), in its own process group with the sealed inputs
  * pinned; keep every byte it writes in the hidden store; record results and the journal.
  * A failing test command is a result; only "could not run or record" is an error.
  */
@@ -28,7 +33,11 @@ export interface RunRequest {
   readonly runnerJob: string;
   /** Overrides config test.command. */
   readonly command?: readonly string[];
+  /** The policy's config (read at the base commit). */
   readonly config: Config;
+  readonly policy: Policy;
+  /** The runner's pristine tree; the run happens in a copy of it. */
+  readonly tree: RunnerTree;
   /** The environment the pinned one is built from (PATH, HOME ...). */
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
   readonly clock: () => Date;
@@ -81,7 +90,8 @@ function lstatOrNull(path: string): Stats | null {
 export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
   const { repo, runnerJob, config } = req;
   const { params } = checkRunnerJob(repo, runnerJob);
-  const digest = await requireSealMatch(repo, runnerJob, req.clock());
+  // A tree other than the sealed one (the patch or the base changed) is drift: the tree= line differs.
+  const digest = await requireSealMatch(repo, runnerJob, req.clock(), { policy: req.policy, tree: req.tree });
   const events = readJournal(repo);
   requireLiveSeal(events, runnerJob, digest);
 
@@ -98,7 +108,29 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
   if ('problem' in plan) throw inputInvalid(`${LAYOUT.sealParams}#clock`, plan.problem);
   const command = req.command ?? config.test.command;
   if (command === undefined || command.length === 0) throw usageError('no test command: give one after `--`, or set test.command in sealgate.config.json');
-  const junitPaths = config.test.junit.map((p) => ({ rel: p, full: checkJunitPath(repo, p) }));
+  // A fresh copy of the pristine tree: whatever the tests write there, the seal, symbols and
+  // classifier never see it. Dependency folders come from the user's repository, linked.
+  const scratch = mkdtempSync(join(tmpdir(), 'sealgate-run-'));
+  try {
+    const ws = makeWorkspace(req.tree.root, scratch, repo);
+    return await runInCopy(req, ws.root, params, digest, events, before, plan, command);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function runInCopy(
+  req: RunRequest,
+  cwd: string,
+  params: ReturnType<typeof checkRunnerJob>['params'],
+  digest: string,
+  events: ReturnType<typeof readJournal>,
+  before: ReturnType<typeof deriveFullLogState>,
+  plan: ClockPlan,
+  command: readonly string[],
+): Promise<RunSummary> {
+  const { repo, runnerJob, config } = req;
+  const junitPaths = config.test.junit.map((p) => ({ rel: p, full: checkJunitPath(cwd, p) }));
 
   // This seal's own earlier run is replaced: its logs go, journaled as a discard with the run-start.
   const discarded = before.logs_present ? [...new Set([...listStore(repo), ...listPublished(repo)].map((f) => f.name))].sort() : null;
@@ -127,7 +159,7 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
   try {
     exec = await execInGroup({
       command,
-      cwd: repo,
+      cwd,
       env,
       timeoutMs: req.timeoutMs ?? config.test.timeoutSeconds * 1000,
       stdoutPath: join(store, STDOUT_LOG),

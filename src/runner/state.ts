@@ -5,7 +5,7 @@ import { fileExists } from '../core/io.js';
 import { LAYOUT } from '../core/layout.js';
 import { formatInstant } from '../core/time.js';
 import { readRecordFile, writeRecordEdit, type RecordFile } from '../record/file.js';
-import { readSealParams, readSealStatus, reopenSeal, verifySeal, type SealParams } from '../seal/seal.js';
+import { readSealParams, readSealStatus, reopenSeal, verifySeal, type SealParams, type VerifyOptions } from '../seal/seal.js';
 import { deriveLogState, type JournalEvent, type LogState } from './journal.js';
 import type { StoredFile } from './store.js';
 
@@ -51,8 +51,8 @@ export function checkRunnerJob(repo: string, runnerJob: string): JobCheck {
 }
 
 /** Recompute the digest from the bytes now; on drift carry out the spec's reaction (reopen) and refuse. */
-export async function requireSealMatch(repo: string, runnerJob: string, now: Date): Promise<string> {
-  const check = await verifySeal(repo);
+export async function requireSealMatch(repo: string, runnerJob: string, now: Date, opts: VerifyOptions): Promise<string> {
+  const check = await verifySeal(repo, opts);
   if (check.status === 'open') throw reject('E_DIGEST_OPEN', LAYOUT.status, 'the digest is not sealed');
   if (check.status === 'drift') {
     await reopenSeal(repo, runnerJob, { now, reason: 'fixture drift found before the run' });

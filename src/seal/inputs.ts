@@ -4,7 +4,9 @@ import { isInstant, parseInstant } from '../core/time.js';
 /**
  * review/runner/inputs.sha256, as the spec's shell recipe writes it: one `sha256sum` line
  * per fixture (`<64 hex>  <path>`, paths sorted bytewise), then `seed=`, `clock=` and
- * `locale=` lines. The digest is the SHA-256 of exactly these bytes. Pure.
+ * `locale=` lines, then `tree=` (the git tree id of base + patch the runner built) and
+ * `policy=` (the SHA-256 of the policy file's bytes, or `default`). The digest is the
+ * SHA-256 of exactly these bytes. Pure.
  */
 
 export interface FixtureHash {
@@ -18,6 +20,20 @@ export interface VerdictInputs {
   readonly seed: string;
   readonly clock: string;
   readonly locale: string;
+}
+
+/** What binds the seal to the runner's tree and the policy: the `tree=` and `policy=` lines. */
+export interface BoundInputs {
+  /** The git tree id of base + patch (40 or 64 lowercase hex). */
+  readonly tree: string;
+  /** SHA-256 of the policy bytes, or "default". */
+  readonly policy: string;
+}
+
+export function checkBound(bound: BoundInputs): string | undefined {
+  if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(bound.tree)) return `tree id "${bound.tree}" is not a full git object id`;
+  if (!/^(?:[0-9a-f]{64}|default)$/.test(bound.policy)) return `policy digest "${bound.policy}" is not a SHA-256 or "default"`;
+  return undefined;
 }
 
 /** Why a seed, clock or locale value cannot be sealed, or undefined when it can. */
@@ -70,11 +86,11 @@ export function compareBytewise(a: string, b: string): number {
   return a.length - b.length;
 }
 
-export function toInputsText(files: readonly FixtureHash[], inputs: VerdictInputs): string {
+export function toInputsText(files: readonly FixtureHash[], inputs: VerdictInputs, bound: BoundInputs): string {
   const sorted = [...files].sort((x, y) => compareBytewise(x.path, y.path));
   let out = '';
   for (const f of sorted) out += `${f.sha256}  ${f.path}\n`;
-  return out + `seed=${inputs.seed}\nclock=${inputs.clock}\nlocale=${inputs.locale}\n`;
+  return out + `seed=${inputs.seed}\nclock=${inputs.clock}\nlocale=${inputs.locale}\ntree=${bound.tree}\npolicy=${bound.policy}\n`;
 }
 
 /** The digest: what `sha256sum inputs.sha256 | awk '{print $1}'` prints. */

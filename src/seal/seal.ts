@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { SealgateError, inputInvalid } from '../core/errors.js';
-import { glob, jobId, sha256 } from '../core/fields.js';
+import { gitObjectId, glob, jobId, sha256 } from '../core/fields.js';
 import { digestsEqual, isJobId, sameJob, sha256Hex } from '../core/ids.js';
 import { fileExists, readBoundedFile, writeFileAtomic } from '../core/io.js';
 import { toJsonText } from '../core/json.js';
@@ -11,7 +11,9 @@ import { formatInstant } from '../core/time.js';
 import { decodeStrictUtf8 } from '../core/text.js';
 import { appendJournal, readJournal } from '../runner/journal.js';
 import { hashFiles } from './hash.js';
-import { checkClock, checkLocale, checkSeed, diffInputs, digestOfInputs, toInputsText, type VerdictInputs } from './inputs.js';
+import { checkBound, checkClock, checkLocale, checkSeed, diffInputs, digestOfInputs, toInputsText, type BoundInputs, type VerdictInputs } from './inputs.js';
+import type { Policy } from '../policy/read.js';
+import { buildRecordTree, type RunnerTree } from '../tree/build.js';
 import { readRecordFile, writeRecordEdit } from '../record/file.js';
 import { checkAgainst, parseJsonBytes } from './doc.js';
 import { collectFixtures } from './walk.js';
@@ -19,12 +21,14 @@ import { collectFixtures } from './walk.js';
 /**
  * `sealgate seal` (spec section 2): hash the verdict inputs, write inputs.sha256,
  * digest.txt and, last, digest.status; bind the record to the digest and runner job.
- * `verifySeal` recomputes from the current bytes; `reopenSeal` is the drift reaction.
+ * The fixtures are hashed in the runner's own tree (base + patch, src/tree/), never the
+ * work tree, and the tree id and the policy digest are sealed with them.
+ * `verifySeal` rebuilds the tree and recomputes; `reopenSeal` is the drift reaction.
  */
 
 /** review/runner/seal.json: what was sealed, so a later check needs no arguments. */
 export const SealParamsSchema = v.strictObject({
-  version: v.literal(1),
+  version: v.literal(2),
   runner_job: jobId,
   record: v.pipe(v.string(), v.minLength(1)),
   fixtures: v.pipe(v.array(glob), v.minLength(1)),
@@ -32,6 +36,12 @@ export const SealParamsSchema = v.strictObject({
   clock: v.pipe(v.string(), v.check((s) => checkClock(s) === undefined, 'not a sealable clock mode')),
   locale: v.pipe(v.string(), v.check((s) => checkLocale(s) === undefined, 'not a sealable locale')),
   files: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  /** The record's base commit, and the tree id of base + patch the fixtures were hashed in. */
+  base_commit: gitObjectId,
+  tree: gitObjectId,
+  /** SHA-256 of the policy bytes, or "default"; and where the policy was read. */
+  policy: v.pipe(v.string(), v.regex(/^(?:[0-9a-f]{64}|default)$/, 'a SHA-256 or "default"')),
+  policy_source: v.pipe(v.string(), v.minLength(1)),
   digest: sha256,
 });
 
@@ -43,6 +53,9 @@ export interface SealRequest extends VerdictInputs {
   readonly fixtures: readonly string[];
   /** The record, absolute or relative to the repository (default review/proposal.json). */
   readonly record?: string;
+  /** The runner's tree, built from the record's base commit and patch. */
+  readonly tree: RunnerTree;
+  readonly policy: Policy;
   readonly now: Date;
 }
 
@@ -61,23 +74,28 @@ export interface Recomputed {
   readonly files: number;
 }
 
-/** Hash the fixtures and build inputs.sha256; refuses bad input unless allowEmpty (then empty globs add no lines). */
-export async function computeInputs(repo: string, fixtures: readonly string[], inputs: VerdictInputs, allowEmpty = false, record?: string): Promise<Recomputed> {
+/**
+ * Hash the fixtures under `root` (the runner's tree) and build inputs.sha256; refuses bad
+ * input unless allowEmpty (then empty globs add no lines).
+ */
+export async function computeInputs(root: string, fixtures: readonly string[], inputs: VerdictInputs, bound: BoundInputs, allowEmpty = false, record?: string): Promise<Recomputed> {
   for (const [name, problem] of [
     ['seed', checkSeed(inputs.seed)],
     ['clock', checkClock(inputs.clock)],
     ['locale', checkLocale(inputs.locale)],
+    ['tree', checkBound(bound)],
   ] as const) {
     if (problem) throw inputInvalid(name, problem);
   }
-  const set = collectFixtures(repo, fixtures, { allowEmpty });
+  const set = collectFixtures(root, fixtures, { allowEmpty });
   if (record !== undefined && set.files.includes(record)) {
     throw inputInvalid(record, 'the proposal record matches a fixture glob, but the seal writes the record; narrow the globs');
   }
-  const hashes = await hashFiles(repo, set.files);
+  const hashes = await hashFiles(root, set.files);
   const text = toInputsText(
     set.files.map((path, i) => ({ path, sha256: hashes[i] as string })),
     inputs,
+    bound,
   );
   return { text, digest: digestOfInputs(text), files: set.files.length };
 }
@@ -141,7 +159,10 @@ export async function sealFixtures(req: SealRequest): Promise<SealOutcome> {
     throw inputInvalid(`${recordRel}#runner_job`, `the record names runner job "${named}" but this seal runs as "${runnerJob}"; seal under the record's runner job or record the new one first`);
   }
 
-  const current = await computeInputs(repo, req.fixtures, req, false, recordRel);
+  if (rec.base_commit !== req.tree.baseCommit) throw inputInvalid(`${recordRel}#base_commit`, `the runner's tree was built from ${req.tree.baseCommit}, not the record's base ${rec.base_commit ?? '(none)'}`);
+  if (rec.patch_sha256 === undefined || rec.patch_sha256 !== req.tree.patchSha256) throw inputInvalid(`${recordRel}#patch_sha256`, "the runner's tree was not built from the record's patch bytes");
+  const bound = { tree: req.tree.treeId, policy: req.policy.digest };
+  const current = await computeInputs(req.tree.root, req.fixtures, req, bound, false, recordRel);
   const journal = readJournal(repo);
   const priorOwn = journal.find((e) => e.type === 'seal' && sameJob(e.runner_job, runnerJob) && e.digest !== current.digest);
   const params = readSealParams(repo);
@@ -157,7 +178,7 @@ export async function sealFixtures(req: SealRequest): Promise<SealOutcome> {
   }
 
   const nextParams: SealParams = {
-    version: 1,
+    version: 2,
     runner_job: runnerJob,
     record: recordRel,
     fixtures: [...req.fixtures],
@@ -165,6 +186,10 @@ export async function sealFixtures(req: SealRequest): Promise<SealOutcome> {
     clock: req.clock,
     locale: req.locale,
     files: current.files,
+    base_commit: req.tree.baseCommit,
+    tree: req.tree.treeId,
+    policy: req.policy.digest,
+    policy_source: req.policy.source,
     digest: current.digest,
   };
   const paramsText = toJsonText(nextParams);
@@ -217,13 +242,25 @@ export type SealCheck =
   | { readonly status: 'drift'; readonly digest: string; readonly expected: string; readonly changes: string[] }
   | { readonly status: 'open' };
 
+export interface VerifyOptions {
+  /** The policy the caller decides under; its digest must be the sealed `policy=` line. */
+  readonly policy: Policy;
+  /**
+   * The runner's tree, when the caller built it (the runner job hands its tree to its steps).
+   * Without it, the tree is rebuilt from the record's base commit and the patch bytes on disk.
+   */
+  readonly tree?: RunnerTree;
+}
+
 /**
- * Recompute the digest from the current bytes, using only what seal.json recorded. Read-only.
+ * Recompute the digest from the current bytes, using only what seal.json recorded: the tree
+ * rebuilt from the base commit and the patch on disk (a changed patch, a patch that no
+ * longer applies or another base is drift), its fixtures re-hashed, and the policy's digest.
  * New files matching the globs, removed files, changed bytes and fixtures that can no longer
- * be hashed (now a link, changing while read) are all drift. Seal files that disagree with
- * each other are refused as E_INPUT_INVALID.
+ * be hashed (now a link) are all drift. Seal files that disagree with each other are refused
+ * as E_INPUT_INVALID. Read-only.
  */
-export async function verifySeal(repo: string): Promise<SealCheck> {
+export async function verifySeal(repo: string, opts: VerifyOptions): Promise<SealCheck> {
   if (readSealStatus(repo) !== 'sealed') return { status: 'open' };
   const params = readSealParams(repo);
   if (params === null) throw inputInvalid(LAYOUT.sealParams, 'digest.status says sealed but seal.json is missing, so the seal cannot be checked; reseal with `sealgate seal`');
@@ -234,16 +271,32 @@ export async function verifySeal(repo: string): Promise<SealCheck> {
   if (!digestsEqual(digestTxt, params.digest) || !digestsEqual(sha256Hex(sealedText), digestTxt)) {
     throw inputInvalid(LAYOUT.digest, 'digest.txt, inputs.sha256 and seal.json disagree (edited after sealing?); reseal under a new runner job');
   }
-  let current: Recomputed;
+  let tree: RunnerTree | undefined = opts.tree;
+  let own: RunnerTree | null = null;
   try {
-    current = await computeInputs(repo, params.fixtures, params, true, params.record);
-  } catch (err) {
-    if (!(err instanceof SealgateError) || err.code !== 'E_INPUT_INVALID') throw err;
-    const changes = err.findings.map((f) => `! ${f.path}: ${f.detail}`);
-    return { status: 'drift', digest: '', expected: digestTxt, changes };
+    if (tree === undefined) {
+      try {
+        own = buildRecordTree(repo, { record: params.record, checkHash: false });
+        tree = own;
+      } catch (err) {
+        if (!(err instanceof SealgateError) || err.code !== 'E_INPUT_INVALID') throw err;
+        const changes = err.findings.map((f) => `! tree: ${f.path}: ${f.detail}`);
+        return { status: 'drift', digest: '', expected: digestTxt, changes };
+      }
+    }
+    let current: Recomputed;
+    try {
+      current = await computeInputs(tree.root, params.fixtures, params, { tree: tree.treeId, policy: opts.policy.digest }, true, params.record);
+    } catch (err) {
+      if (!(err instanceof SealgateError) || err.code !== 'E_INPUT_INVALID') throw err;
+      const changes = err.findings.map((f) => `! ${f.path}: ${f.detail}`);
+      return { status: 'drift', digest: '', expected: digestTxt, changes };
+    }
+    if (digestsEqual(current.digest, digestTxt)) return { status: 'match', digest: digestTxt };
+    return { status: 'drift', digest: current.digest, expected: digestTxt, changes: diffInputs(sealedText, current.text) };
+  } finally {
+    own?.dispose();
   }
-  if (digestsEqual(current.digest, digestTxt)) return { status: 'match', digest: digestTxt };
-  return { status: 'drift', digest: current.digest, expected: digestTxt, changes: diffInputs(sealedText, current.text) };
 }
 
 /**

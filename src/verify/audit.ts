@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../config/schema.js';
+import type { Policy } from '../policy/read.js';
+import { buildRecordTree, type RunnerTree } from '../tree/build.js';
+import { checkTreeMatch } from '../tree/plan.js';
 import type { DecisionCode } from '../core/codes.js';
 import { readDocument } from '../core/document.js';
 import { SealgateError, type Finding } from '../core/errors.js';
@@ -44,6 +46,10 @@ export interface Audit {
   readonly logState: LogState | null;
   readonly manifest: InputsManifest | null;
   readonly recomputed: PropertyCredit | null;
+  /** The policy decided under: its digest, where it was read, and the test command it names. */
+  readonly policy: { readonly digest: string; readonly source: string; readonly testCommand: readonly string[] | null };
+  /** The runner's tree as verify rebuilt it from the base commit and the patch, or null when it could not. */
+  readonly tree: { readonly baseCommit: string; readonly treeId: string } | null;
 }
 
 const JOB_CODES: readonly DecisionCode[] = ['E_JOB_MISSING', 'E_SHARED_JOB'];
@@ -128,19 +134,31 @@ function readOptionalDocument<T>(repo: string, key: 'changed' | 'cases', read: (
 
 export interface AuditOptions {
   readonly repo: string;
-  readonly config: Config;
+  /** The policy, read at the record's base commit (or a --policy file); its digest must be the sealed one. */
+  readonly policy: Policy;
   readonly now: Instant;
+  /** The runner's tree when the caller already built it (`sealgate runner`); else rebuilt here. */
+  readonly tree?: RunnerTree;
   /** Audit with this freeze instead of review/freeze.json (what `freeze` checks before writing). */
   readonly freeze?: Freeze | null;
 }
 
 /**
- * The full audit from the files alone (`sealgate verify`): the seal recomputed from the
- * current bytes, the patch hash, the journal chain and order, the credit recomputed from
- * the case file, then the gate decision.
+ * The full audit from the files alone (`sealgate verify`): the runner's tree rebuilt from
+ * the base commit and the patch, the seal recomputed over it (tree id, fixtures, policy
+ * digest), the patch hash, the journal chain and order, the credit recomputed from the
+ * case file, then the gate decision.
  */
 export async function auditReview(opts: AuditOptions): Promise<Audit> {
-  const { repo, config, now } = opts;
+  const { repo, policy, now } = opts;
+  const config = policy.config;
+  let own: RunnerTree | null = null;
+  try {
+    return await audit(opts, (t) => (own = t));
+  } finally {
+    (own as RunnerTree | null)?.dispose();
+  }
+  async function audit(o: AuditOptions, keep: (t: RunnerTree) => void): Promise<Audit> {
   const freezePath = layoutPath(repo, 'freeze');
   const base = readGateInputs(
     {
@@ -160,8 +178,9 @@ export async function auditReview(opts: AuditOptions): Promise<Audit> {
   const sealedDigest = inputs.runnerFiles.digest ?? record.digest ?? null;
   const steps: AuditStep[] = [];
 
-  // 1. The seal, recomputed from the current bytes.
+  // 1. The seal, recomputed from the current bytes of the tree rebuilt from base + patch.
   let manifest: InputsManifest | null = null;
+  let rebuilt: { baseCommit: string; treeId: string } | null = null;
   {
     const f: Finding[] = [];
     let summary: string;
@@ -178,17 +197,35 @@ export async function auditReview(opts: AuditOptions): Promise<Audit> {
       const parsed = parseInputsManifest(bytes);
       if (!parsed.ok) throw new SealgateError('E_INPUT_INVALID', parsed.findings);
       manifest = parsed.value;
-      f.push(...(await checkSealFromFiles(repo, bytes, manifest, sealedDigest)));
-      // The seal's own recomputation also re-globs, so a new fixture file is drift too.
-      const check = await verifySeal(repo);
-      if (check.status === 'drift') {
-        const listed = new Set(f.map((x) => x.path));
-        const extra = check.changes.filter((c) => ![...listed].some((p) => c.includes(p)));
-        if (extra.length > 0 || f.length === 0) f.push({ code: 'E_DIGEST_OPEN', path: LAYOUT.inputs, detail: `the fixture set drifted from the seal: ${(extra.length > 0 ? extra : check.changes).join('; ')}` });
+      // Without a base commit nothing can be rebuilt; the patch stage rejects that (E_CREDIT_UNBOUND).
+      let tree: RunnerTree | null = o.tree ?? null;
+      if (tree === null && record.base_commit !== undefined) {
+        try {
+          tree = buildRecordTree(repo, { checkHash: false });
+          keep(tree);
+        } catch (err) {
+          if (!(err instanceof SealgateError) || err.code !== 'E_INPUT_INVALID') throw err;
+          f.push({ code: 'E_DIGEST_OPEN', path: LAYOUT.inputs, detail: `the runner's tree cannot be rebuilt from the base commit and the patch on disk: ${err.message}` });
+        }
+      }
+      if (tree !== null) {
+        rebuilt = { baseCommit: tree.baseCommit, treeId: tree.treeId };
+        // Fixture findings first: they name the drifted file; then the tree and the policy.
+        f.push(...(await checkSealFromFiles(tree.root, bytes, manifest, sealedDigest)));
+        const treeDrift = checkTreeMatch(manifest.tree, tree.treeId);
+        if (treeDrift) f.push(treeDrift);
+        if (manifest.policy !== policy.digest) f.push({ code: 'E_DIGEST_OPEN', path: `${LAYOUT.inputs}#policy`, detail: `the policy decided under (${policy.digest}, ${policy.source}) is not the sealed policy ${manifest.policy}` });
+        // The seal's own recomputation also re-globs, so a new fixture file is drift too.
+        const check = await verifySeal(repo, { policy, tree });
+        if (check.status === 'drift') {
+          const listed = new Set(f.map((x) => x.path));
+          const extra = check.changes.filter((c) => ![...listed].some((p) => c.includes(p)) && !/^[-+] (tree|policy)=/.test(c));
+          if (extra.length > 0 || f.length === 0) f.push({ code: 'E_DIGEST_OPEN', path: LAYOUT.inputs, detail: `the fixture set drifted from the seal: ${(extra.length > 0 ? extra : check.changes).join('; ')}` });
+        }
       }
       if (config.clock !== undefined && config.clock !== manifest.clock) f.push({ code: 'E_DIGEST_OPEN', path: LAYOUT.inputs, detail: `sealed clock "${manifest.clock}" differs from the config's "${config.clock}"` });
       if (config.locale !== undefined && config.locale !== manifest.locale) f.push({ code: 'E_DIGEST_OPEN', path: LAYOUT.inputs, detail: `sealed locale "${manifest.locale}" differs from the config's "${config.locale}"` });
-      summary = f.length === 0 ? `digest ${sealedDigest} recomputed from ${manifest.files.length} fixture(s), seed, clock ${manifest.clock}, locale ${manifest.locale}: match` : `digest ${sealedDigest}: DRIFT in ${f.length} place(s)`;
+      summary = f.length === 0 ? `digest ${sealedDigest} recomputed from ${manifest.files.length} fixture(s), seed, clock ${manifest.clock}, locale ${manifest.locale}, tree ${manifest.tree} (rebuilt from base ${record.base_commit ?? '?'} + the patch), policy ${manifest.policy}: match` : `digest ${sealedDigest}: DRIFT in ${f.length} place(s)`;
     }
     steps.push({ stage: 'seal', findings: f, summary });
   }
@@ -200,6 +237,9 @@ export async function auditReview(opts: AuditOptions): Promise<Audit> {
     if (record.patch_sha256 === undefined) bad('record#patch_sha256', 'absent: nothing binds the proposal to its patch bytes');
     else if (!digestsEqual(record.patch_sha256, inputs.patchSha256)) bad('record#patch_sha256', `the patch changed after the proposal (now ${inputs.patchSha256})`);
     if (inputs.credit !== null && inputs.credit.patch_sha256 === undefined) bad('credit#patch_sha256', 'absent: the credit does not say which patch bytes it scored');
+    if (record.base_commit === undefined) bad('record#base_commit', 'absent: nothing says which base the patch was applied to, so the tree under test cannot be rebuilt');
+    if (changed !== null && record.base_commit !== undefined && changed.base !== record.base_commit) bad(`${LAYOUT.changed}#base`, `the symbols were extracted on base ${changed.base}, not the record's ${record.base_commit}`);
+    if (inputs.credit?.tree !== undefined && manifest !== null && inputs.credit.tree !== manifest.tree) bad('credit#tree', `the credit was scored on tree ${inputs.credit.tree}, not the sealed ${manifest.tree}`);
     if (changed !== null && !digestsEqual(changed.patch_sha256, inputs.patchSha256)) bad(`${LAYOUT.changed}#patch_sha256`, 'the symbols were extracted from other patch bytes');
     steps.push({ stage: 'patch', findings: f, summary: f.length === 0 ? `${record.patch_path} sha256 ${inputs.patchSha256}: matches the record` : 'patch hash: MISMATCH' });
   }
@@ -271,7 +311,8 @@ export async function auditReview(opts: AuditOptions): Promise<Audit> {
   const decision = decide(inputs);
   steps.push({ stage: 'gate', findings: decision.findings, summary: `the gate's rules alone: ${decision.code}` });
   const final = combineAudit(decision, steps);
-  return { ...final, steps, inputs, decision, changed, cases, journal, logState, manifest, recomputed };
+  return { ...final, steps, inputs, decision, changed, cases, journal, logState, manifest, recomputed, policy: { digest: policy.digest, source: policy.source, testCommand: config.test.command ?? null }, tree: rebuilt };
+  }
 }
 
 /** The seal in force at the end of the journal (null after a reopen or when none). */

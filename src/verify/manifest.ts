@@ -8,14 +8,19 @@ import { fail, ok, type Result } from '../core/result.js';
 
 /**
  * review/runner/inputs.sha256 read back, independently of the seal's own code: the lines
- * `sha256sum` prints (`<64 hex>  <path>`), then `seed=`, `clock=`, `locale=`. A reviewer
- * can check the same with coreutils: `sha256sum -c` and `sha256sum inputs.sha256`.
+ * `sha256sum` prints (`<64 hex>  <path>`), then `seed=`, `clock=`, `locale=`, `tree=`,
+ * `policy=`. A reviewer can check the same with coreutils (`sha256sum -c` in a checkout of
+ * the tree, and `sha256sum inputs.sha256`) and git (`git write-tree` of base + patch).
  */
 export interface InputsManifest {
   readonly files: readonly { readonly sha256: string; readonly path: string }[];
   readonly seed: string;
   readonly clock: string;
   readonly locale: string;
+  /** The git tree id of base + patch the fixtures were hashed in. */
+  readonly tree: string;
+  /** SHA-256 of the policy bytes, or "default". */
+  readonly policy: string;
 }
 
 const LABEL = 'review/runner/inputs.sha256';
@@ -38,23 +43,25 @@ export function parseInputsManifest(bytes: Uint8Array): Result<InputsManifest> {
     files.push({ sha256: m[1] as string, path });
   }
   const tail = lines.slice(k);
-  const keys = ['seed', 'clock', 'locale'] as const;
-  if (tail.length !== 3) return bad(`expected the fixture lines, then exactly seed=, clock= and locale= lines (line ${k + 1} is neither)`);
+  const keys = ['seed', 'clock', 'locale', 'tree', 'policy'] as const;
+  if (tail.length !== keys.length) return bad(`expected the fixture lines, then exactly seed=, clock=, locale=, tree= and policy= lines (line ${k + 1} is neither)`);
   const values: string[] = [];
   for (const [j, key] of keys.entries()) {
     const line = tail[j] as string;
     if (!line.startsWith(`${key}=`)) return bad(`line ${k + j + 1}: expected "${key}=..."`);
     values.push(line.slice(key.length + 1));
   }
+  if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(values[3] as string)) return bad(`line ${k + 4}: tree= is not a full git tree id`);
+  if (!/^(?:[0-9a-f]{64}|default)$/.test(values[4] as string)) return bad(`line ${k + 5}: policy= is not a SHA-256 or "default"`);
   const sorted = files.map((f) => f.path);
   for (let j = 1; j < sorted.length; j++) {
     if (Buffer.compare(Buffer.from(sorted[j - 1] as string), Buffer.from(sorted[j] as string)) >= 0) return bad('fixture lines are not sorted bytewise without repeats');
   }
-  return ok({ files, seed: values[0] as string, clock: values[1] as string, locale: values[2] as string });
+  return ok({ files, seed: values[0] as string, clock: values[1] as string, locale: values[2] as string, tree: values[3] as string, policy: values[4] as string });
 }
 
 /**
- * Recompute the seal from the current bytes: every listed fixture re-hashed (a missing file,
+ * Recompute the seal from the current bytes under `repo` (the runner's tree, rebuilt): every listed fixture re-hashed (a missing file,
  * a symlink or a changed byte is drift) and digest.txt checked against the manifest's hash.
  * Findings are E_DIGEST_OPEN, naming each drifted fixture.
  */

@@ -77,7 +77,7 @@ test('verify: a sealed fixture whose folder became a link is drift, even with th
   try {
     mkdirSync(join(t.dir, 'fixtures'));
     writeFileSync(join(t.dir, 'fixtures', 'a.json'), '{}\n');
-    const line = `${sha256sum(join(t.dir, 'fixtures'), 'a.json')}  fixtures/a.json\nseed=1\nclock=live\nlocale=C\n`;
+    const line = `${sha256sum(join(t.dir, 'fixtures'), 'a.json')}  fixtures/a.json\nseed=1\nclock=live\nlocale=C\ntree=${'a'.repeat(40)}\npolicy=default\n`;
     const bytes = Buffer.from(line);
     const parsed = parseInputsManifest(bytes);
     assert.ok(parsed.ok);

@@ -2,7 +2,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { git, makeRepo } from '../helpers/git.js';
+import { git, makeRepo, patchWith } from '../helpers/git.js';
 import { runCli } from '../helpers/cli.js';
 import { parseDocumentBytes, checkSchema } from '../../src/core/document.js';
 import { CreditSchema, CaseFileSchema } from '../../src/credit/schema.js';
@@ -133,11 +133,13 @@ describe('the spec trace, for real, on a TypeScript pricing project', { concurre
     const other = await cli(repo.dir, 'credit', '--runner-job', 'server-job-99', '--cache', cacheDir());
     assert.deepEqual([other.stdout, other.exit], ['E_SHARED_JOB\n', 1]);
     assert.ok(existsSync(join(repo.dir, 'review/runner/credit.json')), 'a refusal before any check of the digest leaves the credit alone');
-    writeFileSync(join(repo.dir, 'fixtures/orders.json'), '[]\n');
+    // Drift is a change to what the runner's tree holds: here, the patch on disk.
+    const saved = readFileSync(join(repo.dir, 'patches/001.diff'));
+    patchWith(repo.dir, 'patches/001.diff', { 'fixtures/orders.json': '[]\n' });
     const drift = await cli(repo.dir, 'credit', '--runner-job', 'server-job-88', '--cache', cacheDir());
     assert.deepEqual([drift.stdout, drift.exit], ['E_DIGEST_OPEN\n', 1]);
     assert.ok(!existsSync(join(repo.dir, 'review/runner/credit.json')), 'drift deletes the credit');
-    git(repo.dir, 'checkout', '-q', '--', 'fixtures/orders.json');
+    writeFileSync(join(repo.dir, 'patches/001.diff'), saved);
     const reopened = await cli(repo.dir, 'credit', '--runner-job', 'server-job-88', '--cache', cacheDir());
     assert.deepEqual([reopened.stdout, reopened.exit], ['E_DIGEST_OPEN\n', 1], 'once reopened, the old seal does not come back by itself');
   });

@@ -25,7 +25,8 @@ function model(x: GateInputs): DecisionCode {
   if (x.record.digest_status !== 'sealed') return 'E_DIGEST_OPEN';
   if (x.runnerFiles.status !== null && x.runnerFiles.status !== 'sealed') return 'E_DIGEST_OPEN';
   if (x.record.logs_present === true && x.record.logs_after_seal === false) return 'E_LOGS_EARLY';
-  if (x.record.digest === undefined || x.record.patch_sha256 === undefined) return 'E_CREDIT_UNBOUND';
+  if (x.record.digest === undefined || x.record.patch_sha256 === undefined || x.record.base_commit === undefined) return 'E_CREDIT_UNBOUND';
+  if (c.base_commit !== undefined && c.base_commit !== x.record.base_commit) return 'E_CREDIT_UNBOUND';
   if (c.digest !== x.record.digest) return 'E_CREDIT_UNBOUND';
   if (x.runnerFiles.digest !== null && x.runnerFiles.digest !== x.record.digest) return 'E_CREDIT_UNBOUND';
   if (c.runner_job !== undefined && low(c.runner_job) !== low(r)) return 'E_CREDIT_UNBOUND';
@@ -101,6 +102,11 @@ const FLIPS: Record<string, (x: GateInputs) => GateInputs> = {
     const { patch_sha256: _p, ...rest } = x.record;
     return { ...x, record: rest };
   },
+  'record base commit absent': (x) => {
+    const { base_commit: _b, ...rest } = x.record;
+    return { ...x, record: rest };
+  },
+  'credit scored on another base': (x) => (x.credit ? { ...x, credit: { ...x.credit, base_commit: '9'.repeat(40) } } : x),
   'no credit': (x) => ({ ...x, credit: null }),
   'credit pass false': (x) => (x.credit ? { ...x, credit: { ...x.credit, pass: false } } : x),
   'credit missing a symbol': (x) => (x.credit ? { ...x, credit: { ...x.credit, missing: ['tax_cents'] } } : x),
@@ -159,7 +165,7 @@ test('the spec trace, branch by branch', () => {
   const base = fc.sample(allowArb, 1)[0] as GateInputs;
   const credit = { credit_id: 'credit-014', digest: 'abc123', credited: ['apply_discount'], test_ids: ['prop-discount-bounds'], missing: ['tax_cents'], tautologies: ['prop-tax-identity'], pass: false };
   const freeze = { freeze_id: 'fz-014', author_job: 'reviewer-job-2', runner_job: 'server-job-88', runner_digest: 'abc123', credit_id: 'credit-014', test_id: 'test_report_timezone_flake', expires_at: '2026-10-19T00:00:00+00:00' };
-  const rec = { ...base.record, digest: 'abc123', patch_sha256: base.patchSha256 };
+  const rec = { ...base.record, digest: 'abc123', patch_sha256: base.patchSha256, base_commit: '1'.repeat(40) };
   const files = { status: null, digest: null };
   assert.equal(decide({ ...base, record: rec, runnerFiles: files, credit, freeze }).code, 'E_CREDIT_MISSING');
   const passing = { ...credit, credited: ['apply_discount', 'tax_cents'], test_ids: ['prop-discount-bounds', 'prop-tax-bounds'], missing: [], tautologies: [], pass: true };

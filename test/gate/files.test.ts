@@ -13,7 +13,7 @@ const sha = sha256Hex(patch);
 const enc = (s: string): Uint8Array => Buffer.from(s, 'utf8');
 const json = (v: unknown): Uint8Array => enc(JSON.stringify(v, null, 2) + '\n');
 
-const recordJson = { proposal_id: 'p-014', author_job: 'model-session-17', runner_job: 'server-job-88', patch_path: 'patches/014.diff', digest_status: 'sealed', logs_present: true, logs_after_seal: true, log_visibility: 'hidden', digest: 'abc123', patch_sha256: sha };
+const recordJson = { proposal_id: 'p-014', author_job: 'model-session-17', runner_job: 'server-job-88', patch_path: 'patches/014.diff', digest_status: 'sealed', logs_present: true, logs_after_seal: true, log_visibility: 'hidden', digest: 'abc123', patch_sha256: sha, base_commit: 'ab'.repeat(20) };
 const recordYaml = Object.entries(recordJson).map(([k, v]) => `${k}: ${String(v)}`).join('\n') + '\n';
 const credit = { credit_id: 'credit-014', digest: 'abc123', credited: ['apply_discount', 'tax_cents'], test_ids: ['prop-discount-bounds', 'prop-tax-bounds'], missing: [], tautologies: [], pass: true };
 const freeze = { freeze_id: 'fz-014', author_job: 'reviewer-job-2', runner_job: 'server-job-88', runner_digest: 'abc123', credit_id: 'credit-014', test_id: 'test_report_timezone_flake', expires_at: '2026-10-19T00:00:00+00:00' };

@@ -12,6 +12,7 @@ export const DIGESTS = ['abc123', 'def456'] as const;
 export const TESTS = ['prop-discount-bounds', 'prop-tax-bounds', 'test_report_timezone_flake'] as const;
 export const SYMBOLS = ['apply_discount', 'tax_cents'] as const;
 export const SHAS = ['a'.repeat(64), 'b'.repeat(64)] as const;
+export const BASES = ['1'.repeat(40), '2'.repeat(40)];
 export const NOW_TEXT = '2026-10-12T12:00:00+00:00';
 export const NOW = parseInstant(NOW_TEXT) as Instant;
 export const EXPIRIES = ['2026-10-19T00:00:00+00:00', '2026-10-12T12:00:00Z', '2026-10-12T13:59:59+02:00', '2026-10-12T07:00:01-05:00', '2020-01-01T00:00:00Z'] as const;
@@ -31,6 +32,7 @@ export const recordArb: fc.Arbitrary<ProposalRecord> = fc
     log_visibility: fc.constantFrom('hidden' as const, 'published' as const),
     digest: maybe(fc.constantFrom(...DIGESTS)),
     patch_sha256: maybe(fc.constantFrom(...SHAS)),
+    base_commit: maybe(fc.constantFrom(...BASES)),
   })
   .map((r) => {
     const out: Record<string, unknown> = {};
@@ -50,6 +52,7 @@ export const creditArb: fc.Arbitrary<Credit> = fc
     runner_job: maybe(fc.constantFrom(...JOBS)),
     proposal_id: maybe(fc.constantFrom('p-014', 'p-015')),
     patch_sha256: maybe(fc.constantFrom(...SHAS)),
+    base_commit: maybe(fc.constantFrom(...BASES)),
     changed: maybe(subset(SYMBOLS)),
     uncreditable: maybe(subset(['config/prices.yaml'])),
   })
@@ -97,6 +100,7 @@ export const allowArb: fc.Arbitrary<GateInputs> = fc
       log_visibility: published ? 'published' : 'hidden',
       digest: 'abc123',
       patch_sha256: sha,
+      base_commit: BASES[0] as string,
     };
     const credit: Credit = {
       credit_id: 'credit-014',
@@ -106,7 +110,7 @@ export const allowArb: fc.Arbitrary<GateInputs> = fc
       missing: [],
       tautologies: [],
       pass: true,
-      ...(bindAll ? { runner_job: 'server-job-88', proposal_id: 'p-014', patch_sha256: sha, changed: ['apply_discount', 'tax_cents'], uncreditable: [] } : {}),
+      ...(bindAll ? { runner_job: 'server-job-88', proposal_id: 'p-014', patch_sha256: sha, base_commit: BASES[0] as string, changed: ['apply_discount', 'tax_cents'], uncreditable: [] } : {}),
     };
     const freeze: Freeze | null = withFreeze
       ? { freeze_id: 'fz-014', author_job: 'reviewer-job-2', runner_job: 'server-job-88', runner_digest: 'abc123', credit_id: 'credit-014', test_id: 'test_report_timezone_flake', expires_at: '2026-10-19T00:00:00+00:00' }

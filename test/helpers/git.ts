@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -39,4 +40,68 @@ export function makeRepo(files: Record<string, string | Uint8Array> = {}): { dir
 export function tempDir(prefix = 'sealgate-'): { dir: string; dispose: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The patch of everything in the work tree that differs from HEAD (review/ and patches/
+ * aside), made in a temporary index: the tests' way to say "the runner's tree holds what the
+ * work tree holds now". Written to `patch`; returns its SHA-256 and the base commit.
+ */
+export function syncPatch(dir: string, patch = 'patches/014.diff'): { base: string; sha256: string; bytes: Buffer } {
+  const index = join(mkdtempSync(join(tmpdir(), 'sealgate-idx-')), 'index');
+  const env = { ...process.env, ...GIT_ENV, GIT_INDEX_FILE: index };
+  const run = (...args: string[]): Buffer => execFileSync('git', args, { cwd: dir, env, maxBuffer: 256 * 1024 * 1024 });
+  try {
+    run('read-tree', 'HEAD');
+    run('add', '-A');
+    run('rm', '--cached', '-r', '-q', '--ignore-unmatch', '--', 'review', 'patches');
+    const bytes = run('diff', '--cached', '--binary', '--full-index', 'HEAD');
+    mkdirSync(dirname(join(dir, patch)), { recursive: true });
+    writeFileSync(join(dir, patch), bytes);
+    return { base: run('rev-parse', 'HEAD').toString('utf8').trim(), sha256: createHash('sha256').update(bytes).digest('hex'), bytes };
+  } finally {
+    rmSync(dirname(index), { recursive: true, force: true });
+  }
+}
+
+/** Set the record's patch_sha256 and base_commit (JSON or YAML text) to the patch now on disk. */
+export function bindRecord(dir: string, record = 'review/proposal.json', patch = 'patches/014.diff'): void {
+  const { base, sha256 } = syncPatch(dir, patch);
+  const path = join(dir, record);
+  let text = readFileSync(path, 'utf8');
+  if (/^\s*\{/.test(text)) {
+    let o: Record<string, unknown>;
+    try {
+      o = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      return; // not a record the author could propose: left as it is
+    }
+    if (!('patch_path' in o) || (text.match(/"proposal_id"/g) ?? []).length > 1) return;
+    text = JSON.stringify({ ...o, patch_sha256: sha256, base_commit: base }, null, 2) + '\n';
+  } else {
+    text = text.replace(/^(patch_sha256|base_commit):.*\n/gm, '') + `patch_sha256: ${sha256}\nbase_commit: ${base}\n`;
+  }
+  if (text !== readFileSync(path, 'utf8')) writeFileSync(path, text);
+}
+
+/**
+ * Rewrite the patch at `patch` so it also sets `files` (path to content): base + old patch +
+ * these files, diffed against HEAD in a temporary index. What an agent (or anyone with
+ * write access to patches/) would have to do to change what the runner's tree holds.
+ */
+export function patchWith(dir: string, patch: string, files: Record<string, string>): void {
+  const tmp = mkdtempSync(join(tmpdir(), 'sealgate-idx-'));
+  const env = { ...process.env, ...GIT_ENV, GIT_INDEX_FILE: join(tmp, 'index') };
+  const run = (args: string[], input?: string): Buffer => execFileSync('git', args, { cwd: dir, env, input, maxBuffer: 256 * 1024 * 1024 });
+  try {
+    run(['read-tree', 'HEAD']);
+    run(['apply', '--cached', join(dir, patch)]);
+    for (const [p, content] of Object.entries(files)) {
+      const sha = run(['hash-object', '-w', '--stdin'], content).toString('utf8').trim();
+      run(['update-index', '--add', '--cacheinfo', `100644,${sha},${p}`]);
+    }
+    writeFileSync(join(dir, patch), run(['diff', '--cached', '--binary', 'HEAD']));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }

@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runCli, type CliRun } from '../helpers/cli.js';
+import { bindRecord, git, syncPatch } from '../helpers/git.js';
 
 export const AUTHOR = 'author-job-1';
 export const RUNNER = 'runner-job-1';
@@ -16,7 +17,12 @@ export interface SealedRepo {
   readonly dispose: () => void;
 }
 
-/** A repository with a record and a config; sealed by `sealgate seal` unless told not to. */
+/**
+ * A git repository with a config and fixtures committed as the base, a one-line patch, and a
+ * record bound to both; sealed by `sealgate seal` unless told not to. `write` changes what
+ * the runner's tree holds: the file goes into the patch on disk (after the seal, a changed
+ * patch, as an agent would have to make it).
+ */
 export async function makeSealedRepo(
   opts: { config?: Record<string, unknown>; files?: Record<string, string>; seal?: boolean; clock?: string } = {},
 ): Promise<SealedRepo> {
@@ -39,6 +45,14 @@ export async function makeSealedRepo(
   );
   write('sealgate.config.json', JSON.stringify({ fixtures: ['fixtures/**'], clock: opts.clock ?? 'live', locale: 'C.UTF-8', ...(opts.config ?? {}) }, null, 2) + '\n');
   for (const [p, c] of Object.entries(opts.files ?? {})) write(p, c);
+  write('src/app.txt', 'base\n');
+  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, 'config', 'core.autocrlf', 'false');
+  writeFileSync(join(dir, '.gitignore'), 'review/\npatches/\n');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'base');
+  write('src/app.txt', 'patched\n');
+  bindRecord(dir, 'review/proposal.json', 'patches/1.diff');
   const cli = (...argv: string[]): Promise<CliRun> => runCli(argv, { cwd: dir, env: ENV });
   if (opts.seal !== false) {
     const r = await cli('seal', '--runner-job', RUNNER);
@@ -48,7 +62,10 @@ export async function makeSealedRepo(
     dir,
     cli,
     read: (p) => readFileSync(join(dir, p), 'utf8'),
-    write,
+    write: (p, content) => {
+      write(p, content);
+      syncPatch(dir, 'patches/1.diff');
+    },
     record: () => JSON.parse(readFileSync(join(dir, 'review/proposal.json'), 'utf8')) as Record<string, unknown>,
     dispose: () => rmSync(root, { recursive: true, force: true }),
   };

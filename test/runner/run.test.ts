@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readConfig } from '../../src/config/read.js';
+import { buildRecordTree } from '../../src/tree/build.js';
+import { readPolicy } from '../../src/policy/read.js';
+import { bindRecord } from '../helpers/git.js';
 import { SealgateError } from '../../src/core/errors.js';
 import { findLibfaketime } from '../../src/runner/env.js';
 import { readJournal } from '../../src/runner/journal.js';
@@ -195,7 +197,8 @@ test('a stale JUnit file from before the run is removed and never read; missing 
     const results = readResults(repo.dir);
     assert.deepEqual(results.junit.map((j) => j.status), ['missing', 'malformed']);
     assert.deepEqual(results.cases, []);
-    assert.equal(existsSync(join(repo.dir, 'junit.xml')), false);
+    // The run is in a copy of the runner's tree: the user's work tree keeps its file.
+    assert.equal(existsSync(join(repo.dir, 'junit.xml')), true);
   } finally {
     repo.dispose();
   }
@@ -248,7 +251,15 @@ test('clock frozen:<instant> is refused, not run live, where libfaketime is miss
   const repo = await makeSealedRepo({ clock: 'frozen:2001-02-03T04:05:06Z' });
   try {
     await assert.rejects(
-      runSealedTests({ repo: repo.dir, runnerJob: RUNNER, command: ['true'], config: readConfig(repo.dir), baseEnv: ENV, clock: () => new Date(), libfaketime: null }),
+      (async () => {
+        const tree = buildRecordTree(repo.dir);
+        const policy = readPolicy({ repo: repo.dir, baseCommit: tree.baseCommit });
+        try {
+          return await runSealedTests({ repo: repo.dir, runnerJob: RUNNER, command: ['true'], config: policy.config, policy, tree, baseEnv: ENV, clock: () => new Date(), libfaketime: null });
+        } finally {
+          tree.dispose();
+        }
+      })(),
       (err: unknown) => err instanceof SealgateError && err.code === 'E_INPUT_INVALID' && /libfaketime.*not installed/.test(err.message),
     );
     assert.equal(existsSync(join(repo.dir, 'review/runner/logs')), false);
@@ -284,6 +295,7 @@ test('a YAML record keeps its comments; only the log fields change', async () =>
       'review/proposal.yaml',
       `# proposal under review\nproposal_id: p-1\nauthor_job: ${AUTHOR} # the model\nrunner_job: ${RUNNER}\npatch_path: patches/1.diff\ndigest_status: open\nlogs_present: false\nlogs_after_seal: true\nlog_visibility: hidden\n`,
     );
+    bindRecord(repo.dir, 'review/proposal.yaml', 'patches/1.diff');
     assert.equal((await repo.cli('seal', '--runner-job', RUNNER, '--record', 'review/proposal.yaml')).exit, 0);
     assert.equal((await repo.cli('run', '--runner-job', RUNNER, '--', 'echo', 'x')).exit, 0);
     const yaml = repo.read('review/proposal.yaml');

@@ -4,11 +4,17 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
-import { RECORD, has, seal, sealRepo } from './setup.js';
+import { RECORD, has, runSeal, seal, sealRepo } from './setup.js';
+import { computeInputs } from '../../src/seal/seal.js';
+import { SealgateError } from '../../src/core/errors.js';
+import { tempDir, writeFiles } from '../helpers/git.js';
+
+const INPUTS = { seed: '42', clock: 'frozen', locale: 'C.UTF-8' };
+const BOUND = { tree: 'a'.repeat(40), policy: 'default' };
 
 /** Every refusal: E_INPUT_INVALID on stdout, exit 1, a reason naming the file, and nothing sealed. */
 async function refused(dir: string, args: readonly string[], names: RegExp): Promise<string> {
-  const r = await runCli(['seal', '--repo', dir, '--runner-job', 'server-job-88', '--seed', '42', '--clock', 'frozen', '--locale', 'C.UTF-8', ...args]);
+  const r = await runSeal(['seal', '--repo', dir, '--runner-job', 'server-job-88', '--seed', '42', '--clock', 'frozen', '--locale', 'C.UTF-8', ...args]);
   assert.equal(r.stdout, 'E_INPUT_INVALID\n', r.stderr);
   assert.equal(r.exit, 1);
   assert.match(r.stderr, names);
@@ -69,11 +75,13 @@ test('a path outside the repository is refused', async () => {
   }
 });
 
-test('a non-regular file (a FIFO) matched by a glob is refused', async () => {
-  const t = sealRepo();
+// A FIFO cannot come through git into the runner's tree; the hashing still refuses one.
+test('a non-regular file (a FIFO) matched by a glob is refused by the hashing', async () => {
+  const t = tempDir();
   try {
+    mkdirSync(join(t.dir, 'fixtures'));
     execFileSync('mkfifo', [join(t.dir, 'fixtures/pipe.json')]);
-    await refused(t.dir, ['--fixtures', 'fixtures/*.json'], /fixtures\/pipe\.json: is not a regular file/);
+    await assert.rejects(computeInputs(t.dir, ['fixtures/*.json'], INPUTS, BOUND), (e: unknown) => e instanceof SealgateError && /fixtures\/pipe\.json: is not a regular file/.test(e.message));
   } finally {
     t.dispose();
   }
@@ -106,7 +114,7 @@ test('the proposal record cannot be a fixture: the seal writes it', async () => 
   try {
     mkdirSync(join(t.dir, 'records'));
     writeFileSync(join(t.dir, 'records/p.json'), JSON.stringify(RECORD, null, 2) + '\n');
-    const r = await runCli(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', '--fixtures', 'fixtures/**', '--fixtures', 'records/*', '--seed', '1', '--clock', 'frozen', '--locale', 'C', '--record', join(t.dir, 'records/p.json')]);
+    const r = await runSeal(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', '--fixtures', 'fixtures/**', '--fixtures', 'records/*', '--seed', '1', '--clock', 'frozen', '--locale', 'C', '--record', join(t.dir, 'records/p.json')]);
     assert.equal(r.stdout, 'E_INPUT_INVALID\n');
     assert.match(r.stderr, /records\/p\.json: the proposal record matches a fixture glob/);
   } finally {
@@ -116,18 +124,22 @@ test('the proposal record cannot be a fixture: the seal writes it', async () => 
 
 for (const [how, extra] of [['with another fixture (the parallel path)', { 'fixtures/small.json': '{}\n' }], ['alone (the main-thread path)', {}]] as const) {
 test(`a fixture that changes while it is hashed is refused, ${how}`, async () => {
-  // A real race: a writer appends to a 48 MiB fixture without pause while the seal hashes it.
-  const t = sealRepo({ 'fixtures/big.bin': Buffer.alloc(48 * 1024 * 1024, 7), ...extra });
+  // A real race: a writer appends to a 48 MiB fixture without pause while it is hashed
+  // (the runner's tree is sealgate's own; the hashing still refuses a changing file).
+  const t = tempDir();
+  writeFiles(t.dir, { 'fixtures/big.bin': Buffer.alloc(48 * 1024 * 1024, 7), ...extra });
   const writer = spawn('sh', ['-c', 'while :; do printf x >> fixtures/big.bin; done'], { cwd: t.dir, stdio: 'ignore' });
   try {
     const start = statSync(join(t.dir, 'fixtures/big.bin')).size;
     while (statSync(join(t.dir, 'fixtures/big.bin')).size === start) await new Promise((r) => setTimeout(r, 5));
     let caught = '';
     for (let attempt = 0; attempt < 5 && !caught; attempt++) {
-      const r = await seal(t.dir, [], 'server-job-88');
-      if (r.exit === 0) continue; // the writer happened to pause for the whole read; try again
-      assert.equal(r.stdout, 'E_INPUT_INVALID\n', r.stderr);
-      caught = r.stderr;
+      try {
+        await computeInputs(t.dir, ['fixtures/**'], INPUTS, BOUND);
+      } catch (e) {
+        assert.ok(e instanceof SealgateError && e.code === 'E_INPUT_INVALID', String(e));
+        caught = e.message;
+      }
     }
     assert.match(caught, /fixtures\/big\.bin: changed while it was being hashed/);
   } finally {
@@ -143,7 +155,7 @@ test('globs skip .git, node_modules and review/ when walking from above, and nev
   try {
     mkdirSync(join(t.dir, 'review/runner'), { recursive: true });
     writeFileSync(join(t.dir, 'review/runner/old.json'), '{}\n');
-    const r = await runCli(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', '--fixtures', '*.json', '--seed', '1', '--clock', 'frozen', '--locale', 'C']);
+    const r = await runSeal(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', '--fixtures', '*.json', '--seed', '1', '--clock', 'frozen', '--locale', 'C']);
     assert.equal(r.exit, 0, r.stderr);
     const lines = execFileSync('cat', [join(t.dir, 'review/runner/inputs.sha256')], { encoding: 'utf8' }).split('\n').filter((l) => l.includes('  ')).map((l) => l.slice(66));
     assert.deepEqual(lines, ['a.json', 'src/b.json']);

@@ -3,6 +3,10 @@ import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readSealParams, readSealStatus, reopenSeal, verifySeal } from '../../src/seal/seal.js';
+import { DEFAULT_POLICY } from '../../src/policy/check.js';
+import { syncPatch } from '../helpers/git.js';
+
+const DEFAULT = { config: DEFAULT_POLICY, bytes: null, digest: 'default', source: 'default' };
 import { editRecordText } from '../../src/record/file.js';
 import { has, seal, sealRepo, snapshot } from './setup.js';
 
@@ -30,7 +34,7 @@ test('seal.json is strict: truncation, trailing garbage, CRLF, BOM, duplicates, 
     for (const [what, bytes, re] of cases) {
       writeFileSync(path, bytes);
       assert.throws(() => readSealParams(t.dir), isInvalid(re), what);
-      await assert.rejects(verifySeal(t.dir), isInvalid(re), what);
+      await assert.rejects(verifySeal(t.dir, { policy: DEFAULT }), isInvalid(re), what);
     }
     // CRLF line ends are still valid JSON whitespace: the content decides, and it is intact.
     writeFileSync(path, good.replace(/\n/g, '\r\n'));
@@ -81,18 +85,19 @@ test('verifySeal is read-only: on drift it reports and writes nothing; reopenSea
     const digest = (await seal(t.dir)).stdout.trim();
     writeFileSync(join(t.dir, 'review/runner/credit.json'), '{}\n');
     writeFileSync(join(t.dir, 'fixtures/orders.json'), 'changed\n');
+    syncPatch(t.dir); // the patch on disk now changes the fixture
     const before = snapshot(t.dir);
-    const check = await verifySeal(t.dir);
+    const check = await verifySeal(t.dir, { policy: DEFAULT });
     assert.equal(check.status, 'drift');
     if (check.status === 'drift') {
       assert.equal(check.expected, digest);
       assert.notEqual(check.digest, digest);
-      assert.equal(check.changes.length, 2);
+      assert.equal(check.changes.length, 4, 'the fixture line and the tree= line, each - and +');
     }
     assert.deepEqual(snapshot(t.dir), before);
     await reopenSeal(t.dir, 'server-job-88', { now: new Date('2026-10-12T12:00:00Z'), reason: 'test' });
     assert.equal(readSealStatus(t.dir), 'open');
-    assert.deepEqual(await verifySeal(t.dir), { status: 'open' });
+    assert.deepEqual(await verifySeal(t.dir, { policy: DEFAULT }), { status: 'open' });
     assert.equal(has(t.dir, 'review/runner/credit.json'), false);
   } finally {
     t.dispose();

@@ -7,6 +7,8 @@ import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashFiles } from '../../src/seal/hash.js';
 import { computeInputs } from '../../src/seal/seal.js';
+
+const BOUND = { tree: 'a'.repeat(40), policy: 'default' };
 import { tempDir } from '../helpers/git.js';
 
 const MiB = 1 << 20;
@@ -134,17 +136,17 @@ test('property: the digest changes when any fixture byte, the seed, the clock or
           execFileSync('mkdir', ['-p', join(dir, 'fx')]);
           contents.forEach((c, i) => writeFileSync(join(dir, 'fx', `f${i}.bin`), c));
           const inputs = { seed, clock: 'frozen', locale: 'C.UTF-8' };
-          const base = await computeInputs(dir, ['fx/*'], inputs);
-          assert.notEqual((await computeInputs(dir, ['fx/*'], { ...inputs, seed: seed + '0' })).digest, base.digest);
-          assert.notEqual((await computeInputs(dir, ['fx/*'], { ...inputs, clock: 'live' })).digest, base.digest);
-          assert.notEqual((await computeInputs(dir, ['fx/*'], { ...inputs, locale: 'C' })).digest, base.digest);
+          const base = await computeInputs(dir, ['fx/*'], inputs, BOUND);
+          assert.notEqual((await computeInputs(dir, ['fx/*'], { ...inputs, seed: seed + '0' }, BOUND)).digest, base.digest);
+          assert.notEqual((await computeInputs(dir, ['fx/*'], { ...inputs, clock: 'live' }, BOUND)).digest, base.digest);
+          assert.notEqual((await computeInputs(dir, ['fx/*'], { ...inputs, locale: 'C' }, BOUND)).digest, base.digest);
           const which = pick % contents.length;
           const file = contents[which] as Uint8Array;
           const at = pick % file.length;
           const changed = Uint8Array.from(file);
           changed[at] = ((changed[at] as number) + delta) % 256;
           writeFileSync(join(dir, 'fx', `f${which}.bin`), changed);
-          assert.notEqual((await computeInputs(dir, ['fx/*'], inputs)).digest, base.digest);
+          assert.notEqual((await computeInputs(dir, ['fx/*'], inputs, BOUND)).digest, base.digest);
           execFileSync('rm', ['-r', dir]);
         },
       ),

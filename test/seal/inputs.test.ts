@@ -5,9 +5,10 @@ import { createHash } from 'node:crypto';
 import { checkClock, checkFixtureName, checkLocale, checkSeed, compareBytewise, diffInputs, digestOfInputs, toInputsText } from '../../src/seal/inputs.js';
 
 const LONE = /[\uD800-\uDFFF]/u;
+const BOUND = { tree: 'a'.repeat(40), policy: 'default' };
 const h = (s: string): string => createHash('sha256').update(s).digest('hex');
 
-test('inputs.sha256 is sha256sum lines sorted bytewise, then seed, clock and locale lines', () => {
+test('inputs.sha256 is sha256sum lines sorted bytewise, then seed, clock, locale, tree and policy lines', () => {
   const text = toInputsText(
     [
       { path: 'fixtures/b.json', sha256: h('b') },
@@ -15,8 +16,9 @@ test('inputs.sha256 is sha256sum lines sorted bytewise, then seed, clock and loc
       { path: 'fixtures/a.json', sha256: h('a') },
     ],
     { seed: '42', clock: 'frozen', locale: 'C.UTF-8' },
+    BOUND,
   );
-  assert.equal(text, `${h('B')}  fixtures/B.json\n${h('a')}  fixtures/a.json\n${h('b')}  fixtures/b.json\nseed=42\nclock=frozen\nlocale=C.UTF-8\n`);
+  assert.equal(text, `${h('B')}  fixtures/B.json\n${h('a')}  fixtures/a.json\n${h('b')}  fixtures/b.json\nseed=42\nclock=frozen\nlocale=C.UTF-8\ntree=${'a'.repeat(40)}\npolicy=default\n`);
   assert.equal(digestOfInputs(text), h(text));
 });
 
@@ -78,15 +80,17 @@ test('property: the digest changes with any line content and never for reordered
   fc.assert(
     fc.property(fc.uniqueArray(file, { selector: (f) => f.path, minLength: 1, maxLength: 8 }), fc.string({ minLength: 1, maxLength: 8 }).filter((s) => checkSeed(s) === undefined), (files, seed) => {
       const inputs = { seed, clock: 'frozen', locale: 'C.UTF-8' };
-      const d = digestOfInputs(toInputsText(files, inputs));
-      assert.equal(digestOfInputs(toInputsText([...files].reverse(), inputs)), d);
-      assert.notEqual(digestOfInputs(toInputsText(files, { ...inputs, seed: seed + 'x' })), d);
-      assert.notEqual(digestOfInputs(toInputsText(files, { ...inputs, clock: 'live' })), d);
-      assert.notEqual(digestOfInputs(toInputsText(files, { ...inputs, locale: 'C' })), d);
+      const d = digestOfInputs(toInputsText(files, inputs, BOUND));
+      assert.equal(digestOfInputs(toInputsText([...files].reverse(), inputs, BOUND)), d);
+      assert.notEqual(digestOfInputs(toInputsText(files, { ...inputs, seed: seed + 'x' }, BOUND)), d);
+      assert.notEqual(digestOfInputs(toInputsText(files, { ...inputs, clock: 'live' }, BOUND)), d);
+      assert.notEqual(digestOfInputs(toInputsText(files, { ...inputs, locale: 'C' }, BOUND)), d);
+      assert.notEqual(digestOfInputs(toInputsText(files, inputs, { ...BOUND, tree: 'b'.repeat(40) })), d);
+      assert.notEqual(digestOfInputs(toInputsText(files, inputs, { ...BOUND, policy: 'c'.repeat(64) })), d);
       const [first, ...rest] = files;
       if (first) {
         const flipped = { ...first, sha256: (first.sha256.startsWith('0') ? '1' : '0') + first.sha256.slice(1) };
-        assert.notEqual(digestOfInputs(toInputsText([flipped, ...rest], inputs)), d);
+        assert.notEqual(digestOfInputs(toInputsText([flipped, ...rest], inputs, BOUND)), d);
       }
     }),
     { numRuns: 300 },

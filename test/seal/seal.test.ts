@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { sha256Hex } from '../../src/core/ids.js';
 import { readJournal } from '../../src/runner/journal.js';
 import { runCli } from '../helpers/cli.js';
-import { writeFiles } from '../helpers/git.js';
-import { ARGS, RECORD, has, read, seal, sealRepo, snapshot } from './setup.js';
+import { bindRecord, git, writeFiles } from '../helpers/git.js';
+import { ARGS, RECORD, has, read, runSeal, seal, sealRepo, snapshot, verifySealCli } from './setup.js';
 
 const FIXTURES_PLUS = {
   'fixtures/orders.json': '{"orders":[1,2,3]}\n',
@@ -31,18 +31,38 @@ test('seal writes inputs.sha256, digest.txt, seal.json and digest.status, binds 
     const lines = inputs.split('\n');
     assert.deepEqual(lines.slice(0, 3).map((l) => l.slice(66)), SORTED);
     for (const l of lines.slice(0, 3)) assert.match(l, /^[0-9a-f]{64} {2}fixtures\//);
-    assert.deepEqual(lines.slice(3), ['seed=42', 'clock=frozen', 'locale=C.UTF-8', '']);
+    const tree = git(t.dir, 'rev-parse', 'HEAD^{tree}').trim();
+    assert.equal(lines.length, 9);
+    assert.deepEqual(lines.slice(3, 6), ['seed=42', 'clock=frozen', 'locale=C.UTF-8']);
+    assert.match(lines[6] ?? '', /^tree=[0-9a-f]{40}$/);
+    assert.notEqual(lines[6], `tree=${tree}`, 'the tree is base + patch, not the base');
+    assert.deepEqual(lines.slice(7), ['policy=default', '']);
     // The record: three fields written, every other field and the key order unchanged.
     const rec = JSON.parse(read(t.dir, 'review/proposal.json')) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(rec), [...Object.keys(RECORD), 'digest']);
-    assert.deepEqual(rec, { ...RECORD, digest_status: 'sealed', digest, runner_job: 'server-job-88' });
+    const bound = { patch_sha256: rec['patch_sha256'], base_commit: git(t.dir, 'rev-parse', 'HEAD').trim() };
+    assert.deepEqual(Object.keys(rec), [...Object.keys(RECORD), 'patch_sha256', 'base_commit', 'digest']);
+    assert.deepEqual(rec, { ...RECORD, ...bound, digest_status: 'sealed', digest, runner_job: 'server-job-88' });
     const events = readJournal(t.dir);
     assert.deepEqual(
       events.map((e) => [e.type, e.runner_job, e.digest]),
       [['seal', 'server-job-88', digest]],
     );
     const params = JSON.parse(read(t.dir, 'review/runner/seal.json')) as Record<string, unknown>;
-    assert.deepEqual(params, { version: 1, runner_job: 'server-job-88', record: 'review/proposal.json', fixtures: ['fixtures/**'], seed: '42', clock: 'frozen', locale: 'C.UTF-8', files: 3, digest });
+    assert.deepEqual(params, {
+      version: 2,
+      runner_job: 'server-job-88',
+      record: 'review/proposal.json',
+      fixtures: ['fixtures/**'],
+      seed: '42',
+      clock: 'frozen',
+      locale: 'C.UTF-8',
+      files: 3,
+      base_commit: bound.base_commit,
+      tree: (lines[6] ?? '').slice(5),
+      policy: 'default',
+      policy_source: `default (no sealgate.config.* at ${bound.base_commit.slice(0, 12)})`,
+      digest,
+    });
   } finally {
     t.dispose();
   }
@@ -58,15 +78,23 @@ test("a reviewer reproduces the digest with coreutils alone: the spec's shell re
       .filter((l) => /^[0-9a-f]{64} {2}/.test(l))
       .map((l) => l.slice(66));
     assert.equal(files.length, 6);
+    // The reviewer's recipe (docs/seal.md): git rebuilds the runner's tree from the record's
+    // base and patch in a throwaway index, coreutils hash it.
     const recipe = [
       'set -eu',
-      'mkdir -p /tmp/reproduce.$$ && out=/tmp/reproduce.$$',
-      'sha256sum "$@" > "$out/inputs.sha256"',
-      `printf 'seed=%s\\nclock=%s\\nlocale=%s\\n' "$SEED" frozen C.UTF-8 >> "$out/inputs.sha256"`,
+      'out=$(mktemp -d)',
+      'BASE=$(sed -n \'s/.*"base_commit": "\\([0-9a-f]*\\)".*/\\1/p\' review/proposal.json)',
+      'export GIT_INDEX_FILE="$out/index"',
+      'git read-tree "$BASE" && git apply --cached patches/014.diff',
+      'TREE=$(git write-tree)',
+      'mkdir "$out/tree" && git checkout-index -a --prefix="$out/tree/"',
+      'if git cat-file -e "$BASE:sealgate.config.json" 2>/dev/null; then POLICY=$(git show "$BASE:sealgate.config.json" | sha256sum | awk \'{print $1}\'); else POLICY=default; fi',
+      '(cd "$out/tree" && sha256sum "$@") > "$out/inputs.sha256"',
+      `printf 'seed=%s\\nclock=%s\\nlocale=%s\\ntree=%s\\npolicy=%s\\n' "$SEED" frozen C.UTF-8 "$TREE" "$POLICY" >> "$out/inputs.sha256"`,
       `sha256sum "$out/inputs.sha256" | awk '{print $1}' > "$out/digest.txt"`,
       'cat "$out/digest.txt"; cmp "$out/inputs.sha256" review/runner/inputs.sha256; rm -r "$out"',
     ].join('\n');
-    const out = execFileSync('sh', ['-c', recipe, 'sh', ...files], { cwd: t.dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', SEED: '42', LC_ALL: 'C' }, encoding: 'utf8' });
+    const out = execFileSync('sh', ['-c', recipe, 'sh', ...files], { cwd: t.dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', SEED: '42', LC_ALL: 'C', GIT_CONFIG_NOSYSTEM: '1', HOME: t.dir }, encoding: 'utf8' });
     assert.equal(out, read(t.dir, 'review/runner/digest.txt'));
     // And the order is what `LC_ALL=C sort` gives for the matched files.
     const sorted = execFileSync('sh', ['-c', "find fixtures -type f | LC_ALL=C sort"], { cwd: t.dir, encoding: 'utf8' }).trim().split('\n');
@@ -93,13 +121,16 @@ test('a YAML record keeps its comments, order and styles; only the seal fields c
   const t = sealRepo(undefined, {});
   try {
     writeFileSync(join(t.dir, 'review/proposal.yaml'), yaml);
+    bindRecord(t.dir, 'review/proposal.yaml');
+    const bound = read(t.dir, 'review/proposal.yaml');
+    assert.match(bound, /\npatch_sha256: [0-9a-f]{64}\nbase_commit: [0-9a-f]{40}\n$/);
     const r = await seal(t.dir, ['--record', join(t.dir, 'review/proposal.yaml')]);
     assert.equal(r.exit, 0, r.stderr);
     const digest = r.stdout.trim();
     const after = read(t.dir, 'review/proposal.yaml');
     assert.equal(
       after,
-      yaml
+      bound
         .replace("runner_job: ''", "runner_job: 'server-job-88'")
         .replace('digest_status: open', 'digest_status: sealed')
         .concat(`digest: ${digest}\n`),
@@ -130,7 +161,7 @@ test('nothing is defaulted silently: a missing fixture glob, seed, clock or loca
       assert.equal(r.stdout, 'E_INPUT_INVALID\n');
       assert.match(r.stderr, reason);
     }
-    const noJob = await runCli(['seal', '--repo', t.dir, ...ARGS]);
+    const noJob = await runSeal(['seal', '--repo', t.dir, ...ARGS]);
     assert.equal(noJob.exit, 2);
     assert.match(noJob.stderr, /--runner-job is required/);
     assert.equal(has(t.dir, 'review/runner'), false, 'a refused seal writes nothing');
@@ -142,14 +173,17 @@ test('nothing is defaulted silently: a missing fixture glob, seed, clock or loca
 test('fixtures, clock and locale come from sealgate.config.json and the seed from $SEED; --seed and $SEED must agree', async () => {
   const t = sealRepo();
   try {
+    // The policy is read at the base commit: commit it there.
     writeFileSync(join(t.dir, 'sealgate.config.json'), JSON.stringify({ fixtures: ['fixtures/*.json'], clock: 'frozen', locale: 'C.UTF-8' }) + '\n');
-    const disagree = await runCli(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', '--seed', '1'], { env: { SEED: '2' } });
+    git(t.dir, 'add', 'sealgate.config.json');
+    git(t.dir, 'commit', '-q', '-m', 'policy');
+    const disagree = await runSeal(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', '--seed', '1'], { env: { SEED: '2' } });
     assert.equal(disagree.exit, 2);
     assert.match(disagree.stderr, /disagree/);
-    const r = await runCli(['seal', '--repo', t.dir, '--runner-job', 'server-job-88'], { env: { SEED: '7' } });
+    const r = await runSeal(['seal', '--repo', t.dir, '--runner-job', 'server-job-88'], { env: { SEED: '7' } });
     assert.equal(r.exit, 0, r.stderr);
     const inputs = read(t.dir, 'review/runner/inputs.sha256');
-    assert.match(inputs, /seed=7\nclock=frozen\nlocale=C\.UTF-8\n$/);
+    assert.match(inputs, /seed=7\nclock=frozen\nlocale=C\.UTF-8\ntree=[0-9a-f]{40}\npolicy=[0-9a-f]{64}\n$/);
     assert.deepEqual(
       inputs.split('\n').filter((l) => l.includes('  ')).map((l) => l.slice(66)),
       ['fixtures/clock.json', 'fixtures/orders.json'],
@@ -193,6 +227,7 @@ test('resealing identical bytes is idempotent; a second seal by the same job ove
     const first = await seal(t.dir);
     assert.equal(first.exit, 0, first.stderr);
     const before = snapshot(t.dir);
+    const runnerBefore = snapshot(t.dir, 'review/runner');
     const again = await seal(t.dir);
     assert.equal(again.exit, 0, again.stderr);
     assert.equal(again.stdout, first.stdout);
@@ -207,7 +242,8 @@ test('resealing identical bytes is idempotent; a second seal by the same job ove
     const rebytes = await seal(t.dir);
     assert.equal(rebytes.stdout, 'E_DIGEST_OPEN\n');
     assert.match(rebytes.stderr, /allocate a new runner job/);
-    assert.deepEqual(snapshot(t.dir), before, 'a refused reseal changes nothing');
+    // (The record was re-proposed for the new patch bytes; the seal's files are untouched.)
+    assert.deepEqual(snapshot(t.dir, 'review/runner'), runnerBefore, 'a refused reseal changes nothing');
   } finally {
     t.dispose();
   }
@@ -246,7 +282,7 @@ test('seal --verify: a match prints the digest and writes nothing', async () => 
     const before = snapshot(t.dir);
     // Timestamps are not verdict inputs.
     utimesSync(join(t.dir, 'fixtures/orders.json'), new Date('2001-01-01T00:00:00Z'), new Date('2001-01-01T00:00:00Z'));
-    const r = await runCli(['seal', '--verify', '--repo', t.dir]);
+    const r = await verifySealCli(t.dir);
     assert.equal(r.exit, 0, r.stderr);
     assert.equal(r.stdout, s.stdout);
     assert.deepEqual(snapshot(t.dir), before);
@@ -274,7 +310,7 @@ for (const [what, change, expect] of [
         'review/logs/junit.xml': '<x/>\n',
       });
       change(t.dir);
-      const r = await runCli(['seal', '--verify', '--repo', t.dir]);
+      const r = await verifySealCli(t.dir);
       assert.equal(r.stdout, 'E_DIGEST_OPEN\n');
       assert.equal(r.exit, 1);
       for (const re of expect) assert.match(r.stderr, re);
@@ -289,7 +325,7 @@ for (const [what, change, expect] of [
         ['seal', 'reopen'],
       );
       // After a reopen there is nothing sealed to verify.
-      const again = await runCli(['seal', '--verify', '--repo', t.dir]);
+      const again = await verifySealCli(t.dir);
       assert.equal(again.stdout, 'E_DIGEST_OPEN\n');
       assert.match(again.stderr, /not sealed/);
     } finally {
@@ -302,10 +338,10 @@ test('seal --verify refuses seal files that disagree with each other, and takes 
   const t = sealRepo();
   try {
     assert.equal((await seal(t.dir)).exit, 0);
-    const opts = await runCli(['seal', '--verify', '--repo', t.dir, '--seed', '1']);
+    const opts = await verifySealCli(t.dir, ['--seed', '1']);
     assert.equal(opts.exit, 2);
     writeFileSync(join(t.dir, 'review/runner/digest.txt'), `${'0'.repeat(64)}\n`);
-    const r = await runCli(['seal', '--verify', '--repo', t.dir]);
+    const r = await verifySealCli(t.dir);
     assert.equal(r.stdout, 'E_INPUT_INVALID\n');
     assert.match(r.stderr, /disagree/);
   } finally {
@@ -320,7 +356,7 @@ test('the digest ignores mtimes, hostnames, time zones and the wall clock', asyn
     rmSync(join(t.dir, 'review/runner'), { recursive: true });
     writeFileSync(join(t.dir, 'review/proposal.json'), JSON.stringify(RECORD, null, 2) + '\n');
     for (const f of SORTED) utimesSync(join(t.dir, f), new Date('1999-09-09T09:09:09Z'), new Date('1999-09-09T09:09:09Z'));
-    const b = await runCli(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', ...ARGS], { env: { HOSTNAME: 'elsewhere', TZ: 'Asia/Tokyo' }, now: new Date('2030-01-01T00:00:00Z') });
+    const b = await runSeal(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', ...ARGS], { env: { HOSTNAME: 'elsewhere', TZ: 'Asia/Tokyo' }, now: new Date('2030-01-01T00:00:00Z') });
     assert.equal(b.exit, 0, b.stderr);
     assert.equal(b.stdout, a.stdout);
     // A different host, for real, where the kernel allows a private UTS namespace.
@@ -334,8 +370,16 @@ test('the digest ignores mtimes, hostnames, time zones and the wall clock', asyn
     if (probe === 'sealgate-elsewhere') {
       rmSync(join(t.dir, 'review/runner'), { recursive: true });
       writeFileSync(join(t.dir, 'review/proposal.json'), JSON.stringify(RECORD, null, 2) + '\n');
-      const script = `import { sealFixtures } from ${JSON.stringify(new URL('../../src/seal/seal.ts', import.meta.url).href)};
-const o = await sealFixtures({ repo: ${JSON.stringify(t.dir)}, runnerJob: 'server-job-88', fixtures: ['fixtures/**'], seed: '42', clock: 'frozen', locale: 'C.UTF-8', now: new Date() });
+      bindRecord(t.dir);
+      const u = (p: string): string => JSON.stringify(new URL(`../../src/${p}`, import.meta.url).href);
+      const script = `import { sealFixtures } from ${u('seal/seal.ts')};
+import { buildRecordTree } from ${u('tree/build.ts')};
+import { readPolicy } from ${u('policy/read.ts')};
+const repo = ${JSON.stringify(t.dir)};
+const tree = buildRecordTree(repo);
+const policy = readPolicy({ repo, baseCommit: tree.baseCommit });
+const o = await sealFixtures({ repo, tree, policy, runnerJob: 'server-job-88', fixtures: ['fixtures/**'], seed: '42', clock: 'frozen', locale: 'C.UTF-8', now: new Date() });
+tree.dispose();
 process.stdout.write(o.digest + '\\n');`;
       const out = execFileSync('unshare', ['--uts', 'sh', '-c', `hostname sealgate-elsewhere && "$0" --import tsx --input-type=module -e "$1"`, process.execPath, script], { encoding: 'utf8' });
       assert.equal(out, a.stdout);
@@ -381,13 +425,17 @@ test('crash safety: SIGKILL at random points of repeated seals never leaves "sea
       const script = `import { sealFixtures } from ${src('seal/seal.ts')};
 import { writeFileAtomic } from ${src('core/io.ts')};
 import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 const dir = ${JSON.stringify(t.dir)};
 for (let k = 0; ; k++) {
   const job = 'runner-' + k;
   const rec = JSON.parse(readFileSync(dir + '/review/proposal.json', 'utf8'));
   writeFileAtomic(dir + '/review/proposal.json', JSON.stringify({ ...rec, runner_job: job }, null, 2) + '\\n');
   writeFileAtomic(dir + '/fixtures/orders.json', 'state ' + k + '\\n');
-  await sealFixtures({ repo: dir, runnerJob: job, fixtures: ['fixtures/**'], seed: '42', clock: 'frozen', locale: 'C.UTF-8', now: new Date() });
+  // The work tree stands in for the runner's tree here: what is tested is the seal's write order.
+  const tree = { root: dir, treeId: createHash('sha1').update(String(k)).digest('hex'), baseCommit: rec.base_commit, patchSha256: rec.patch_sha256, dispose() {} };
+  const policy = { config: null, bytes: null, digest: 'default', source: 'default' };
+  await sealFixtures({ repo: dir, tree, policy, runnerJob: job, fixtures: ['fixtures/**'], seed: '42', clock: 'frozen', locale: 'C.UTF-8', now: new Date() });
   if (k === 1) process.stdout.write('looping\\n');
 }`;
       const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -423,7 +471,7 @@ test('after a drift reopen, the same runner job cannot seal the new bytes; a new
   try {
     assert.equal((await seal(t.dir)).exit, 0);
     writeFileSync(join(t.dir, 'fixtures/orders.json'), '{"orders":[]}\n');
-    assert.equal((await runCli(['seal', '--verify', '--repo', t.dir])).exit, 1);
+    assert.equal((await verifySealCli(t.dir)).exit, 1);
     const same = await seal(t.dir);
     assert.equal(same.stdout, 'E_DIGEST_OPEN\n');
     assert.match(same.stderr, /allocate a new runner job/);
@@ -431,7 +479,7 @@ test('after a drift reopen, the same runner job cannot seal the new bytes; a new
     const fresh = await seal(t.dir, [], 'server-job-90');
     assert.equal(fresh.exit, 0, fresh.stderr);
     assert.equal(read(t.dir, 'review/runner/digest.status'), 'sealed\n');
-    assert.equal((await runCli(['seal', '--verify', '--repo', t.dir])).stdout, fresh.stdout);
+    assert.equal((await verifySealCli(t.dir)).stdout, fresh.stdout);
   } finally {
     t.dispose();
   }

@@ -60,7 +60,8 @@ test('symbols refuses bad arguments and bad patches with stable codes', async ()
   const r = fixture();
   try {
     const cases: [string[], number, string][] = [
-      [['symbols'], 2, 'E_INPUT_INVALID'],
+      [['symbols'], 1, 'E_INPUT_INVALID'], // the runner's step: no record here
+      [['symbols', '--base', 'HEAD'], 2, 'E_INPUT_INVALID'],
       [['symbols', '--patch', 'change.diff', '--bogus'], 2, 'E_INPUT_INVALID'],
       [['symbols', '--patch', 'missing.diff'], 1, 'E_INPUT_INVALID'],
       [['symbols', '--patch', 'change.diff', '--base', 'no-such-rev'], 1, 'E_INPUT_INVALID'],

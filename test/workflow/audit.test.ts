@@ -8,12 +8,13 @@ import { combineAudit, type AuditStep } from '../../src/verify/audit.js';
 import { parseInputsManifest } from '../../src/verify/manifest.js';
 
 const h = (c: string) => c.repeat(64);
-const good = `${h('a')}  fixtures/clock.json\n${h('b')}  fixtures/orders.json\nseed=42\nclock=frozen\nlocale=C.UTF-8\n`;
+const TAIL = `tree=${'e'.repeat(40)}\npolicy=default\n`;
+const good = `${h('a')}  fixtures/clock.json\n${h('b')}  fixtures/orders.json\nseed=42\nclock=frozen\nlocale=C.UTF-8\n${TAIL}`;
 
-test('parseInputsManifest: the sha256sum lines, then seed, clock, locale', () => {
+test('parseInputsManifest: the sha256sum lines, then seed, clock, locale, tree, policy', () => {
   const r = parseInputsManifest(Buffer.from(good));
   assert.ok(r.ok);
-  assert.deepEqual(r.value, { files: [{ sha256: h('a'), path: 'fixtures/clock.json' }, { sha256: h('b'), path: 'fixtures/orders.json' }], seed: '42', clock: 'frozen', locale: 'C.UTF-8' });
+  assert.deepEqual(r.value, { files: [{ sha256: h('a'), path: 'fixtures/clock.json' }, { sha256: h('b'), path: 'fixtures/orders.json' }], seed: '42', clock: 'frozen', locale: 'C.UTF-8', tree: 'e'.repeat(40), policy: 'default' });
 });
 
 test('parseInputsManifest: hostile input', () => {
@@ -23,13 +24,17 @@ test('parseInputsManifest: hostile input', () => {
     ['CRLF', good.replace(/\n/g, '\r\n')],
     ['BOM', `\ufeff${good}`],
     ['trailing garbage', `${good}extra\n`],
-    ['unsorted', `${h('b')}  fixtures/orders.json\n${h('a')}  fixtures/clock.json\nseed=42\nclock=frozen\nlocale=C.UTF-8\n`],
-    ['duplicate', `${h('a')}  a\n${h('a')}  a\nseed=1\nclock=live\nlocale=C\n`],
-    ['escape outside', `${h('a')}  ../etc/passwd\nseed=1\nclock=live\nlocale=C\n`],
-    ['absolute', `${h('a')}  /etc/passwd\nseed=1\nclock=live\nlocale=C\n`],
-    ['uppercase hex', `${h('A')}  a\nseed=1\nclock=live\nlocale=C\n`],
-    ['missing locale', `${h('a')}  a\nseed=1\nclock=live\n`],
-    ['order of keys', `${h('a')}  a\nclock=live\nseed=1\nlocale=C\n`],
+    ['unsorted', `${h('b')}  fixtures/orders.json\n${h('a')}  fixtures/clock.json\nseed=42\nclock=frozen\nlocale=C.UTF-8\n${TAIL}`],
+    ['no tree or policy line', good.replace(TAIL, '')],
+    ['short tree id', good.replace(`tree=${'e'.repeat(40)}`, 'tree=eeee')],
+    ['policy not a digest', good.replace('policy=default', 'policy=none')],
+    ['policy before tree', good.replace(TAIL, `policy=default\ntree=${'e'.repeat(40)}\n`)],
+    ['duplicate', `${h('a')}  a\n${h('a')}  a\nseed=1\nclock=live\nlocale=C\n${TAIL}`],
+    ['escape outside', `${h('a')}  ../etc/passwd\nseed=1\nclock=live\nlocale=C\n${TAIL}`],
+    ['absolute', `${h('a')}  /etc/passwd\nseed=1\nclock=live\nlocale=C\n${TAIL}`],
+    ['uppercase hex', `${h('A')}  a\nseed=1\nclock=live\nlocale=C\n${TAIL}`],
+    ['missing locale', `${h('a')}  a\nseed=1\nclock=live\n${TAIL}`],
+    ['order of keys', `${h('a')}  a\nclock=live\nseed=1\nlocale=C\n${TAIL}`],
     ['invalid utf-8', Buffer.concat([Buffer.from(`${h('a')}  `), Buffer.from([0xff, 0xfe]), Buffer.from('\nseed=1\nclock=live\nlocale=C\n')])],
     ['empty', ''],
     ['oversized seed line count', `${good}${'seed=1\n'.repeat(10_000)}`],

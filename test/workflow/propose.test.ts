@@ -7,7 +7,7 @@ import { LAYOUT } from '../../src/core/layout.js';
 import { sha256Hex } from '../../src/core/ids.js';
 import { checkProposal, newProposalId, parseLedger, type LedgerEntry } from '../../src/record/propose.js';
 import { runCli } from '../helpers/cli.js';
-import { makeRepo } from '../helpers/git.js';
+import { git, makeRepo } from '../helpers/git.js';
 import { AGENT_PATCH, EXAMPLE_DIR, FOLLOW_UP_PATCH, exampleFiles } from './review.js';
 
 const agent = readFileSync(join(EXAMPLE_DIR, AGENT_PATCH));
@@ -36,6 +36,7 @@ test('propose: writes an open record with both jobs, the patch path and its hash
       runner_job: 'server-job-88',
       patch_path: 'a.diff',
       patch_sha256: sha256Hex(agent),
+      base_commit: git(r.dir, 'rev-parse', 'HEAD').trim(),
       digest_status: 'open',
       logs_present: false,
       logs_after_seal: false,
@@ -105,7 +106,7 @@ test('property: checkProposal never accepts a known id with other bytes, nor equ
   const job = fc.constantFrom('a', 'A', 'b', 'c');
   fc.assert(
     fc.property(fc.array(fc.record({ proposal_id: fc.constantFrom('p-1', 'p-2'), patch_sha256: hex, author_job: job, runner_job: job, at: fc.constant('2026-10-12T12:00:00Z') })), fc.constantFrom('p-1', 'p-2', 'p-3'), job, job, hex, (ledger: LedgerEntry[], id, author, runner, sha) => {
-      const r = checkProposal({ proposalId: id, authorJob: author, runnerJob: runner, patchPath: 'x.diff', patchSha256: sha, at: '2026-10-12T12:00:00Z' }, ledger, null);
+      const r = checkProposal({ proposalId: id, authorJob: author, runnerJob: runner, patchPath: 'x.diff', patchSha256: sha, baseCommit: 'a'.repeat(40), at: '2026-10-12T12:00:00Z' }, ledger, null);
       if (author.toLowerCase() === runner.toLowerCase()) assert.equal(r.ok, false);
       if (ledger.some((e) => e.proposal_id === id && e.patch_sha256 !== sha)) assert.equal(r.ok, false);
       if (r.ok && r.value.kind !== 'unchanged') assert.equal(r.value.record.digest_status, 'open');
@@ -115,4 +116,23 @@ test('property: checkProposal never accepts a known id with other bytes, nor equ
 
 test('newProposalId: date and random part', () => {
   assert.equal(newProposalId(new Date('2026-10-12T23:59:59Z'), new Uint8Array([1, 2, 3, 4, 5, 255])), 'p-2026-10-12-0102030405ff');
+});
+
+test('propose --base: recorded as the full commit id; a revision git cannot resolve is E_INPUT_INVALID', async () => {
+  const r = makeRepo(exampleFiles());
+  try {
+    writeFileSync(join(r.dir, 'a.diff'), readFileSync(join(EXAMPLE_DIR, AGENT_PATCH)));
+    const first = git(r.dir, 'rev-parse', 'HEAD').trim();
+    git(r.dir, 'commit', '-q', '--allow-empty', '-m', 'second');
+    const ok = await runCli(['propose', '--author-job', 'a-1', '--runner-job', 'r-1', '--patch', 'a.diff', '--base', 'HEAD~1'], { cwd: r.dir });
+    assert.equal(ok.exit, 0, ok.stderr);
+    assert.equal((JSON.parse(readFileSync(join(r.dir, LAYOUT.record), 'utf8')) as { base_commit: string }).base_commit, first);
+    for (const bad of ['no-such-rev', 'HEAD~9', '--all', 'f'.repeat(40)]) {
+      const out = await runCli(['propose', '--author-job', 'a-1', '--runner-job', 'r-2', '--patch', 'a.diff', '--base', bad], { cwd: r.dir });
+      assert.equal(out.stdout, 'E_INPUT_INVALID\n', bad);
+      assert.match(out.stderr, /--base/, bad);
+    }
+  } finally {
+    r.dispose();
+  }
 });

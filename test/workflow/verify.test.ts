@@ -5,6 +5,7 @@ import { appendJournal } from '../../src/runner/journal.js';
 import { join } from 'node:path';
 import { LAYOUT } from '../../src/core/layout.js';
 import { runCli } from '../helpers/cli.js';
+import { patchWith } from '../helpers/git.js';
 import { NOW, RUNNER, proposedAndSealed, verify, writeScoring, DISCOUNT, TAX, PROP_DISCOUNT, TAUTOLOGY_TAX } from './review.js';
 
 test('verify: sealed but no credit file is E_CREDIT_MISSING', async () => {
@@ -33,11 +34,13 @@ test('verify: the tautology leaves taxCents missing (E_CREDIT_MISSING); a real b
   }
 });
 
-test('verify: a fixture edited after the seal is E_DIGEST_OPEN, even with passing credit', async () => {
+test('verify: a fixture edited after the seal (in the patch: the work tree does not count) is E_DIGEST_OPEN, even with passing credit', async () => {
   const r = await proposedAndSealed();
   try {
     writeScoring(r, 'property');
     appendFileSync(join(r.dir, 'fixtures/orders.json'), ' ');
+    assert.equal((await verify(r.dir)).code, 'ALLOW', 'the work tree is not what the runner tests');
+    patchWith(r.dir, 'patches.diff', { 'fixtures/orders.json': readFileSync(join(r.dir, 'fixtures/orders.json'), 'utf8') });
     const v = await verify(r.dir);
     assert.equal(v.code, 'E_DIGEST_OPEN', v.stderr);
     assert.match(v.stderr, /fixtures\/orders\.json/);
@@ -50,21 +53,30 @@ test('verify: a new fixture file matching the sealed globs is drift too', async 
   const r = await proposedAndSealed();
   try {
     writeScoring(r, 'property');
-    writeFileSync(join(r.dir, 'fixtures/extra.json'), '{}\n');
-    assert.equal((await verify(r.dir)).code, 'E_DIGEST_OPEN');
+    patchWith(r.dir, 'patches.diff', { 'fixtures/extra.json': '{}\n' });
+    const v = await verify(r.dir);
+    assert.equal(v.code, 'E_DIGEST_OPEN');
+    assert.match(v.stderr, /fixtures\/extra\.json|tree/);
   } finally {
     r.dispose();
   }
 });
 
-test('verify: patch bytes changed after the proposal is E_CREDIT_UNBOUND', async () => {
+test('verify: patch bytes changed after the proposal: another tree is E_DIGEST_OPEN; the same tree from other bytes E_CREDIT_UNBOUND', async () => {
   const r = await proposedAndSealed();
   try {
     writeScoring(r, 'property');
     const p = join(r.dir, 'patches.diff');
-    writeFileSync(p, readFileSync(p, 'utf8').replace('old coupons', 'old vouchers'));
+    const original = readFileSync(p, 'utf8');
+    writeFileSync(p, original.replace('old coupons', 'old vouchers'));
     const v = await verify(r.dir);
-    assert.equal(v.code, 'E_CREDIT_UNBOUND', v.stderr);
+    assert.equal(v.code, 'E_DIGEST_OPEN', v.stderr);
+    assert.match(v.stderr, /inputs\.sha256#tree: the tree rebuilt/);
+    // A preamble git ignores: the same tree, other bytes than the record binds.
+    writeFileSync(p, `From: someone else\n\n${original}`);
+    const w = await verify(r.dir);
+    assert.equal(w.code, 'E_CREDIT_UNBOUND', w.stderr);
+    assert.match(w.stderr, /patch_sha256/);
   } finally {
     r.dispose();
   }

@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { readConfig } from '../../config/read.js';
 import { CODE_INFO } from '../../core/codes.js';
 import { readDocument } from '../../core/document.js';
 import { usageError } from '../../core/errors.js';
@@ -12,6 +11,8 @@ import { CaseFileSchema } from '../../credit/schema.js';
 import type { Progress } from '../../credit/oracle.js';
 import { parseCommandArgs, parseJobOption, requireOption } from '../args.js';
 import type { Command, CommandContext } from '../context.js';
+import { policyFor, recordBase, treeFor } from '../policy.js';
+import { readSealParams } from '../../seal/seal.js';
 
 const fmtS = (ms: number): string => (ms >= 60_000 ? `${Math.floor(ms / 60_000)}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s` : `${(ms / 1000).toFixed(1)}s`);
 
@@ -34,14 +35,15 @@ export function progressPrinter(ctx: Pick<CommandContext, 'stderr' | 'isTTY'>, e
 }
 
 export const command: Command = {
-  usage: `Usage: sealgate credit --runner-job J [--repo DIR] [--config FILE] [--workers N] [--cache DIR | --no-cache] [--json]
+  usage: `Usage: sealgate credit --runner-job J [--repo DIR] [--policy FILE] [--workers N] [--cache DIR | --no-cache] [--json]
        sealgate credit --cases FILE --digest D [--out FILE]
 
 Runner: score property credit on the sealed digest. Reads the record, review/runner/
 {changed.json,results.json} and the patch; refuses unless the digest is sealed and still
 matches (drift reopens the seal) and J is the record's runner, not its author. Classifies
 every test statically (tautologies earn nothing), then runs a mutation oracle per changed
-symbol in isolated copies of the work tree: a probe finds the tests that reach the symbol,
+symbol in fresh copies of the runner's tree (base_commit + the record's patch; the
+classifier reads the pristine tree, never one a test ran in): a probe finds the tests that reach the symbol,
 behavioural mutants (chosen from the sealed seed, credit.mutantBudget per symbol) find
 which of them notice a change. Writes review/runner/cases.json and credit.json.
 
@@ -51,7 +53,7 @@ the credit (or write it to --out).
 
   --runner-job J  the record's runner job
   --repo DIR      the repository (default: .)
-  --config FILE   a sealgate config (default: sealgate.config.json|yaml in --repo)
+  --policy FILE   a sealgate config outside the repository (default: the one at base_commit)
   --workers N     parallel mutant runs (default: the number of cores)
   --cache DIR     mutant result cache (default: $XDG_CACHE_HOME/sealgate/credit)
   --no-cache      neither read nor write the cache
@@ -68,7 +70,7 @@ Exit: 0 PASS, 1 E_CREDIT_MISSING or a refusal (its code on stdout), 2 bad argume
     const { values } = parseCommandArgs(ctx.argv, {
       'runner-job': { type: 'string' },
       repo: { type: 'string' },
-      config: { type: 'string' },
+      policy: { type: 'string' },
       workers: { type: 'string' },
       cache: { type: 'string' },
       'no-cache': { type: 'boolean' },
@@ -103,19 +105,28 @@ Exit: 0 PASS, 1 E_CREDIT_MISSING or a refusal (its code on stdout), 2 bad argume
       workers = Number(values.workers);
     }
     if (values.cache !== undefined && values['no-cache']) throw usageError('--cache and --no-cache contradict each other');
-    const config = readConfig(repo, values.config === undefined ? undefined : resolve(ctx.cwd, values.config));
+    const recordRel = readSealParams(repo)?.record;
+    const policy = policyFor(ctx, repo, values.policy, recordBase(repo, recordRel));
     const { scoreCredit } = await import('../../credit/run.js');
     const cacheDir = values['no-cache'] ? null : values.cache !== undefined ? resolve(ctx.cwd, values.cache) : undefined;
-    const out = await scoreCredit({
+    const { tree, release } = treeFor(ctx, repo, recordRel, false);
+    let out;
+    try {
+    out = await scoreCredit({
       repo,
       runnerJob,
-      config,
+      config: policy.config,
+      policy,
+      tree,
       env: ctx.env,
       ...(cacheDir !== undefined ? { cacheDir } : {}),
       ...(workers !== undefined ? { workers } : {}),
       progress: progressPrinter(ctx),
       now: ctx.clock(),
     });
+    } finally {
+      release();
+    }
     const c = out.credit;
     const s = out.stats;
     ctx.stderr(`credit: ${c.credited.length} of ${c.changed?.length ?? 0} changed symbol(s) credited; ${s.mutantsRun} mutant run(s), ${s.mutantsCached} from cache, ${s.kills} behavioural kill(s), ${fmtS(s.wallMs)}; wrote ${LAYOUT.cases} and ${LAYOUT.credit} (${c.credit_id})\n`);

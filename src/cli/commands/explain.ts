@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { readConfig } from '../../config/read.js';
 import { CODE_INFO } from '../../core/codes.js';
 import { usageError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/io.js';
@@ -11,12 +10,13 @@ import { toTextReport } from '../../report/text.js';
 import { auditReview } from '../../verify/audit.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../context.js';
+import { policyFor } from '../policy.js';
 import { repoFromReviewOption } from './verify.js';
 
 const FORMATS = ['text', 'md', 'html'] as const;
 
 export const command: Command = {
-  usage: `Usage: sealgate explain [--format text|md|html] [--out FILE] [--review DIR | --repo DIR] [--now T] [--config FILE]
+  usage: `Usage: sealgate explain [--format text|md|html] [--out FILE] [--review DIR | --repo DIR] [--now T] [--policy FILE]
 
 The reviewer's report, from the files alone: the decision (the same audit as verify)
 with the merge-table row that produced it, then the spec's four questions:
@@ -34,7 +34,8 @@ with the merge-table row that produced it, then the spec's four questions:
   --review DIR   the review folder (default: ./review); the repository is its parent
   --repo DIR     the repository instead (default: .)
   --now T        the review clock (default: the current time)
-  --config FILE  a sealgate config
+  --policy FILE  a sealgate config outside the repository (default: sealgate.config.
+                 json|yaml|yml at the record's base_commit); must be the sealed policy
 
 Exit: the decision's status (0 ALLOW, 1 reject), 2 bad arguments, 3 internal error.
 `,
@@ -45,7 +46,7 @@ Exit: the decision's status (0 ALLOW, 1 reject), 2 bad arguments, 3 internal err
       review: { type: 'string' },
       repo: { type: 'string' },
       now: { type: 'string' },
-      config: { type: 'string' },
+      policy: { type: 'string' },
     });
     const format = values.format ?? 'text';
     if (!(FORMATS as readonly string[]).includes(format)) throw usageError(`--format: "${format}" is not one of ${FORMATS.join(', ')}`);
@@ -53,8 +54,8 @@ Exit: the decision's status (0 ALLOW, 1 reject), 2 bad arguments, 3 internal err
     const now = parseInstant(nowText);
     if (!isInstant(now)) throw usageError(`--now: ${now.problem}`);
     const repo = repoFromReviewOption(ctx.cwd, values.review, values.repo);
-    const config = readConfig(repo, values.config === undefined ? undefined : resolve(ctx.cwd, values.config));
-    const report = toReviewReport(await auditReview({ repo, config, now }));
+    const policy = policyFor(ctx, repo, values.policy);
+    const report = toReviewReport(await auditReview({ repo, policy, now }));
     const text = format === 'html' ? toHtmlReport(report) : format === 'md' ? toMarkdownReport(report) : toTextReport(report);
     if (values.out !== undefined) {
       const out = resolve(ctx.cwd, values.out);

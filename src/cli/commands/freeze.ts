@@ -1,14 +1,14 @@
 import { resolve } from 'node:path';
-import { readConfig } from '../../config/read.js';
 import { usageError } from '../../core/errors.js';
 import { LAYOUT } from '../../core/layout.js';
 import { isInstant, parseInstant } from '../../core/time.js';
 import { writeFreeze } from '../../freeze/write.js';
 import { parseCommandArgs, parseJobOption, requireOption } from '../args.js';
 import type { Command } from '../context.js';
+import { policyFor } from '../policy.js';
 
 export const command: Command = {
-  usage: `Usage: sealgate freeze --author-job X --test-id T --expires-at TIME [--freeze-id ID] [--now T] [--repo DIR] [--config FILE]
+  usage: `Usage: sealgate freeze --author-job X --test-id T --expires-at TIME [--freeze-id ID] [--now T] [--repo DIR] [--policy FILE]
 
 Writes a flake freeze, review/freeze.json, bound to the current sealed digest, the credit
 id and the record's runner job. Before writing, it runs the same audit as verify with the
@@ -37,7 +37,7 @@ Prints the freeze id on stdout. Exit: 0 written, 1 refused, 2 bad arguments.
       'freeze-id': { type: 'string' },
       now: { type: 'string' },
       repo: { type: 'string' },
-      config: { type: 'string' },
+      policy: { type: 'string' },
     });
     const authorJob = parseJobOption(values['author-job'], 'author-job');
     const testId = requireOption(values['test-id'], 'test-id');
@@ -50,8 +50,8 @@ Prints the freeze id on stdout. Exit: 0 written, 1 refused, 2 bad arguments.
     const now = parseInstant(values.now ?? ctx.clock().toISOString());
     if (!isInstant(now)) throw usageError(`--now: ${now.problem}`);
     const repo = resolve(ctx.cwd, values.repo ?? '.');
-    const config = readConfig(repo, values.config === undefined ? undefined : resolve(ctx.cwd, values.config));
-    const { freeze } = await writeFreeze(repo, config, now, { authorJob, testId, expiresAt, ...(freezeId === undefined ? {} : { freezeId }) });
+    const policy = policyFor(ctx, repo, values.policy);
+    const { freeze } = await writeFreeze(repo, policy, now, { authorJob, testId, expiresAt, ...(freezeId === undefined ? {} : { freezeId }) });
     ctx.stdout(`${freeze.freeze_id}\n`);
     ctx.stderr(`freeze: wrote ${LAYOUT.freeze}: ${freeze.test_id} waived until ${freeze.expires_at}, bound to digest ${freeze.runner_digest}, credit ${freeze.credit_id}, runner ${freeze.runner_job}\n`);
     return 0;

@@ -1,15 +1,15 @@
 import { resolve } from 'node:path';
-import { readConfig } from '../../config/read.js';
 import { CODE_INFO } from '../../core/codes.js';
 import { decide } from '../../gate/decide.js';
 import { readGateInputs } from '../../gate/read.js';
 import { explainDecision } from '../../report/explain.js';
 import { parseCommandArgs, parseNowOption, requireOption } from '../args.js';
 import type { Command } from '../context.js';
+import { policyFor, recordBase } from '../policy.js';
 import { formatJson, formatReasons } from '../report.js';
 
 export const command: Command = {
-  usage: `Usage: sealgate gate --record R --credit C [--freeze F] --now T [--repo DIR] [--config FILE] [--explain | --json]
+  usage: `Usage: sealgate gate --record R --credit C [--freeze F] --now T [--repo DIR] [--policy FILE] [--explain | --json]
 
 Decides one proposal and prints exactly one code on stdout: ALLOW or a reject code.
 
@@ -18,7 +18,9 @@ Decides one proposal and prints exactly one code on stdout: ALLOW or a reject co
   --freeze F     a flake freeze (JSON), optional
   --now T        the review clock, RFC 3339 with an offset, e.g. 2026-10-12T12:00:00Z
   --repo DIR     the repository the record's patch_path is inside (default: .)
-  --config FILE  a sealgate config (default: sealgate.config.json|yaml in --repo)
+  --policy FILE  a sealgate config outside --repo (default: sealgate.config.json|yaml|yml
+                 at the record's base_commit in --repo; a record without base_commit is
+                 classified with the defaults and never allowed: E_CREDIT_UNBOUND)
   --explain      a full human account on stderr
   --json         a machine-readable account on stderr
 
@@ -31,7 +33,7 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
       freeze: { type: 'string' },
       now: { type: 'string' },
       repo: { type: 'string' },
-      config: { type: 'string' },
+      policy: { type: 'string' },
       explain: { type: 'boolean' },
       json: { type: 'boolean' },
     });
@@ -43,8 +45,8 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
       freeze: values.freeze === undefined ? undefined : resolve(ctx.cwd, requireOption(values.freeze, 'freeze')),
       repo,
     };
-    const config = readConfig(repo, values.config === undefined ? undefined : resolve(ctx.cwd, values.config));
-    const inputs = readGateInputs(paths, config, now);
+    const policy = policyFor(ctx, repo, values.policy, recordBase(repo, paths.record));
+    const inputs = readGateInputs(paths, policy.config, now);
     const decision = decide(inputs);
     ctx.stdout(`${decision.code}\n`);
     if (values.json) ctx.stderr(formatJson(decision.code, decision.findings, { now: now.text }));

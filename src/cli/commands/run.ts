@@ -1,13 +1,14 @@
 import { resolve } from 'node:path';
-import { readConfig } from '../../config/read.js';
 import { usageError } from '../../core/errors.js';
 import { LAYOUT } from '../../core/layout.js';
 import { runSealedTests } from '../../runner/run.js';
 import { parseCommandArgs, parseJobOption } from '../args.js';
 import type { Command } from '../context.js';
+import { policyFor, recordBase, treeFor } from '../policy.js';
+import { readSealParams } from '../../seal/seal.js';
 
 export const command: Command = {
-  usage: `Usage: sealgate run --runner-job J [--repo DIR] [--config FILE] [--timeout SECONDS] [-- COMMAND ARG ...]
+  usage: `Usage: sealgate run --runner-job J [--repo DIR] [--policy FILE] [--timeout SECONDS] [-- COMMAND ARG ...]
 
 The runner job's sealed test run (spec sections 2 and 3). Refuses unless the record names
 J as its runner job, the author job differs, digest.status is sealed and the fixtures
@@ -15,8 +16,9 @@ still hash to the sealed digest (checked right before the start; on drift the se
 reopened: credit and logs deleted, E_DIGEST_OPEN). Logs found that no run after this seal
 wrote make it E_LOGS_EARLY (discard them with \`sealgate discard-logs\`).
 
-The command (default: test.command in sealgate.config.json) runs in the repository, in
-its own process group, with the sealed inputs pinned: SEED, PYTHONHASHSEED (from the
+The command (default: test.command of the policy, the sealgate config at the record's
+base_commit) runs in a fresh copy of the runner's tree (base_commit + the record's patch,
+built in a temporary git index; never the work tree), in its own process group, with the sealed inputs pinned: SEED, PYTHONHASHSEED (from the
 seed), TZ=UTC, LC_ALL and LANG (the locale), SEALGATE_DIGEST, SEALGATE_CLOCK. Clock
 "frozen:<instant>" holds the wall clock there with libfaketime (Debian package
 faketime) and is refused where it is not installed; "frozen" leaves the time to the
@@ -29,7 +31,7 @@ journal. A wall-clock timeout (test.timeoutSeconds, default 1800) kills the whol
 
   --runner-job J     the runner job (required)
   --repo DIR         the repository root (default: .)
-  --config FILE      a sealgate config (default: sealgate.config.json|yaml in --repo)
+  --policy FILE      a sealgate config outside the repository (default: the one at base_commit)
   --timeout SECONDS  override test.timeoutSeconds
   -- COMMAND ...     the test command (overrides test.command)
 
@@ -42,7 +44,7 @@ or could not start or record; 2 bad arguments; 3 internal error.
       {
         'runner-job': { type: 'string' },
         repo: { type: 'string' },
-        config: { type: 'string' },
+        policy: { type: 'string' },
         timeout: { type: 'string' },
       },
       true,
@@ -58,16 +60,25 @@ or could not start or record; 2 bad arguments; 3 internal error.
       timeoutMs = Number(values.timeout) * 1000;
     }
     const repo = resolve(ctx.cwd, values.repo ?? '.');
-    const config = readConfig(repo, values.config === undefined ? undefined : resolve(ctx.cwd, values.config));
-    const summary = await runSealedTests({
-      repo,
-      runnerJob,
-      ...(positionals.length > 0 ? { command: positionals } : {}),
-      config,
-      baseEnv: ctx.env,
-      clock: ctx.clock,
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-    });
+    const recordRel = readSealParams(repo)?.record;
+    const policy = policyFor(ctx, repo, values.policy, recordBase(repo, recordRel));
+    const { tree, release } = treeFor(ctx, repo, recordRel, false);
+    let summary;
+    try {
+      summary = await runSealedTests({
+        repo,
+        runnerJob,
+        ...(positionals.length > 0 ? { command: positionals } : {}),
+        config: policy.config,
+        policy,
+        tree,
+        baseEnv: ctx.env,
+        clock: ctx.clock,
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      });
+    } finally {
+      release();
+    }
     const r = summary.results;
     const n = (s: string): number => r.cases.filter((c) => c.status === s).length;
     const how = r.timed_out ? 'timed out (process group killed)' : r.signal !== null ? `ended by ${r.signal}` : `exited ${r.exit_code}`;
@@ -78,6 +89,7 @@ or could not start or record; 2 bad arguments; 3 internal error.
       [
         `run: ${JSON.stringify(r.command)} ${how} after ${summary.exec.duration_ms} ms; ${clock}; digest ${r.digest}`,
         `cases: ${r.cases.length} (${n('passed')} passed, ${n('failed')} failed, ${n('error')} error, ${n('skipped')} skipped); JUnit: ${junit}`,
+        `tree: ${tree.treeId} (base ${tree.baseCommit}); policy ${policy.digest} (${policy.source})`,
         `results: ${LAYOUT.results}; logs hidden in ${LAYOUT.logs}/ until \`sealgate publish\`${cut.length > 0 ? ` (${cut.join(' and ')} cut at the cap)` : ''}`,
         '',
       ].join('\n'),

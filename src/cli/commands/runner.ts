@@ -1,15 +1,16 @@
 import { resolve } from 'node:path';
-import { readConfig } from '../../config/read.js';
 import { CODE_INFO, isDecisionCode, type DecisionCode } from '../../core/codes.js';
 import { readDocument } from '../../core/document.js';
 import { SealgateError, usageError } from '../../core/errors.js';
 import { LAYOUT, layoutPath } from '../../core/layout.js';
-import { isInstant, parseInstant } from '../../core/time.js';
+import { isInstant, parseInstant, type Instant } from '../../core/time.js';
 import { RecordSchema } from '../../record/schema.js';
 import { auditReview } from '../../verify/audit.js';
 import { COMMANDS } from './index.js';
 import { parseCommandArgs, parseJobOption } from '../args.js';
-import type { Command, CommandContext } from '../context.js';
+import type { Command, CommandContext, RunnerShared } from '../context.js';
+import { policyFor } from '../policy.js';
+import { buildRecordTree } from '../../tree/build.js';
 import { main } from '../main.js';
 
 export interface StepOutcome {
@@ -22,10 +23,10 @@ export interface StepOutcome {
 }
 
 /** Run one sealgate command in-process, as its own CLI invocation would, capturing both streams. */
-async function step(ctx: CommandContext, name: string, argv: readonly string[]): Promise<StepOutcome> {
+async function step(ctx: CommandContext, shared: RunnerShared, name: string, argv: readonly string[]): Promise<StepOutcome> {
   let stdout = '';
   let stderr = '';
-  const exit = await main({ ...ctx, argv: [name, ...argv], stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, COMMANDS);
+  const exit = await main({ ...ctx, runner: shared, argv: [name, ...argv], stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, COMMANDS);
   const last = stdout.trim().split('\n').pop() ?? '';
   return { step: name, exit, code: isDecisionCode(last) ? last : null, stdout, stderr };
 }
@@ -33,14 +34,18 @@ async function step(ctx: CommandContext, name: string, argv: readonly string[]):
 const firstLine = (s: string): string => s.trim().split('\n')[0] ?? '';
 
 export const command: Command = {
-  usage: `Usage: sealgate runner --runner-job R [--repo DIR] [--seed S] [--now T] [--verbose]
+  usage: `Usage: sealgate runner --runner-job R [--repo DIR] [--policy FILE] [--seed S] [--now T] [--verbose]
 
-The runner job in one command, in the spec's order, a line per step on stderr:
-  seal      sealgate seal (fixtures, clock, locale from sealgate.config.json; seed from
+The runner job in one command. It first builds its own tree from the record's base_commit
+and patch (a temporary git index: read-tree, apply --cached once, write-tree, checkout-
+index into a fresh folder) and reads the policy at base_commit; the work tree and the
+index are never read or changed, so it does not matter whether the patch is applied,
+committed or absent there. Then, in the spec's order, a line per step on stderr:
+  seal      sealgate seal (fixtures, clock, locale from the policy; seed from
             --seed or $SEED); resealing identical bytes changes nothing
   verify    sealgate seal --verify: the digest recomputed right before the tests
-  run       sealgate run: the tests on the sealed digest, logs hidden
-  symbols   sealgate symbols on the record's patch: review/runner/changed.json
+  run       sealgate run: the tests on the sealed digest, in a fresh copy of the tree
+  symbols   sealgate symbols on the record's base and patch: review/runner/changed.json
   credit    sealgate credit: the mutation oracle; cases.json and credit.json
   publish   sealgate publish: the logs become readable, after the seal only
 then the full audit (sealgate verify) on the files it wrote, whose code is printed on
@@ -49,7 +54,8 @@ stdout. A step that refuses stops the job and its code is the result; missing cr
 Each step stays available as its own command.
 
   --runner-job R  the record's runner job
-  --repo DIR      the repository, with the patch applied to the work tree (default: .)
+  --repo DIR      the repository holding the record and the patch (default: .)
+  --policy FILE   a sealgate config outside the repository (default: the one at base_commit)
   --seed S        the seed to seal (default: $SEED)
   --now T         the clock for the closing audit (default: the current time)
   --verbose       show every step's own output
@@ -60,6 +66,7 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
     const { values } = parseCommandArgs(ctx.argv, {
       'runner-job': { type: 'string' },
       repo: { type: 'string' },
+      policy: { type: 'string' },
       seed: { type: 'string' },
       now: { type: 'string' },
       verbose: { type: 'boolean' },
@@ -70,21 +77,44 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
     const now = parseInstant(nowText);
     if (!isInstant(now)) throw usageError(`--now: ${now.problem}`);
     const record = readDocument(layoutPath(repo, 'record'), RecordSchema, 'json', LAYOUT.record);
+    const say = (label: string, text: string): void => ctx.stderr(`runner: ${label.padEnd(8)} ${text}\n`);
+    let shared: RunnerShared;
+    try {
+      const policy = policyFor(ctx, repo, values.policy, record.base_commit ?? null);
+      const t0 = performance.now();
+      const tree = buildRecordTree(repo);
+      shared = { tree, policy };
+      say('tree', `ok  ${tree.treeId} = base ${tree.baseCommit} + ${record.patch_path} (sha256 ${tree.patchSha256}), built in ${Math.round(performance.now() - t0)} ms`);
+      say('policy', `ok  ${policy.digest} (${policy.source}); test command ${JSON.stringify(policy.config.test.command ?? null)}`);
+    } catch (err) {
+      if (!(err instanceof SealgateError)) throw err;
+      say('tree', `${err.code}: ${err.message}`);
+      ctx.stdout(`${err.code}\n`);
+      return CODE_INFO[err.code].exit;
+    }
+    try {
+      return await runSteps(ctx, shared, repo, runner, values.seed, now, values.verbose === true, say);
+    } finally {
+      shared.tree.dispose();
+    }
+  },
+};
+
+async function runSteps(ctx: CommandContext, shared: RunnerShared, repo: string, runner: string, seed: string | undefined, now: Instant, verbose: boolean, say: (label: string, text: string) => void): Promise<number> {
     const job = ['--runner-job', runner, '--repo', repo];
     const plan: [string, string, string[]][] = [
-      ['seal', 'seal', [...job, ...(values.seed !== undefined ? ['--seed', values.seed] : [])]],
+      ['seal', 'seal', [...job, ...(seed !== undefined ? ['--seed', seed] : [])]],
       ['verify', 'seal', ['--verify', '--repo', repo]],
       ['run', 'run', job],
-      ['symbols', 'symbols', ['--patch', resolve(repo, record.patch_path), '--repo', repo]],
+      ['symbols', 'symbols', ['--repo', repo]],
       ['credit', 'credit', job],
       ['publish', 'publish', job],
     ];
-    const say = (label: string, text: string): void => ctx.stderr(`runner: ${label.padEnd(8)} ${text}\n`);
     let refused: DecisionCode | null = null;
     for (const [label, name, argv] of plan) {
-      const raw = await step(ctx, name, argv);
+      const raw = await step(ctx, shared, name, argv);
       const out = name === 'run' ? { ...raw, stdout: raw.stdout.replace(/^run: \[.*?\] /, 'tests ') } : raw;
-      if (values.verbose) {
+      if (verbose) {
         if (out.stdout.trim()) ctx.stderr(out.stdout.replace(/^/gm, '  | '));
         if (out.stderr.trim()) ctx.stderr(out.stderr.replace(/^/gm, '  | '));
       }
@@ -102,8 +132,7 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
     }
     let code: DecisionCode;
     try {
-      const config = readConfig(repo);
-      const audit = await auditReview({ repo, config, now });
+      const audit = await auditReview({ repo, policy: shared.policy, now, tree: shared.tree });
       code = audit.code;
       say('audit', `${code}${audit.decisive ? `: ${audit.decisive.path ? `${audit.decisive.path}: ` : ''}${audit.decisive.detail}` : ''}`);
     } catch (err) {
@@ -113,5 +142,4 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
     }
     ctx.stdout(`${code}\n`);
     return CODE_INFO[code].exit;
-  },
-};
+}

@@ -1,20 +1,23 @@
-import { resolve } from 'node:path';
-import { readConfig } from '../../config/read.js';
+import { relative, resolve, sep } from 'node:path';
 import { usageError } from '../../core/errors.js';
 import { LAYOUT } from '../../core/layout.js';
 import { checkClock, checkLocale, checkSeed } from '../../seal/inputs.js';
 import { reopenSeal, sealFixtures, verifySeal, readSealParams } from '../../seal/seal.js';
 import { parseCommandArgs, parseJobOption } from '../args.js';
 import type { Command } from '../context.js';
+import { policyFor, recordBase, treeFor } from '../policy.js';
 
 export const command: Command = {
   usage: `Usage: sealgate seal --runner-job J [--fixtures GLOB ...] [--seed S] [--clock MODE] [--locale L]
-                     [--record PATH] [--repo DIR] [--config FILE]
-       sealgate seal --verify [--repo DIR] [--runner-job J]
+                     [--record PATH] [--repo DIR] [--policy FILE]
+       sealgate seal --verify [--repo DIR] [--runner-job J] [--policy FILE]
 
-Seals the fixture inputs before the tests start (spec section 2). Writes, under
+Seals the fixture inputs before the tests start (spec section 2). The fixtures are hashed
+in the runner's own tree, built from the record's base_commit and patch (a temporary git
+index; the work tree is never read), and the policy is read at base_commit. Writes, under
 review/runner/: inputs.sha256 (sha256sum lines for every fixture, sorted bytewise,
-then seed=, clock=, locale=), digest.txt (SHA-256 of inputs.sha256), seal.json (what
+then seed=, clock=, locale=, tree=<git tree id of base + patch>, policy=<SHA-256 of the
+policy bytes, or "default">), digest.txt (SHA-256 of inputs.sha256), seal.json (what
 was sealed, for --verify) and, last, digest.status ("sealed"). The record gets
 digest_status, digest and runner_job; nothing else in it changes. Prints the digest.
 
@@ -27,8 +30,10 @@ digest_status, digest and runner_job; nothing else in it changes. Prints the dig
   --locale L       e.g. C.UTF-8; default: config "locale"
   --record PATH    the proposal record, JSON or YAML (default: ${LAYOUT.record})
   --repo DIR       the repository root (default: .)
-  --config FILE    a sealgate config (default: sealgate.config.json|yaml in --repo)
-  --verify         recompute the digest from the current bytes; on a match print it and
+  --policy FILE    a sealgate config outside the repository (default: sealgate.config.
+                   json|yaml|yml at the record's base_commit; none there: the defaults)
+  --verify         rebuild the tree from the base commit and the patch on disk and
+                   recompute the digest; on a match print it and
                    exit 0; on drift delete credit and logs, set the status back to open,
                    print the changed lines on stderr and E_DIGEST_OPEN on stdout
 
@@ -47,17 +52,18 @@ Exit: 0 sealed (or --verify match), 1 a reject code, 2 bad arguments, 3 internal
       locale: { type: 'string' },
       record: { type: 'string' },
       repo: { type: 'string' },
-      config: { type: 'string' },
+      policy: { type: 'string' },
       verify: { type: 'boolean' },
     });
     const repo = resolve(ctx.cwd, values.repo ?? '.');
 
     if (values.verify) {
-      for (const name of ['fixtures', 'seed', 'clock', 'locale', 'record', 'config'] as const) {
+      for (const name of ['fixtures', 'seed', 'clock', 'locale', 'record'] as const) {
         if (values[name] !== undefined) throw usageError(`--verify takes no --${name}: it recomputes from what ${LAYOUT.sealParams} recorded`);
       }
       const job = values['runner-job'] === undefined ? undefined : parseJobOption(values['runner-job'], 'runner-job');
-      const check = await verifySeal(repo);
+      const policy = policyFor(ctx, repo, values.policy, recordBase(repo, readSealParams(repo)?.record));
+      const check = await verifySeal(repo, { policy, ...(ctx.runner ? { tree: ctx.runner.tree } : {}) });
       if (check.status === 'match') {
         ctx.stdout(`${check.digest}\n`);
         return 0;
@@ -83,8 +89,9 @@ Exit: 0 sealed (or --verify match), 1 a reject code, 2 bad arguments, 3 internal
     }
 
     const runnerJob = parseJobOption(values['runner-job'], 'runner-job');
-    const needConfig = values.fixtures === undefined || values.clock === undefined || values.locale === undefined;
-    const config = needConfig ? readConfig(repo, values.config === undefined ? undefined : resolve(ctx.cwd, values.config)) : undefined;
+    const recordRel = values.record === undefined ? undefined : relative(repo, resolve(ctx.cwd, values.record)).split(sep).join('/');
+    const policy = policyFor(ctx, repo, values.policy, recordBase(repo, recordRel));
+    const config = policy.config;
     const fixtures = values.fixtures ?? config?.fixtures;
     if (fixtures === undefined || fixtures.length === 0) throw usageError('no fixtures: pass --fixtures GLOB or set "fixtures" in sealgate.config.json');
     const envSeed = ctx.env['SEED'];
@@ -104,8 +111,13 @@ Exit: 0 sealed (or --verify match), 1 a reject code, 2 bad arguments, 3 internal
     ] as const) {
       if (problem) throw usageError(`--${name}: ${problem}`);
     }
-    const outcome = await sealFixtures({
+    const { tree, release } = treeFor(ctx, repo, recordRel, true);
+    let outcome;
+    try {
+      outcome = await sealFixtures({
       repo,
+      tree,
+      policy,
       runnerJob,
       fixtures,
       seed,
@@ -114,9 +126,12 @@ Exit: 0 sealed (or --verify match), 1 a reject code, 2 bad arguments, 3 internal
       ...(values.record === undefined ? {} : { record: resolve(ctx.cwd, values.record) }),
       now: ctx.clock(),
     });
+    } finally {
+      release();
+    }
     ctx.stdout(`${outcome.digest}\n`);
     const what = outcome.written ? 'sealed' : 'already sealed (nothing changed)';
-    ctx.stderr(`sealgate: ${what}: ${outcome.files} fixture file(s) under runner job ${runnerJob}; digest in ${LAYOUT.digest}\n`);
+    ctx.stderr(`sealgate: ${what}: ${outcome.files} fixture file(s) under runner job ${runnerJob}; tree ${tree.treeId} (base ${tree.baseCommit}); policy ${policy.digest} (${policy.source}); digest in ${LAYOUT.digest}\n`);
     if (outcome.replaced) ctx.stderr(`sealgate: the earlier seal by ${outcome.replaced} was reopened: its credit and logs were deleted\n`);
     return 0;
   },

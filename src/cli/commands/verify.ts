@@ -1,5 +1,4 @@
 import { basename, dirname, resolve } from 'node:path';
-import { readConfig } from '../../config/read.js';
 import { CODE_INFO } from '../../core/codes.js';
 import { usageError } from '../../core/errors.js';
 import { toReviewReport } from '../../report/model.js';
@@ -7,6 +6,7 @@ import { toTextReport } from '../../report/text.js';
 import { auditReview } from '../../verify/audit.js';
 import { parseCommandArgs, parseNowOption } from '../args.js';
 import type { Command } from '../context.js';
+import { policyFor } from '../policy.js';
 import { formatJson, formatReasons } from '../report.js';
 
 /** --review DIR names the review folder; the repository is the folder that holds it. */
@@ -19,7 +19,7 @@ export function repoFromReviewOption(cwd: string, review: string | undefined, re
 }
 
 export const command: Command = {
-  usage: `Usage: sealgate verify [--review DIR | --repo DIR] --now T [--config FILE] [--explain | --json]
+  usage: `Usage: sealgate verify [--review DIR | --repo DIR] --now T [--policy FILE] [--explain | --json]
 
 The full audit from the files alone, for the gate job. In order:
   1. the fixture digest recomputed from the current bytes (drift: E_DIGEST_OPEN),
@@ -33,7 +33,8 @@ A shared or missing job id outranks everything. Prints one code on stdout, like 
   --review DIR   the review folder (default: ./review); the repository is its parent
   --repo DIR     the repository instead (default: .)
   --now T        the review clock, RFC 3339 with an offset
-  --config FILE  a sealgate config (default: sealgate.config.json|yaml in the repository)
+  --policy FILE  a sealgate config outside the repository (default: sealgate.config.
+                 json|yaml|yml at the record's base_commit); must be the sealed policy
   --explain      the reviewer's report on stderr
   --json         a machine-readable account on stderr
 
@@ -44,14 +45,14 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
       review: { type: 'string' },
       repo: { type: 'string' },
       now: { type: 'string' },
-      config: { type: 'string' },
+      policy: { type: 'string' },
       explain: { type: 'boolean' },
       json: { type: 'boolean' },
     });
     const now = parseNowOption(values.now);
     const repo = repoFromReviewOption(ctx.cwd, values.review, values.repo);
-    const config = readConfig(repo, values.config === undefined ? undefined : resolve(ctx.cwd, values.config));
-    const audit = await auditReview({ repo, config, now });
+    const policy = policyFor(ctx, repo, values.policy);
+    const audit = await auditReview({ repo, policy, now });
     ctx.stdout(`${audit.code}\n`);
     if (values.json) ctx.stderr(formatJson(audit.code, audit.findings, { now: now.text, steps: audit.steps.map((s) => ({ stage: s.stage, ok: s.findings.length === 0, summary: s.summary })) }));
     else if (values.explain) ctx.stderr(toTextReport(toReviewReport(audit)));
