@@ -35,6 +35,10 @@ export const CreditSchema = v.strictObject({
   runner_job: v.optional(jobId),
   proposal_id: v.optional(identifier),
   patch_sha256: v.optional(sha256),
+  /** SHA-256 of the sealed run's results.json the credit was scored on: the gate checks the same bytes show every test passing. */
+  results_sha256: v.optional(sha256),
+  /** JUnit cases no test file of the tree defines: they earn nothing. */
+  undefined_tests: v.optional(uniqueStrings(identifier, 'undefined tests')),
   changed: v.optional(uniqueStrings(identifier, 'changed symbols')),
   uncreditable: v.optional(uniqueStrings(identifier, 'uncreditable files')),
   evidence: v.optional(v.record(identifier, EvidenceSchema)),

@@ -8,6 +8,7 @@ import { readRepoRoot, resolveCommit, startPatchApply, type FileContents, type P
 import { GIT_HEADER, parseGitPatch, pathOf, type PatchFile } from '../diff/parse.js';
 import { finishComparison, newComparison, type ComparisonState } from './compare.js';
 import { compareJob, drainQueue, isScript, JobQueue, loadParser, mergeComparison, queueOrder, totalBytes, type FileJob } from './jobs.js';
+import { checkPolicySurface } from '../policy/surface.js';
 import type { ExtractOptions } from './model.js';
 import { ChangedSchema, type Changed, type ChangedFile } from './schema.js';
 import { ParseWorkers } from './workers.js';
@@ -128,6 +129,18 @@ async function extractApplied(input: ExtractChangedInput, label: string, base: s
   const contents = parsed.value.empty ? new Map<PatchFile, FileContents>() : await apply.contents(parsed.value);
   // The temporary files go while the files are parsed.
   const closed = apply.close();
+  // The patch may not change how it is graded: refuse before any symbol is listed.
+  const surface = checkPolicySurface(
+    parsed.value.files.map((file) => {
+      const c = contents.get(file);
+      return { oldPath: file.oldPath, newPath: file.newPath, contents: c === undefined ? { problem: 'git gave no contents' } : { oldBytes: c.oldBytes, newBytes: c.newBytes } };
+    }),
+    { policyFiles: input.config.policyFiles, testCommand: input.config.test.command },
+  );
+  if (surface.length > 0) {
+    await closed;
+    throw new SealgateError('E_POLICY_CHANGED', surface);
+  }
 
   const files: ChangedFile[] = [];
   const uncreditable: string[] = [];

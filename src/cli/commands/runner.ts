@@ -36,11 +36,12 @@ export const command: Command = {
   usage: `Usage: sealgate runner --runner-job R [--repo DIR] [--seed S] [--now T] [--verbose]
 
 The runner job in one command, in the spec's order, a line per step on stderr:
+  symbols   sealgate symbols on the record's patch: review/runner/changed.json; first, so
+            a patch that touches the policy surface (E_POLICY_CHANGED) never runs
   seal      sealgate seal (fixtures, clock, locale from sealgate.config.json; seed from
             --seed or $SEED); resealing identical bytes changes nothing
   verify    sealgate seal --verify: the digest recomputed right before the tests
   run       sealgate run: the tests on the sealed digest, logs hidden
-  symbols   sealgate symbols on the record's patch: review/runner/changed.json
   credit    sealgate credit: the mutation oracle; cases.json and credit.json
   publish   sealgate publish: the logs become readable, after the seal only
 then the full audit (sealgate verify) on the files it wrote, whose code is printed on
@@ -72,10 +73,10 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
     const record = readDocument(layoutPath(repo, 'record'), RecordSchema, 'json', LAYOUT.record);
     const job = ['--runner-job', runner, '--repo', repo];
     const plan: [string, string, string[]][] = [
+      ['symbols', 'symbols', ['--patch', resolve(repo, record.patch_path), '--repo', repo]],
       ['seal', 'seal', [...job, ...(values.seed !== undefined ? ['--seed', values.seed] : [])]],
       ['verify', 'seal', ['--verify', '--repo', repo]],
       ['run', 'run', job],
-      ['symbols', 'symbols', ['--patch', resolve(repo, record.patch_path), '--repo', repo]],
       ['credit', 'credit', job],
       ['publish', 'publish', job],
     ];
