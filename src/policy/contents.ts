@@ -27,7 +27,8 @@ export function applyHunks(old: string, hunks: readonly StructuredPatchHunk[]): 
   const out: Line[] = [];
   let at = 0;
   for (const [k, h] of hunks.entries()) {
-    const start = h.oldLines === 0 ? h.oldStart : h.oldStart - 1;
+    // jsdiff already moves an insertion's `-a,0` to a + 1, so every hunk starts at oldStart - 1.
+    const start = h.oldStart - 1;
     if (start < at || start > src.length) throw new Error(`hunk ${k + 1} starts at line ${h.oldStart}, outside the file or before the previous hunk`);
     while (at < start) out.push(src[at++] as Line);
     for (const [j, l] of h.lines.entries()) {

@@ -41,8 +41,8 @@ export function commandPolicyFiles(command: readonly string[] | undefined): stri
   const [program] = command;
   const out: string[] = [];
   if (program !== undefined && program.includes('/') && !program.startsWith('/')) out.push(program.replace(/^\.\//, ''));
-  // Root Makefiles only: a pattern with "/" is anchored at the root.
-  if (program === 'make' || program === 'gmake') out.push('./Makefile', './makefile', './GNUmakefile');
+  // Any Makefile (a name without "/" matches at any depth; `make -C dir` reads another one).
+  if (program === 'make' || program === 'gmake') out.push('Makefile', 'makefile', 'GNUmakefile', '*.mk');
   return out;
 }
 
