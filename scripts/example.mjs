@@ -118,7 +118,7 @@ step('author', 'try to read the logs before the seal', ['logs'], 'E_DIGEST_OPEN'
 must('git', ['apply', 'patches/001.diff']);
 out(`[runner  ] git apply patches/001.diff`);
 out();
-step('runner', 'the runner job: seal, verify, run, symbols, credit, publish', ['runner', '--runner-job', RUNNER_1, '--seed', SEED], 'E_CREDIT_MISSING', { lines: 20 });
+step('runner', 'the runner job: symbols, seal, verify, run, credit, publish', ['runner', '--runner-job', RUNNER_1, '--seed', SEED], 'E_CREDIT_MISSING', { lines: 20 });
 if (isRoot) {
   const peek = sh(process.execPath, ['-e', `require('fs').readdirSync(${JSON.stringify(join(repo, 'review/runner/logs'))})`], { uid: AUTHOR_UID });
   out(`[author  ] read review/runner/logs/ directly: ${peek.status === 0 ? 'READABLE (barrier failed)' : 'permission denied (the hidden store is 0700, the runner\'s)'}`);

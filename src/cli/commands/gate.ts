@@ -9,15 +9,20 @@ import type { Command } from '../context.js';
 import { formatJson, formatReasons } from '../report.js';
 
 export const command: Command = {
-  usage: `Usage: sealgate gate --record R --credit C [--freeze F] --now T [--repo DIR] [--config FILE] [--explain | --json]
+  usage: `Usage: sealgate gate --record R --credit C [--freeze F] [--results FILE] --now T [--repo DIR] [--base REV] [--config FILE] [--explain | --json]
 
 Decides one proposal and prints exactly one code on stdout: ALLOW or a reject code.
 
   --record R     the proposal record (JSON, or YAML by .yaml/.yml extension)
   --credit C     the runner's credit file (JSON); a missing file is E_CREDIT_MISSING
   --freeze F     a flake freeze (JSON), optional
+  --results FILE the sealed run's results.json, bound by the credit's results_sha256
+                 (default: results.json beside the credit file); ALLOW needs every case
+                 passed or skipped but the one a freeze waives
   --now T        the review clock, RFC 3339 with an offset, e.g. 2026-10-12T12:00:00Z
   --repo DIR     the repository the record's patch_path is inside (default: .)
+  --base REV     the commit the patch applies to, read for the test sections of a changed
+                 package.json, pyproject.toml or setup.cfg (default: HEAD of --repo)
   --config FILE  a sealgate config (default: sealgate.config.json|yaml in --repo)
   --explain      a full human account on stderr
   --json         a machine-readable account on stderr
@@ -29,6 +34,8 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
       record: { type: 'string' },
       credit: { type: 'string' },
       freeze: { type: 'string' },
+      results: { type: 'string' },
+      base: { type: 'string' },
       now: { type: 'string' },
       repo: { type: 'string' },
       config: { type: 'string' },
@@ -42,6 +49,8 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
       credit: resolve(ctx.cwd, requireOption(values.credit, 'credit')),
       freeze: values.freeze === undefined ? undefined : resolve(ctx.cwd, requireOption(values.freeze, 'freeze')),
       repo,
+      ...(values.results === undefined ? {} : { results: resolve(ctx.cwd, requireOption(values.results, 'results')) }),
+      ...(values.base === undefined ? {} : { base: requireOption(values.base, 'base') }),
     };
     const config = readConfig(repo, values.config === undefined ? undefined : resolve(ctx.cwd, values.config));
     const inputs = readGateInputs(paths, config, now);
