@@ -7,7 +7,10 @@ import { readRepoRoot, resolveCommit, runGit } from '../diff/git.js';
 import { GIT_HEADER, type ParsedPatch, type PatchFile } from '../diff/parse.js';
 import { isMixedPolicyFile, type SurfaceContents, type SurfaceFile } from './surface.js';
 
-type Line = { text: string; nl: boolean };
+interface Line {
+  text: string;
+  nl: boolean;
+}
 
 function toLines(text: string): Line[] {
   if (text === '') return [];
@@ -42,7 +45,7 @@ export function applyHunks(old: string, hunks: readonly StructuredPatchHunk[]): 
       }
       if (mark !== ' ' && mark !== '-') throw new Error(`hunk ${k + 1}: unexpected line "${l.slice(0, 40)}"`);
       const cur = src[at];
-      if (cur === undefined || cur.text !== text || cur.nl === noEol) throw new Error(`hunk ${k + 1} does not match the base at line ${at + 1}`);
+      if (cur?.text !== text || cur.nl === noEol) throw new Error(`hunk ${k + 1} does not match the base at line ${at + 1}`);
       at++;
       if (mark === ' ') out.push(cur);
     }

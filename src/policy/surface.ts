@@ -115,7 +115,7 @@ export function iniTestSections(text: string): JsonValue {
   const sections = new Map<string, string[]>();
   let current: string[] | null = null;
   for (const [k, line] of lines.entries()) {
-    if (/^\[/.test(line)) {
+    if (line.startsWith('[')) {
       const m = /^\[(.+)\]\s*(?:[#;].*)?$/.exec(line);
       if (!m) throw new Error(`line ${k + 1}: malformed section header`);
       const name = (m[1] as string).trim().toLowerCase();
