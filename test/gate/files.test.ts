@@ -87,7 +87,7 @@ test('the sealed results: absent, another run, a failing case, or no case is not
     const bytes = json({ ...resultsJson, exit_code: exit, cases });
     return { ...files(false), results: bytes, credit: json({ ...credit, results_sha256: sha256Hex(bytes) }) };
   };
-  const [a, b] = resultsJson.cases as [Record<string, unknown>, Record<string, unknown>];
+  const [a, b] = resultsJson.cases as unknown as [Record<string, unknown>, Record<string, unknown>];
   assert.equal(run(failing([a, { ...b, status: 'failed' }], 1)), 'E_TESTS_FAILED');
   assert.equal(run(failing([], 0)), 'E_TESTS_FAILED');
   assert.equal(run(failing([a, { ...b, status: 'skipped' }], 0)), 'ALLOW');

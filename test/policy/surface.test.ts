@@ -4,11 +4,11 @@ import { parsePatch } from 'diff';
 import fc from 'fast-check';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { applyHunks, namesMixedFile } from '../../src/policy/contents.js';
-import { checkPolicySurface, iniTestSections, mixedSection, type SurfaceFile } from '../../src/policy/surface.js';
+import { checkPolicySurface, iniTestSections, mixedSection, type SurfaceFile, type SurfacePolicy } from '../../src/policy/surface.js';
 
 const enc = (s: string): Uint8Array => Buffer.from(s, 'utf8');
-const policy = { policyFiles: DEFAULT_CONFIG.policyFiles, testCommand: ['npm', 'test'] };
-const codes = (files: SurfaceFile[], p = policy): string[] => checkPolicySurface(files, p).map((f) => `${f.code} ${f.path}`);
+const policy: SurfacePolicy = { policyFiles: DEFAULT_CONFIG.policyFiles, testCommand: ['npm', 'test'] };
+const codes = (files: SurfaceFile[], p: SurfacePolicy = policy): string[] => checkPolicySurface(files, p).map((f) => `${f.code} ${f.path}`);
 const modified = (path: string, before: string, after: string): SurfaceFile => ({ oldPath: path, newPath: path, contents: { oldBytes: enc(before), newBytes: enc(after) } });
 
 test('whole policy files: added, changed, deleted, renamed from or to, at the anchored paths', () => {

@@ -78,6 +78,8 @@ test('html report: hostile ids are shown as text and fetch nothing', { skip }, a
     deleted: [],
     typeOnly: [],
     uncreditable: [],
+    undefinedTests: ['pricing::<b>made up</b>'],
+    importedTests: [{ path: 'src/spec/<i>x</i>.ts', importedBy: css }],
     tautologies: [],
     insensitive: [],
     freeze: { freezeId: 'fz-1', authorJob: 'r', testId: FLAKE, expiresAt: NOW, checks: [{ name: 'n', ok: false, expected: '<b>', actual: '<i>' }] },
