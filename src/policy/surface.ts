@@ -11,6 +11,12 @@ export { DEFAULT_POLICY_FILES } from '../config/schema.js';
 /** Files of which only some parts are policy; the rest (dependencies, metadata) may change. */
 export const MIXED_POLICY_FILES: readonly string[] = ['package.json', 'pyproject.toml', 'setup.cfg'];
 
+/**
+ * The sealgate config is policy whatever `policyFiles` says: until the policy is read at the
+ * base commit, a patched config could otherwise drop itself from the list it is judged by.
+ */
+export const ALWAYS_POLICY_FILES: readonly string[] = ['sealgate.config.json', 'sealgate.config.yaml', 'sealgate.config.yml'];
+
 export interface SurfacePolicy {
   /** Whole-file policy globs (DEFAULT_POLICY_FILES unless the config says otherwise). */
   readonly policyFiles: readonly string[];
@@ -171,7 +177,7 @@ function canonical(v: JsonValue): string {
  * between the two sides, or when either side cannot be read strictly (fail closed).
  */
 export function checkPolicySurface(files: readonly SurfaceFile[], policy: SurfacePolicy): Finding[] {
-  const whole = [...policy.policyFiles, ...commandPolicyFiles(policy.testCommand)];
+  const whole = [...ALWAYS_POLICY_FILES, ...policy.policyFiles, ...commandPolicyFiles(policy.testCommand)];
   const out: Finding[] = [];
   for (const file of files) {
     const names = [...new Set([file.oldPath, file.newPath].filter((p): p is string => p !== null))];

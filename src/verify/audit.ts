@@ -57,10 +57,11 @@ const EARLY_CODES: readonly DecisionCode[] = [...JOB_CODES, 'E_POLICY_CHANGED'];
  * then the gate's findings in its precedence. ALLOW only when all are silent.
  */
 export function combineAudit(decision: Decision, steps: readonly AuditStep[]): { code: DecisionCode; decisive: Finding | null; findings: Finding[] } {
-  const jobs = decision.findings.filter((f) => EARLY_CODES.includes(f.code));
+  const jobs = decision.findings.filter((f) => JOB_CODES.includes(f.code));
+  const policy = decision.findings.filter((f) => f.code === 'E_POLICY_CHANGED');
   const audit = steps.filter((s) => s.stage !== 'gate').flatMap((s) => s.findings);
   const rest = decision.findings.filter((f) => !EARLY_CODES.includes(f.code));
-  const findings = [...jobs, ...audit, ...rest];
+  const findings = [...jobs, ...policy, ...audit, ...rest];
   const decisive = findings[0] ?? null;
   return { code: decisive ? decisive.code : 'ALLOW', decisive, findings };
 }

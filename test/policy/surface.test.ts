@@ -34,6 +34,8 @@ test('whole policy files: added, changed, deleted, renamed from or to, at the an
 
 test('policyFiles from the config replace the defaults; a test command that is a repository script is policy', () => {
   assert.deepEqual(codes([{ oldPath: null, newPath: '.npmrc' }], { policyFiles: ['ci/**'], testCommand: undefined }), []);
+  // the sealgate config stays policy even when a config leaves it out
+  assert.equal(codes([{ oldPath: 'sealgate.config.json', newPath: 'sealgate.config.json' }], { policyFiles: [], testCommand: undefined }).length, 1);
   assert.equal(codes([{ oldPath: 'ci/run', newPath: 'ci/run' }], { policyFiles: ['ci/**'], testCommand: undefined }).length, 1);
   assert.equal(codes([{ oldPath: 'scripts/test.sh', newPath: 'scripts/test.sh' }], { policyFiles: [], testCommand: ['./scripts/test.sh'] }).length, 1);
   assert.equal(codes([{ oldPath: 'Makefile', newPath: 'Makefile' }], { policyFiles: [], testCommand: ['make', 'test'] }).length, 1);
