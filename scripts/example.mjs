@@ -119,7 +119,7 @@ step('author', 'record the proposal before any test runs', ['propose', '--author
 step('author', 'try to read the logs before the seal', ['logs'], 'E_DIGEST_OPEN');
 out('[runner  ] no `git apply`: the runner builds its own tree from the record (base_commit + patches/001.diff)');
 out();
-step('runner', 'the runner job: tree, seal, verify, run, symbols, credit, publish', ['runner', '--runner-job', RUNNER_1, '--seed', SEED], 'E_CREDIT_MISSING', { lines: 20 });
+step('runner', 'the runner job: tree, symbols, seal, verify, run, credit, publish', ['runner', '--runner-job', RUNNER_1, '--seed', SEED], 'E_CREDIT_MISSING', { lines: 20 });
 if (isRoot) {
   const peek = sh(process.execPath, ['-e', `require('fs').readdirSync(${JSON.stringify(join(repo, 'review/runner/logs'))})`], { uid: AUTHOR_UID });
   out(`[author  ] read review/runner/logs/ directly: ${peek.status === 0 ? 'READABLE (barrier failed)' : 'permission denied (the hidden store is 0700, the runner\'s)'}`);

@@ -22,6 +22,26 @@ export const DEFAULT_TEST_PATTERNS: readonly string[] = [
 /** Files that can change no behaviour: never credited, never required. */
 export const DEFAULT_IGNORE_PATTERNS: readonly string[] = ['*.md', '*.markdown', '*.rst', 'LICENSE', 'LICENSE.*', 'NOTICE', 'AUTHORS', '.gitignore', '.editorconfig'];
 
+/**
+ * Whole files that are policy. Globs are anchored like every other pattern: without `/`
+ * a name at any depth, with `/` the whole path from the repository root.
+ */
+export const DEFAULT_POLICY_FILES: readonly string[] = [
+  // sealgate's own config
+  'sealgate.config.json', 'sealgate.config.yaml', 'sealgate.config.yml',
+  // CI definitions
+  '.github/**', '.gitlab-ci.yml', '.gitlab/**', '.circleci/**', 'azure-pipelines.yml', 'azure-pipelines.yaml', '.azure-pipelines/**',
+  'Jenkinsfile', '.buildkite/**', '.travis.yml', 'bitbucket-pipelines.yml', '.drone.yml', '.woodpecker.yml', '.woodpecker/**',
+  'appveyor.yml', '.appveyor.yml', '.ci/**',
+  // package-manager rc files: registries, scripts and hooks that run at install or test time
+  '.npmrc', '.yarnrc', '.yarnrc.yml', '.yarn/plugins/**', '.yarn/releases/**', '.pnpmfile.cjs', '.pnpmfile.mjs', 'pnpm-workspace.yaml',
+  'bunfig.toml', 'pip.conf', 'pip.ini', '.pip/**', 'uv.toml',
+  // test runners and the transforms they load
+  'vitest.config.*', 'vitest.workspace.*', 'vite.config.*', 'jest.config.*', 'ava.config.*', 'karma.conf.*', '.mocharc', '.mocharc.*',
+  'playwright.config.*', 'cypress.config.*', 'babel.config.*', '.babelrc', '.babelrc.*', '.swcrc', 'tsconfig*.json', 'jsconfig*.json',
+  'pytest.ini', 'tox.ini', 'noxfile.py', 'conftest.py',
+];
+
 const positiveInt = (max: number) => v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'), v.maxValue(max, `must be at most ${max}`));
 
 export const ConfigSchema = v.strictObject({
@@ -32,6 +52,10 @@ export const ConfigSchema = v.strictObject({
   extraTestPatterns: v.optional(uniqueStrings(glob, 'patterns')),
   /** Replaces the default ignore patterns. */
   ignorePatterns: v.optional(uniqueStrings(glob, 'patterns')),
+  /** Replaces the default policy files (the policy surface: E_POLICY_CHANGED). */
+  policyFiles: v.optional(uniqueStrings(glob, 'patterns')),
+  /** Added to the default policy files. */
+  extraPolicyFiles: v.optional(uniqueStrings(glob, 'patterns')),
   /** Fixture globs hashed into the sealed digest. */
   fixtures: v.optional(v.pipe(uniqueStrings(glob, 'patterns'), v.minLength(1, 'list at least one fixture glob'))),
   /** Clock mode: "frozen", "frozen:<RFC 3339 instant>" or "live". */
@@ -65,6 +89,8 @@ export type ConfigFile = v.InferOutput<typeof ConfigSchema>;
 export interface Config {
   readonly testPatterns: readonly string[];
   readonly ignorePatterns: readonly string[];
+  /** Whole-file policy globs; a patch touching one is E_POLICY_CHANGED. */
+  readonly policyFiles: readonly string[];
   readonly fixtures: readonly string[] | undefined;
   readonly clock: string | undefined;
   readonly locale: string | undefined;
@@ -86,6 +112,7 @@ export function normaliseConfig(file: ConfigFile): Config {
   return {
     testPatterns: [...(file.testPatterns ?? DEFAULT_TEST_PATTERNS), ...(file.extraTestPatterns ?? [])],
     ignorePatterns: file.ignorePatterns ?? DEFAULT_IGNORE_PATTERNS,
+    policyFiles: [...(file.policyFiles ?? DEFAULT_POLICY_FILES), ...(file.extraPolicyFiles ?? [])],
     fixtures: file.fixtures,
     clock: file.clock,
     locale: file.locale,

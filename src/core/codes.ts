@@ -4,6 +4,7 @@ export const DECISION_CODES = [
   'ALLOW',
   'E_SHARED_JOB',
   'E_JOB_MISSING',
+  'E_POLICY_CHANGED',
   'E_EMPTY_DIFF',
   'E_TEST_ONLY',
   'E_DIGEST_OPEN',
@@ -13,6 +14,7 @@ export const DECISION_CODES = [
   'E_FREEZE_UNBOUND',
   'E_FREEZE_COVERS_CREDIT',
   'E_FREEZE_EXPIRED',
+  'E_TESTS_FAILED',
   'E_INPUT_INVALID',
   'E_INTERNAL',
 ] as const;
@@ -52,6 +54,12 @@ export const CODE_INFO = {
     nextStep: 'Fill both ids.',
     exit: 1,
     spec: 'Stable reject codes',
+  },
+  E_POLICY_CHANGED: {
+    condition: 'The patch adds, changes, renames or deletes a file that configures the gate or how tests are found and run (the policy surface), or the test section of a mixed file such as package.json.',
+    nextStep: "A human lands that change on the base branch first; an agent's proposal cannot change how it is graded.",
+    exit: 1,
+    spec: 'Section 4, "the author job does not get to mark a symbol covered" (no code in the spec)',
   },
   E_EMPTY_DIFF: {
     condition: 'The patch changes nothing.',
@@ -106,6 +114,12 @@ export const CODE_INFO = {
     nextStep: 'New digest, new waiver.',
     exit: 1,
     spec: 'Section 5',
+  },
+  E_TESTS_FAILED: {
+    condition: 'A case of the sealed run failed (or errored) without a valid freeze waiving it, the run did not finish cleanly, it ran no test case at all, or its results are not bound to the credit.',
+    nextStep: 'Fix the failing test in a new proposal, or have a reviewer file a freeze for a noisy test that bears no credit.',
+    exit: 1,
+    spec: 'Section 5, "a freeze is optional; omit it when the required tests passed" (no code in the spec)',
   },
   E_INPUT_INVALID: {
     condition: 'A file is missing, unreadable, truncated, not the declared format, or fails its schema; or the arguments are bad.',

@@ -8,7 +8,7 @@ import { listTreeFiles } from '../tree/list.js';
 import { readDocument } from '../core/document.js';
 import { SealgateError, inputInvalid } from '../core/errors.js';
 import { digestsEqual, sameJob, sha256Hex } from '../core/ids.js';
-import { readBoundedFile, writeFileAtomic } from '../core/io.js';
+import { readBoundedFile, writeFileAtomic, MAX_INPUT_BYTES } from '../core/io.js';
 import { toJsonText } from '../core/json.js';
 import { LAYOUT, layoutPath } from '../core/layout.js';
 import { parseInstant, type Instant } from '../core/time.js';
@@ -16,7 +16,7 @@ import { resolveInRepo } from '../gate/read.js';
 import { readRecordFile } from '../record/file.js';
 import { readSealParams, reopenSeal, verifySeal } from '../seal/seal.js';
 import { findLibfaketime, pinnedEnv, planClock } from '../runner/env.js';
-import { readResults, type Results } from '../runner/results.js';
+import { parseResults, type Results } from '../runner/results.js';
 import { ChangedSchema, type Changed } from '../symbols/schema.js';
 import { mutatePy } from './mutate-py.js';
 import { mutateTs, type SymbolMutants } from './mutate-ts.js';
@@ -157,7 +157,10 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   if (!digestsEqual(changed.patch_sha256, patchSha)) throw inputInvalid(`${LAYOUT.changed}#patch_sha256`, "changed.json was extracted from other patch bytes than the record's patch");
   if (record.patch_sha256 !== undefined && !digestsEqual(record.patch_sha256, patchSha)) throw inputInvalid(`${recordRel}#patch_sha256`, 'the patch file changed after the proposal was recorded');
   if (changed.base !== opts.tree.baseCommit) throw inputInvalid(`${LAYOUT.changed}#base`, `changed.json was extracted on base ${changed.base}, not the record's ${opts.tree.baseCommit}`);
-  const results = readResults(repo);
+  const resultsBytes = readBoundedFile(layoutPath(repo, 'results'), MAX_INPUT_BYTES * 8, LAYOUT.results);
+  const parsedResults = parseResults(resultsBytes);
+  if (!parsedResults.ok) throw new SealgateError('E_INPUT_INVALID', parsedResults.findings);
+  const results = parsedResults.value;
   if (!digestsEqual(results.digest, digest)) throw inputInvalid(`${LAYOUT.results}#digest`, `the results are from digest ${results.digest}, not the sealed ${digest}; run the tests again`);
   if (!sameJob(results.runner_job, runnerJob)) throw inputInvalid(`${LAYOUT.results}#runner_job`, `the results were written by "${results.runner_job}", not "${runnerJob}"`);
   const junit = opts.config.test.junit;
@@ -172,7 +175,10 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   const sources = await readTestSources(root, opts.config, opts.config.credit.assertionFunctions, listTreeFiles(root));
   const { caseSources, verdicts } = classifyCases(results.cases, sources);
   const baselineProblem = checkBaseline(results);
-  const eligible = new Set(baselineProblem === null ? results.cases.filter((c) => c.status === 'passed').map((c) => c.id) : []);
+  // A case no test file of the tree defines (a name the reporter made up) earns nothing.
+  const undefinedTests = results.cases.filter((c) => (caseSources.get(c.id)?.files.length ?? 0) === 0).map((c) => c.id);
+  const undefinedSet = new Set(undefinedTests);
+  const eligible = new Set(baselineProblem === null ? results.cases.filter((c) => c.status === 'passed' && !undefinedSet.has(c.id)).map((c) => c.id) : []);
   const { plans, unsupported } = await planSymbols(root, changed, opts.config.credit.mutantBudget, params.seed);
 
   let oracle: OracleResult | null = null;
@@ -195,7 +201,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
       ...(opts.progress ? { progress: opts.progress } : {}),
     });
   }
-  const scored = toScored({ changed, results, digest, runnerJob, proposalId: record.proposal_id, treeId: opts.tree.treeId, verdicts, plans, unsupported, baselineProblem: baselineProblem ?? (eligible.size === 0 ? 'no test passed on the sealed baseline run' : null), oracle });
+  const scored = toScored({ changed, results, resultsSha256: sha256Hex(resultsBytes), undefinedTests, digest, runnerJob, proposalId: record.proposal_id, treeId: opts.tree.treeId, verdicts, plans, unsupported, baselineProblem: baselineProblem ?? (eligible.size === 0 ? 'no test passed on the sealed baseline run' : null), oracle });
   // What we write must pass the schemas the gate and `--cases` read.
   for (const [schema, value, label] of [[CreditSchema, scored.credit, LAYOUT.credit], [CaseFileSchema, scored.cases, LAYOUT.cases]] as const) {
     const r = checkSchema(schema, value, label);

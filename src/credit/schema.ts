@@ -38,6 +38,10 @@ export const CreditSchema = v.strictObject({
   /** The base commit and the runner's tree id the credit was scored on. */
   base_commit: v.optional(gitObjectId),
   tree: v.optional(gitObjectId),
+  /** SHA-256 of the sealed run's results.json the credit was scored on: the gate checks the same bytes show every test passing. */
+  results_sha256: v.optional(sha256),
+  /** JUnit cases no test file of the tree defines: they earn nothing. */
+  undefined_tests: v.optional(uniqueStrings(identifier, 'undefined tests')),
   changed: v.optional(uniqueStrings(identifier, 'changed symbols')),
   uncreditable: v.optional(uniqueStrings(identifier, 'uncreditable files')),
   evidence: v.optional(v.record(identifier, EvidenceSchema)),

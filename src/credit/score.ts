@@ -9,6 +9,10 @@ import type { Case, CaseFile, Credit, Evidence, MutantEvidence } from './schema.
 export interface ScoreParts {
   readonly changed: Changed;
   readonly results: Results;
+  /** SHA-256 of the results.json bytes scored (the gate checks the same bytes). */
+  readonly resultsSha256?: string;
+  /** Result cases no test file defines: never credited, listed in the credit. */
+  readonly undefinedTests?: readonly string[];
   readonly digest: string;
   readonly runnerJob: string;
   readonly proposalId: string;
@@ -115,6 +119,8 @@ export function toScored(x: ScoreParts): Scored {
     patch_sha256: x.changed.patch_sha256,
     base_commit: x.changed.base,
     ...(x.treeId !== undefined ? { tree: x.treeId } : {}),
+    ...(x.resultsSha256 === undefined ? {} : { results_sha256: x.resultsSha256 }),
+    ...(x.undefinedTests === undefined ? {} : { undefined_tests: sorted(x.undefinedTests) }),
     changed: [...x.changed.changed],
     uncreditable: [...x.changed.uncreditable],
     evidence,

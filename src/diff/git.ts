@@ -439,3 +439,34 @@ export async function readPatchContents(root: string, base: string, patchBytes: 
     await apply.close();
   }
 }
+
+/** Every blob path of a commit's tree. */
+export function listTree(root: string, rev: string): string[] {
+  const r = runGit(root, ['ls-tree', '-r', '-z', '--full-tree', '--name-only', rev]);
+  if (r.status !== 0) throw new SealgateError('E_INTERNAL', `git ls-tree ${rev}: ${r.stderr.trim()}`);
+  return r.stdout.toString('utf8').split('\0').filter((p) => p !== '');
+}
+
+/** The bytes of `paths` at `rev`, in one `git cat-file --batch`; a path that is not a blob there is left out. */
+export function readBlobsAt(root: string, rev: string, paths: readonly string[]): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  const asked = paths.filter((p) => !p.includes('\n'));
+  if (asked.length === 0) return out;
+  const r = runGit(root, ['cat-file', '--batch'], { input: asked.map((p) => `${rev}:${p}\n`).join('') });
+  if (r.status !== 0) throw new SealgateError('E_INTERNAL', `git cat-file --batch: ${r.stderr.trim()}`);
+  let at = 0;
+  for (const p of asked) {
+    const nl = r.stdout.indexOf(0x0a, at);
+    if (nl < 0) break;
+    const header = r.stdout.subarray(at, nl).toString('utf8');
+    const m = /^[0-9a-f]+ (\w+) (\d+)$/.exec(header);
+    if (!m) {
+      at = nl + 1; // "<name> missing" or "ambiguous"
+      continue;
+    }
+    const size = Number(m[2]);
+    if (m[1] === 'blob') out.set(p, r.stdout.subarray(nl + 1, nl + 1 + size));
+    at = nl + 1 + size + 1;
+  }
+  return out;
+}

@@ -6,6 +6,7 @@ import type { Credit } from '../credit/schema.js';
 import type { FileClass } from '../diff/classify.js';
 import type { Freeze } from '../freeze/schema.js';
 import type { ProposalRecord } from '../record/schema.js';
+import type { Results } from '../runner/results.js';
 
 /** Everything the decision reads, already parsed and schema-checked. No I/O below this line. */
 export interface GateInputs {
@@ -14,9 +15,13 @@ export interface GateInputs {
   readonly patchFiles: readonly { readonly path: string; readonly class: FileClass }[];
   /** SHA-256 of the patch bytes the gate read. */
   readonly patchSha256: string;
+  /** What `checkPolicySurface` found: the patch touches the policy surface (E_POLICY_CHANGED). */
+  readonly surface: readonly Finding[];
   /** null: no credit file (no property run). */
   readonly credit: Credit | null;
   readonly freeze: Freeze | null;
+  /** The sealed run's results and the SHA-256 of their bytes; null: no results file. */
+  readonly results: { readonly value: Results; readonly sha256: string } | null;
   /** What the runner's own files say, when present beside the record. */
   readonly runnerFiles: { readonly status: string | null; readonly digest: string | null };
   readonly now: Instant;
@@ -48,6 +53,11 @@ function checkJobs(x: GateInputs): Finding[] {
     if (sameJob(fa, x.freeze.runner_job)) out.push(f('E_SHARED_JOB', 'freeze', 'the freeze names the same job as its author and its runner'));
   }
   return out;
+}
+
+/** The patch may not change how it is graded: computed by checkPolicySurface, reported here. */
+function checkPolicy(x: GateInputs): Finding[] {
+  return [...x.surface];
 }
 
 function checkEmpty(x: GateInputs): Finding[] {
@@ -106,6 +116,14 @@ function checkCreditBound(x: GateInputs): Finding[] {
   if (c.patch_sha256 !== undefined && !digestsEqual(c.patch_sha256, x.patchSha256)) {
     out.push(f('E_CREDIT_UNBOUND', 'credit#patch_sha256', "credit was scored on other patch bytes than the record's patch"));
   }
+  const res = x.results;
+  if (res !== null) {
+    if (c.results_sha256 !== undefined && !digestsEqual(c.results_sha256, res.sha256)) {
+      out.push(f('E_CREDIT_UNBOUND', 'credit#results_sha256', `the credit was scored on other results than the results file the gate read (sha256 ${res.sha256})`));
+    }
+    if (!digestsEqual(res.value.digest, c.digest)) out.push(f('E_CREDIT_UNBOUND', 'results#digest', `the results are from digest ${res.value.digest}, not the credit's ${c.digest}`));
+    if (r.runner_job && !sameJob(res.value.runner_job, r.runner_job)) out.push(f('E_CREDIT_UNBOUND', 'results#runner_job', `the results were written by "${res.value.runner_job}", not the record's runner "${r.runner_job}"`));
+  }
   return out;
 }
 
@@ -155,9 +173,42 @@ function checkFreeze(x: GateInputs): Finding[] {
   return out;
 }
 
+/**
+ * Why the sealed run does not show the suite passing, pure: every case passed or was skipped,
+ * except the one test a (valid) freeze waives; at least one case ran; the run finished on its
+ * own with a readable JUnit report, and a non-zero exit is explained by a waived failure.
+ */
+export function checkSealedRun(results: Results, waived: string | null): Finding[] {
+  const out: Finding[] = [];
+  const bad = (path: string, detail: string): void => void out.push(f('E_TESTS_FAILED', `results${path}`, detail));
+  if (results.timed_out) bad('#timed_out', 'the sealed run timed out');
+  if (results.signal !== null) bad('#signal', `the sealed run was killed by ${results.signal}`);
+  const unusable = results.junit.filter((j) => j.status !== 'ok');
+  if (unusable.length > 0) bad('#junit', `JUnit report(s) ${unusable.map((j) => `${j.path} (${j.status})`).join(', ')} unusable`);
+  if (results.cases.length === 0) bad('#cases', 'the sealed run holds no test case: nothing shows the suite passed');
+  const failing = results.cases.filter((c) => c.status === 'failed' || c.status === 'error');
+  const unwaived = failing.filter((c) => c.id !== waived);
+  if (unwaived.length > 0) {
+    const names = unwaived.slice(0, 10).map((c) => `"${c.id}" (${c.status})`).join(', ');
+    bad('#cases', `${unwaived.length} sealed case(s) failed without a freeze: ${names}${unwaived.length > 10 ? `, and ${unwaived.length - 10} more` : ''}`);
+  }
+  if (results.exit_code !== null && results.exit_code !== 0 && failing.length === 0) bad('#exit_code', `the test command exited ${results.exit_code} although no case failed`);
+  return out;
+}
+
+/** ALLOW needs the sealed results, bound to the credit, to show every test passing but a frozen one. */
+function checkTestsPassed(x: GateInputs): Finding[] {
+  const c = x.credit;
+  if (!c) return [];
+  if (c.results_sha256 === undefined) return [f('E_TESTS_FAILED', 'credit#results_sha256', 'the credit does not bind the sealed results (sealgate credit writes results_sha256), so nothing shows the tests passed')];
+  if (x.results === null) return [f('E_TESTS_FAILED', 'results', 'no sealed results file (review/runner/results.json, or gate --results): nothing shows the tests passed')];
+  return checkSealedRun(x.results.value, x.freeze?.test_id ?? null);
+}
+
 /** The spec's precedence, first match wins. Input validity is settled before this runs. */
 export const RULES: readonly Rule[] = [
   checkJobs,
+  checkPolicy,
   checkEmpty,
   checkTestOnly,
   checkCreditPresent,
@@ -166,6 +217,7 @@ export const RULES: readonly Rule[] = [
   checkCreditBound,
   checkCreditPass,
   checkFreeze,
+  checkTestsPassed,
 ];
 
 /** The merge decision: pure, total, and ALLOW only when every rule is silent. */

@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { parseDocument, formatFor } from '../core/document.js';
 import { SealgateError, inputInvalid, type Finding } from '../core/errors.js';
@@ -13,7 +13,10 @@ import { CreditSchema } from '../credit/schema.js';
 import { classifyFile } from '../diff/classify.js';
 import { parseGitPatch, pathOf } from '../diff/parse.js';
 import { FreezeSchema } from '../freeze/schema.js';
+import { readSurfaceFiles, namesMixedFile } from '../policy/contents.js';
+import { checkPolicySurface, type SurfaceFile } from '../policy/surface.js';
 import { RecordSchema } from '../record/schema.js';
+import { parseResults } from '../runner/results.js';
 import type { GateInputs } from './decide.js';
 
 /** Cap on a patch file. */
@@ -29,6 +32,13 @@ export interface GateFiles {
   readonly patch: Uint8Array | Finding;
   readonly digestTxt: Uint8Array | null;
   readonly statusTxt: Uint8Array | null;
+  /** The sealed run's results.json; null when absent. */
+  readonly results: Uint8Array | null;
+  /**
+   * The patch's files with both sides of any mixed policy file (package.json, pyproject.toml,
+   * setup.cfg), read from the base; null when not gathered (a mixed file then fails closed).
+   */
+  readonly surface: readonly SurfaceFile[] | null;
 }
 
 /** A one-line runner file (digest.txt, digest.status): exactly one line, newline-terminated. */
@@ -59,18 +69,22 @@ export function parseGateFiles(files: GateFiles, config: Config, now: Instant): 
     const parsed = take(parseGitPatch(files.patch, 'patch'));
     if (parsed) patch = { parsed, sha256: sha256Hex(files.patch) };
   } else findings.push(files.patch);
+  const results = files.results === null ? null : take(parseResults(files.results, LAYOUT.results));
   const status = take(parseRunnerLine(files.statusTxt, LAYOUT.status));
   const digest = take(parseRunnerLine(files.digestTxt, LAYOUT.digest));
   if (typeof digest === 'string' && !DIGEST_PATTERN.test(digest)) findings.push({ code: 'E_INPUT_INVALID', path: LAYOUT.digest, detail: 'is not a lowercase hex digest' });
-  if (findings.length > 0 || record === undefined || credit === undefined || freeze === undefined || patch === undefined || status === undefined || digest === undefined) {
+  if (findings.length > 0 || record === undefined || credit === undefined || freeze === undefined || patch === undefined || status === undefined || digest === undefined || results === undefined) {
     return fail(findings.length > 0 ? findings : [{ code: 'E_INPUT_INVALID', path: '', detail: 'an input could not be read' }]);
   }
+  const surfaceFiles = files.surface ?? patch.parsed.files.map((file) => ({ oldPath: file.oldPath, newPath: file.newPath }));
   return ok({
     record,
     patchFiles: patch.parsed.files.map((file) => ({ path: pathOf(file), class: classifyFile(file, config) })),
     patchSha256: patch.sha256,
+    surface: checkPolicySurface(surfaceFiles, { policyFiles: config.policyFiles, testCommand: config.test.command }),
     credit,
     freeze,
+    results: results === null || files.results === null ? null : { value: results, sha256: sha256Hex(files.results) },
     runnerFiles: { status, digest },
     now,
   });
@@ -103,9 +117,15 @@ export interface GatePaths {
   readonly credit: string;
   readonly freeze: string | undefined;
   readonly repo: string;
+  /** The sealed run's results.json (default: results.json beside the credit file). */
+  readonly results?: string;
+  /** The revision the patch applies to, for the base side of mixed policy files (default HEAD). */
+  readonly base?: string;
 }
 
 const readOptional = (path: string, label: string): Uint8Array | null => (fileExists(path) ? readBoundedFile(path, MAX_INPUT_BYTES, label) : null);
+
+const readOptionalSized = (path: string, max: number, label: string): Uint8Array | null => (fileExists(path) ? readBoundedFile(path, max, label) : null);
 
 /** Read every gate input from disk; a credit file that does not exist means "no property run". */
 export function readGateFiles(paths: GatePaths): GateFiles {
@@ -124,6 +144,7 @@ export function readGateFiles(paths: GatePaths): GateFiles {
   const freeze = paths.freeze === undefined ? null : attempt(() => readBoundedFile(paths.freeze as string, MAX_INPUT_BYTES, 'freeze'));
   const digestTxt = attempt(() => readOptional(join(paths.repo, LAYOUT.digest), LAYOUT.digest));
   const statusTxt = attempt(() => readOptional(join(paths.repo, LAYOUT.status), LAYOUT.status));
+  const results = attempt(() => readOptionalSized(paths.results ?? join(dirname(paths.credit), 'results.json'), MAX_INPUT_BYTES * 8, LAYOUT.results));
   // The patch path is inside the record: parse the record far enough to find it.
   let patch: Uint8Array | Finding = { code: 'E_INPUT_INVALID', path: 'patch', detail: 'not read: the record is invalid' };
   const format = formatFor(paths.record, 'json-or-yaml');
@@ -136,10 +157,16 @@ export function readGateFiles(paths: GatePaths): GateFiles {
       patch = err.findings[0] ?? patch;
     }
   }
-  if (findings.length > 0 || record === undefined || credit === undefined || freeze === undefined || digestTxt === undefined || statusTxt === undefined) {
+  if (findings.length > 0 || record === undefined || credit === undefined || freeze === undefined || digestTxt === undefined || statusTxt === undefined || results === undefined) {
     throw new SealgateError('E_INPUT_INVALID', findings);
   }
-  return { record, recordFormat: format, credit, freeze, patch, digestTxt, statusTxt };
+  // Only a patch that names a mixed policy file needs the base: gather both sides for the surface check.
+  let surface: SurfaceFile[] | null = null;
+  if (patch instanceof Uint8Array && namesMixedFile(patch)) {
+    const parsed = parseGitPatch(patch, 'patch');
+    if (parsed.ok) surface = readSurfaceFiles(paths.repo, paths.base ?? 'HEAD', parsed.value);
+  }
+  return { record, recordFormat: format, credit, freeze, patch, digestTxt, statusTxt, results, surface };
 }
 
 /** readGateFiles then parseGateFiles; throws a SealgateError listing every invalid input. */

@@ -73,6 +73,8 @@ export function toHtmlReport(r: ReviewReport): string {
   item('Deleted', 'deleted', r.deleted.map((s) => `<span data-symbol="${e(s)}">${code(s)}</span>`));
   item('Type-only changes', 'type-only', r.typeOnly.map((s) => `<span data-symbol="${e(s)}">${code(s)}</span>`));
   item('Uncreditable files (credit cannot pass)', 'uncreditable', r.uncreditable.map(code));
+  item('Test-path files production imports (need credit)', 'imported-tests', r.importedTests.map((t) => `${code(t.path)} <span class="muted">imported by ${code(t.importedBy)}</span>`));
+  item('Undefined tests (no test file defines them; no credit)', 'undefined-tests', r.undefinedTests.map(code));
   item('Tautologies (zero credit)', 'tautologies', r.tautologies.map((t) => `${code(t.id)}${t.rule ? ` <span class="muted">${e(t.rule)}</span>` : ''}`));
   item('Insensitive tests (reached the symbol, killed no mutant)', 'insensitive', r.insensitive.map((i) => `${code(i.test)} on ${code(i.symbol)}`));
 

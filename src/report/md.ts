@@ -44,6 +44,8 @@ export function toMarkdownReport(r: ReviewReport): string {
     ['Deleted', r.deleted.map(code)],
     ['Type-only', r.typeOnly.map(code)],
     ['Uncreditable files', r.uncreditable.map(code)],
+    ['Test-path files production imports (need credit)', r.importedTests.map((t) => `${code(t.path)} (imported by ${code(t.importedBy)})`)],
+    ['Undefined tests (no test file defines them; no credit)', r.undefinedTests.map(code)],
     ['Tautologies', r.tautologies.map((t) => `${code(t.id)}${t.rule ? ` (${cell(t.rule)})` : ''}`)],
   ];
   for (const [title, xs] of extra) if (xs.length > 0) out.push('', `**${title}:** ${xs.join(', ')}`);

@@ -65,6 +65,10 @@ export interface ReviewReport {
   readonly deleted: readonly string[];
   readonly typeOnly: readonly string[];
   readonly uncreditable: readonly string[];
+  /** JUnit cases no test file of the tree defines: they earned nothing. */
+  readonly undefinedTests: readonly string[];
+  /** Test-path files production imports, classed production (with the importing file). */
+  readonly importedTests: readonly { readonly path: string; readonly importedBy: string }[];
   readonly tautologies: readonly { readonly id: string; readonly rule: string | null; readonly symbols: readonly string[] }[];
   readonly insensitive: readonly { readonly test: string; readonly symbol: string }[];
   /** 4. Does a freeze cite that digest, a passing credit id, a different test and a future expiry? */
@@ -232,6 +236,8 @@ export function toReviewReport(a: Audit): ReviewReport {
     deleted: a.changed?.deleted ?? [],
     typeOnly: a.changed?.typeOnly ?? [],
     uncreditable: a.changed?.uncreditable ?? c?.uncreditable ?? [],
+    undefinedTests: c?.undefined_tests ?? [],
+    importedTests: (a.changed?.imported_tests ?? []).map((t) => ({ path: t.path, importedBy: t.imported_by })),
     tautologies,
     insensitive,
     freeze,

@@ -40,6 +40,8 @@ export function toTextReport(r: ReviewReport): string {
   if (r.deleted.length > 0) out.push(`   deleted: ${list(r.deleted)}`);
   if (r.typeOnly.length > 0) out.push(`   type-only: ${list(r.typeOnly)}`);
   if (r.uncreditable.length > 0) out.push(`   uncreditable files: ${list(r.uncreditable)}`);
+  if (r.importedTests.length > 0) out.push(`   test-path files production imports (need credit): ${r.importedTests.map((t) => `${t.path} (imported by ${t.importedBy})`).join(', ')}`);
+  if (r.undefinedTests.length > 0) out.push(`   undefined tests (no test file defines them; no credit): ${list(r.undefinedTests)}`);
   if (r.tautologies.length > 0) out.push(`   tautologies: ${r.tautologies.map((t) => `${t.id}${t.rule ? ` [${t.rule}]` : ''}`).join(', ')}`);
   if (r.freeze) {
     out.push(`4. Freeze ${r.freeze.freezeId} by ${r.freeze.authorJob} on test ${r.freeze.testId}, expires ${r.freeze.expiresAt}:`);

@@ -3,11 +3,13 @@ import { checkSchema } from '../core/document.js';
 import { SealgateError } from '../core/errors.js';
 import { sha256Hex } from '../core/ids.js';
 import type { Config } from '../config/schema.js';
-import { classifyFile, languageOf, type FileClass } from '../diff/classify.js';
-import { readRepoRoot, resolveCommit, startPatchApply, type FileContents, type PatchApply } from '../diff/git.js';
+import { classifyFile, classifyPath, languageOf, type FileClass } from '../diff/classify.js';
+import { listTree, readBlobsAt, readRepoRoot, resolveCommit, startPatchApply, type FileContents, type PatchApply } from '../diff/git.js';
 import { GIT_HEADER, parseGitPatch, pathOf, type PatchFile } from '../diff/parse.js';
 import { finishComparison, newComparison, type ComparisonState } from './compare.js';
 import { compareJob, drainQueue, isScript, JobQueue, loadParser, mergeComparison, queueOrder, totalBytes, type FileJob } from './jobs.js';
+import { checkPolicySurface } from '../policy/surface.js';
+import { importedTestFiles, type ImportLanguage, type TreeFile } from './imports.js';
 import type { ExtractOptions } from './model.js';
 import { ChangedSchema, type Changed, type ChangedFile } from './schema.js';
 import { ParseWorkers } from './workers.js';
@@ -87,6 +89,44 @@ export function classOf(file: PatchFile, contents: FileContents | undefined, con
   return cls;
 }
 
+const IMPORT_LANGUAGES = new Set(['typescript', 'javascript', 'python']);
+
+/**
+ * The patch's test-pattern files that production code of the patched tree imports (path to
+ * importer). Only looked for when the patch touches a TS/JS/Python test-pattern file: the
+ * patched tree is the base tree with the patch's files replaced.
+ */
+async function importedPatchTests(repo: string, base: string, patchFiles: readonly PatchFile[], contents: ReadonlyMap<PatchFile, FileContents>, config: Config): Promise<Map<string, string>> {
+  const touched = patchFiles.filter((f) => f.newPath !== null && !f.binary && IMPORT_LANGUAGES.has(languageOf(f.newPath) ?? '') && classifyPath(f.newPath, config) === 'test');
+  if (touched.length === 0) return new Map();
+  const root = readRepoRoot(repo);
+  const patched = new Map<string, Buffer | null>();
+  for (const f of patchFiles) {
+    if (f.oldPath !== null && f.status !== 'copied') patched.set(f.oldPath, null);
+  }
+  for (const f of patchFiles) if (f.newPath !== null) patched.set(f.newPath, contents.get(f)?.newBytes ?? null);
+  const paths = new Set(listTree(root, base));
+  for (const [p, b] of patched) {
+    if (b === null) paths.delete(p);
+    else paths.add(p);
+  }
+  const tree: TreeFile[] = [];
+  for (const p of paths) {
+    const language = languageOf(p);
+    if (language === null || !IMPORT_LANGUAGES.has(language)) continue;
+    const cls = classifyPath(p, config);
+    if (cls === 'ignored') continue;
+    tree.push({ path: p, language: language as ImportLanguage, testByPath: cls === 'test' });
+  }
+  const baseBlobs = readBlobsAt(root, base, tree.filter((t) => !t.testByPath && !patched.has(t.path)).map((t) => t.path));
+  const decoder = new TextDecoder('utf-8');
+  const read = (p: string): Promise<string | null> => {
+    const b = patched.has(p) ? patched.get(p) : (baseBlobs.get(p) ?? readBlobsAt(root, base, [p]).get(p));
+    return Promise.resolve(b === null || b === undefined ? null : decoder.decode(b));
+  };
+  return importedTestFiles(tree, read);
+}
+
 /** Read the patch against its base and list the files and symbols it changes. */
 export async function extractChanged(input: ExtractChangedInput): Promise<Changed> {
   const label = input.label ?? 'patch';
@@ -128,14 +168,28 @@ async function extractApplied(input: ExtractChangedInput, label: string, base: s
   const contents = parsed.value.empty ? new Map<PatchFile, FileContents>() : await apply.contents(parsed.value);
   // The temporary files go while the files are parsed.
   const closed = apply.close();
+  // The patch may not change how it is graded: refuse before any symbol is listed.
+  const surface = checkPolicySurface(
+    parsed.value.files.map((file) => {
+      const c = contents.get(file);
+      return { oldPath: file.oldPath, newPath: file.newPath, contents: c === undefined ? { problem: 'git gave no contents' } : { oldBytes: c.oldBytes, newBytes: c.newBytes } };
+    }),
+    { policyFiles: input.config.policyFiles, testCommand: input.config.test.command },
+  );
+  if (surface.length > 0) {
+    await closed;
+    throw new SealgateError('E_POLICY_CHANGED', surface);
+  }
 
+  const imported = await importedPatchTests(input.repo, base, parsed.value.files, contents, input.config);
   const files: ChangedFile[] = [];
   const uncreditable: string[] = [];
   const jobs: FileJob[] = [];
   for (const file of parsed.value.files) {
     const path = pathOf(file);
     const c = contents.get(file);
-    const cls = classOf(file, c, input.config);
+    const byPath = classOf(file, c, input.config);
+    const cls = byPath === 'test' && file.newPath !== null && imported.has(file.newPath) ? 'production' : byPath;
     const language = file.binary ? null : languageOf(path);
     files.push({ path, old_path: file.status === 'renamed' || file.status === 'copied' ? file.oldPath : null, status: file.status, class: cls, language });
     if (cls === 'other') uncreditable.push(path);
@@ -166,6 +220,7 @@ async function extractApplied(input: ExtractChangedInput, label: string, base: s
     typeOnly: result.typeOnly,
     uncreditable: [...new Set(uncreditable)].sort(),
     locations: result.locations,
+    ...(imported.size > 0 ? { imported_tests: [...imported].map(([path, by]) => ({ path, imported_by: by })).sort((a, b) => (a.path < b.path ? -1 : 1)) } : {}),
   };
   // Our own output must pass the schema every reader applies.
   const checked = checkSchema(ChangedSchema, changed, 'changed.json');

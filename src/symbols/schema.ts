@@ -46,6 +46,8 @@ export const ChangedSchema = v.pipe(
     typeOnly: uniqueStrings(symbolId, 'type-only symbols'),
     uncreditable: uniqueStrings(identifier, 'uncreditable files'),
     locations: v.record(symbolId, LocationSchema),
+    /** Test-pattern files that production code imports: classed production, their symbols need credit. */
+    imported_tests: v.optional(v.array(v.strictObject({ path: identifier, imported_by: identifier }))),
   }),
   v.check((c) => new Set(c.files.map((f) => f.path)).size === c.files.length, 'a file appears twice in files'),
   v.check((c) => c.changed.every((id) => Object.hasOwn(c.locations, id)), 'every changed symbol needs a location'),

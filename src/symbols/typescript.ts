@@ -71,6 +71,47 @@ function entityText(ts: Ts, e: TS.Expression): string | null {
   return null;
 }
 
+/**
+ * Does a statement of a declaration file (.d.ts, .d.mts, .d.cts) do anything at run time?
+ * Only type-only forms pass: interfaces, type aliases, `declare`, bodiless signatures,
+ * uninitialised variables, type-only imports and exports, `export {}`. Anything else is
+ * code a loader such as tsx would run, so the file is not ambient.
+ */
+export function isRuntimeStatement(ts: Ts, n: TS.Statement): boolean {
+  const declare = ts.canHaveModifiers(n) && (ts.getModifiers(n) ?? []).some((m) => m.kind === ts.SyntaxKind.DeclareKeyword);
+  if (declare || ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n) || ts.isEmptyStatement(n)) return false;
+  if (ts.isImportDeclaration(n)) {
+    const c = n.importClause;
+    if (c === undefined) return true; // `import './x'`: a side effect
+    if (c.isTypeOnly) return false;
+    return c.name !== undefined || c.namedBindings === undefined || !ts.isNamedImports(c.namedBindings) || c.namedBindings.elements.some((e) => !e.isTypeOnly);
+  }
+  if (ts.isImportEqualsDeclaration(n)) return !n.isTypeOnly;
+  if (ts.isExportDeclaration(n)) {
+    if (n.isTypeOnly) return false;
+    if (n.moduleSpecifier === undefined && n.exportClause !== undefined && ts.isNamedExports(n.exportClause)) return n.exportClause.elements.some((e) => !e.isTypeOnly);
+    return true;
+  }
+  if (ts.isExportAssignment(n)) return !ts.isIdentifier(n.expression);
+  if (ts.isFunctionDeclaration(n)) return n.body !== undefined;
+  if (ts.isVariableStatement(n)) return n.declarationList.declarations.some((d) => d.initializer !== undefined);
+  if (ts.isClassDeclaration(n)) {
+    return n.members.some((m) => ts.isClassStaticBlockDeclaration(m) || ((ts.isMethodDeclaration(m) || ts.isConstructorDeclaration(m) || ts.isGetAccessor(m) || ts.isSetAccessor(m)) && m.body !== undefined) || (ts.isPropertyDeclaration(m) && m.initializer !== undefined));
+  }
+  if (ts.isModuleDeclaration(n)) {
+    const body = n.body;
+    if (body === undefined) return false;
+    if (ts.isModuleBlock(body)) return body.statements.some((st) => isRuntimeStatement(ts, st));
+    return ts.isModuleDeclaration(body) ? isRuntimeStatement(ts, body) : false;
+  }
+  return true; // enums, expressions, control flow: code
+}
+
+/** A declaration file that holds runtime code is production code like any other, not ambient. */
+export function declarationHasRuntime(ts: Ts, sf: TS.SourceFile): boolean {
+  return sf.isDeclarationFile && sf.statements.some((st) => isRuntimeStatement(ts, st));
+}
+
 const isJsDocKind = (ts: Ts, k: TS.SyntaxKind) => k >= ts.SyntaxKind.FirstJSDocNode && k <= ts.SyntaxKind.LastJSDocNode;
 
 export function extractTypeScript(ts: Ts, path: string, text: string): FileSymbols {
@@ -84,7 +125,7 @@ export function extractTypeScript(ts: Ts, path: string, text: string): FileSymbo
   if (diagnostics === undefined || diagnostics.length > 0) return { parsed: false, lineCount, symbols: new Map() };
 
   const table = new SymbolTable();
-  const ambientFile = sf.isDeclarationFile;
+  const ambientFile = sf.isDeclarationFile && !declarationHasRuntime(ts, sf);
   const STATEMENT_HOLDERS = new Set<TS.SyntaxKind>([
     ts.SyntaxKind.SourceFile, ts.SyntaxKind.Block, ts.SyntaxKind.ModuleBlock, ts.SyntaxKind.CaseClause, ts.SyntaxKind.DefaultClause,
     ts.SyntaxKind.ClassDeclaration, ts.SyntaxKind.ClassExpression,

@@ -53,17 +53,21 @@ export interface Audit {
 }
 
 const JOB_CODES: readonly DecisionCode[] = ['E_JOB_MISSING', 'E_SHARED_JOB'];
+/** A patch that touches the policy surface voids what the runner computed under that policy. */
+const EARLY_CODES: readonly DecisionCode[] = [...JOB_CODES, 'E_POLICY_CHANGED'];
 
 /**
  * The final code, pure: shared or missing job identity first (it voids every other
- * artifact), then the audit's own findings in stage order (seal, patch, journal, credit),
+ * artifact), then a policy-surface change (the runner graded under a policy the patch
+ * edits), then the audit's own findings in stage order (seal, patch, journal, credit),
  * then the gate's findings in its precedence. ALLOW only when all are silent.
  */
 export function combineAudit(decision: Decision, steps: readonly AuditStep[]): { code: DecisionCode; decisive: Finding | null; findings: Finding[] } {
   const jobs = decision.findings.filter((f) => JOB_CODES.includes(f.code));
+  const policy = decision.findings.filter((f) => f.code === 'E_POLICY_CHANGED');
   const audit = steps.filter((s) => s.stage !== 'gate').flatMap((s) => s.findings);
-  const rest = decision.findings.filter((f) => !JOB_CODES.includes(f.code));
-  const findings = [...jobs, ...audit, ...rest];
+  const rest = decision.findings.filter((f) => !EARLY_CODES.includes(f.code));
+  const findings = [...jobs, ...policy, ...audit, ...rest];
   const decisive = findings[0] ?? null;
   return { code: decisive ? decisive.code : 'ALLOW', decisive, findings };
 }
@@ -170,8 +174,12 @@ export async function auditReview(opts: AuditOptions): Promise<Audit> {
     config,
     now,
   );
-  const inputs: GateInputs = opts.freeze === undefined ? base : { ...base, freeze: opts.freeze };
   const changed = readOptionalDocument(repo, 'changed', (p) => readDocument(p, ChangedSchema, 'json', LAYOUT.changed));
+  // A test-path file that production imports is production for E_TEST_ONLY too (changed.json
+  // is checked against the patch hash below).
+  const imported = new Set((changed?.imported_tests ?? []).map((t) => t.path));
+  const patchFiles = imported.size === 0 ? base.patchFiles : base.patchFiles.map((p) => (p.class === 'test' && imported.has(p.path) ? { ...p, class: 'production' as const } : p));
+  const inputs: GateInputs = { ...base, patchFiles, ...(opts.freeze === undefined ? {} : { freeze: opts.freeze }) };
   const cases = readOptionalDocument(repo, 'cases', (p) => readDocument(p, CaseFileSchema, 'json', LAYOUT.cases));
   const record = inputs.record;
   const runner = record.runner_job || null;

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { decide, type GateInputs } from '../../src/gate/decide.js';
 import type { DecisionCode } from '../../src/core/codes.js';
 import { parseInstant, type Instant } from '../../src/core/time.js';
-import { allowArb, inputsArb, nearAllowArb, NOW } from './generators.js';
+import { allowArb, inputsArb, nearAllowArb, NOW, SHAS } from './generators.js';
 
 /**
  * An independent reference model of the rules, written from the issue's precedence list
@@ -18,6 +18,7 @@ function model(x: GateInputs): DecisionCode {
   if (low(a) === low(r)) return 'E_SHARED_JOB';
   const z = x.freeze;
   if (z && (low(z.author_job) === low(a) || low(z.author_job) === low(r) || low(z.author_job) === low(z.runner_job))) return 'E_SHARED_JOB';
+  if (x.surface.length > 0) return 'E_POLICY_CHANGED';
   if (x.patchFiles.length === 0) return 'E_EMPTY_DIFF';
   if (x.patchFiles.every((f) => f.class === 'test' || f.class === 'ignored')) return 'E_TEST_ONLY';
   const c = x.credit;
@@ -33,6 +34,11 @@ function model(x: GateInputs): DecisionCode {
   if (c.proposal_id !== undefined && c.proposal_id !== x.record.proposal_id) return 'E_CREDIT_UNBOUND';
   if (c.patch_sha256 !== undefined && c.patch_sha256 !== x.patchSha256) return 'E_CREDIT_UNBOUND';
   if (x.record.patch_sha256 !== x.patchSha256) return 'E_CREDIT_UNBOUND';
+  const res = x.results;
+  if (res !== null) {
+    if (c.results_sha256 !== undefined && c.results_sha256 !== res.sha256) return 'E_CREDIT_UNBOUND';
+    if (res.value.digest !== c.digest || low(res.value.runner_job) !== low(r)) return 'E_CREDIT_UNBOUND';
+  }
   const changed = c.changed ?? c.credited;
   const passes =
     c.pass === true &&
@@ -50,6 +56,13 @@ function model(x: GateInputs): DecisionCode {
     const expiry = parseInstant(z.expires_at) as Instant;
     if (expiry.ns <= x.now.ns) return 'E_FREEZE_EXPIRED';
   }
+  // Every sealed case passed or was skipped, but the one a (valid) freeze waives.
+  if (c.results_sha256 === undefined || res === null) return 'E_TESTS_FAILED';
+  const run = res.value;
+  if (run.timed_out || run.signal !== null || run.junit.some((j) => j.status !== 'ok') || run.cases.length === 0) return 'E_TESTS_FAILED';
+  const failed = run.cases.filter((k) => k.status === 'failed' || k.status === 'error');
+  if (failed.some((k) => k.id !== z?.test_id)) return 'E_TESTS_FAILED';
+  if (run.exit_code !== null && run.exit_code !== 0 && failed.length === 0) return 'E_TESTS_FAILED';
   return 'ALLOW';
 }
 
@@ -64,7 +77,7 @@ test('property: the gate agrees with the reference model on random inputs', () =
     { numRuns: 20000 },
   );
   // The generator must reach every rule, or agreement proves little.
-  for (const code of ['ALLOW', 'E_JOB_MISSING', 'E_SHARED_JOB', 'E_EMPTY_DIFF', 'E_TEST_ONLY', 'E_CREDIT_MISSING', 'E_DIGEST_OPEN', 'E_LOGS_EARLY', 'E_CREDIT_UNBOUND', 'E_FREEZE_UNBOUND', 'E_FREEZE_COVERS_CREDIT', 'E_FREEZE_EXPIRED'] as const) {
+  for (const code of ['ALLOW', 'E_JOB_MISSING', 'E_SHARED_JOB', 'E_EMPTY_DIFF', 'E_TEST_ONLY', 'E_CREDIT_MISSING', 'E_DIGEST_OPEN', 'E_LOGS_EARLY', 'E_CREDIT_UNBOUND', 'E_FREEZE_UNBOUND', 'E_FREEZE_COVERS_CREDIT', 'E_FREEZE_EXPIRED', 'E_POLICY_CHANGED', 'E_TESTS_FAILED'] as const) {
     assert.ok(seen.has(code), `generator never produced ${code}`);
   }
 });
@@ -121,6 +134,23 @@ const FLIPS: Record<string, (x: GateInputs) => GateInputs> = {
   'freeze credit id differs': (x) => (x.freeze ? { ...x, freeze: { ...x.freeze, credit_id: 'credit-other' } } : x),
   'freeze runner differs': (x) => (x.freeze ? { ...x, freeze: { ...x.freeze, runner_job: 'runner-other' } } : x),
   'freeze covers credit': (x) => (x.freeze && x.credit?.test_ids[0] ? { ...x, freeze: { ...x.freeze, test_id: x.credit.test_ids[0] } } : x),
+  'policy surface touched': (x) => ({ ...x, surface: [{ code: 'E_POLICY_CHANGED', path: 'package.json', detail: 'test script changed' }] }),
+  'results absent': (x) => ({ ...x, results: null }),
+  'credit binds no results': (x) => {
+    if (!x.credit) return x;
+    const { results_sha256: _r, ...rest } = x.credit;
+    return { ...x, credit: rest };
+  },
+  'results bytes differ': (x) => (x.results ? { ...x, results: { ...x.results, sha256: 'f'.repeat(64) } } : x),
+  'results from another digest': (x) => (x.results ? { ...x, results: { ...x.results, value: { ...x.results.value, digest: 'ffffff' } } } : x),
+  'results by another runner': (x) => (x.results ? { ...x, results: { ...x.results, value: { ...x.results.value, runner_job: 'runner-other' } } } : x),
+  'zero cases': (x) => (x.results ? { ...x, results: { ...x.results, value: { ...x.results.value, cases: [] } } } : x),
+  'an unfrozen case failed': (x) => (x.results ? { ...x, results: { ...x.results, value: { ...x.results.value, cases: x.results.value.cases.map((k) => (k.id === 'prop-tax-bounds' ? { ...k, status: 'failed' as const } : k)) } } } : x),
+  'a case errored': (x) => (x.results ? { ...x, results: { ...x.results, value: { ...x.results.value, cases: x.results.value.cases.map((k) => (k.id === 'prop-discount-bounds' ? { ...k, status: 'error' as const } : k)) } } } : x),
+  'run timed out': (x) => (x.results ? { ...x, results: { ...x.results, value: { ...x.results.value, timed_out: true } } } : x),
+  'run killed': (x) => (x.results ? { ...x, results: { ...x.results, value: { ...x.results.value, signal: 'SIGKILL' } } } : x),
+  'exit 1 without a failing case': (x) => (x.results ? { ...x, results: { ...x.results, value: { ...x.results.value, exit_code: 1, cases: x.results.value.cases.map((k) => ({ ...k, status: 'passed' as const })) } } } : x),
+  'freeze dropped while its test fails': (x) => (x.results?.value.cases.some((k) => k.status === 'failed') ? { ...x, freeze: null } : x),
   'freeze expires now': (x) => (x.freeze ? { ...x, freeze: { ...x.freeze, expires_at: '2026-10-12T12:00:00Z' } } : x),
 };
 
@@ -168,7 +198,7 @@ test('the spec trace, branch by branch', () => {
   const rec = { ...base.record, digest: 'abc123', patch_sha256: base.patchSha256, base_commit: '1'.repeat(40) };
   const files = { status: null, digest: null };
   assert.equal(decide({ ...base, record: rec, runnerFiles: files, credit, freeze }).code, 'E_CREDIT_MISSING');
-  const passing = { ...credit, credited: ['apply_discount', 'tax_cents'], test_ids: ['prop-discount-bounds', 'prop-tax-bounds'], missing: [], tautologies: [], pass: true };
+  const passing = { ...credit, credited: ['apply_discount', 'tax_cents'], test_ids: ['prop-discount-bounds', 'prop-tax-bounds'], missing: [], tautologies: [], pass: true, results_sha256: SHAS[1] };
   const y = { ...base, record: rec, runnerFiles: files, credit: passing };
   assert.equal(decide({ ...y, freeze: { ...freeze, test_id: 'prop-discount-bounds' } }).code, 'E_FREEZE_COVERS_CREDIT');
   assert.equal(decide({ ...y, freeze }).code, 'ALLOW');

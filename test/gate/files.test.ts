@@ -15,11 +15,18 @@ const json = (v: unknown): Uint8Array => enc(JSON.stringify(v, null, 2) + '\n');
 
 const recordJson = { proposal_id: 'p-014', author_job: 'model-session-17', runner_job: 'server-job-88', patch_path: 'patches/014.diff', digest_status: 'sealed', logs_present: true, logs_after_seal: true, log_visibility: 'hidden', digest: 'abc123', patch_sha256: sha, base_commit: 'ab'.repeat(20) };
 const recordYaml = Object.entries(recordJson).map(([k, v]) => `${k}: ${String(v)}`).join('\n') + '\n';
-const credit = { credit_id: 'credit-014', digest: 'abc123', credited: ['apply_discount', 'tax_cents'], test_ids: ['prop-discount-bounds', 'prop-tax-bounds'], missing: [], tautologies: [], pass: true };
+const resultsJson = {
+  runner_job: 'server-job-88', digest: 'abc123', command: ['npm', 'test'], exit_code: 0, signal: null, timed_out: false,
+  started_at: '2026-10-12T11:00:00Z', ended_at: '2026-10-12T11:01:00Z',
+  junit: [{ path: 'junit.xml', sha256: 'e'.repeat(64), status: 'ok' }],
+  cases: ['prop-discount-bounds', 'prop-tax-bounds'].map((name) => ({ id: `pricing::${name}`, file: null, suite: 'pricing', name, status: 'passed', duration_ms: 3 })),
+};
+const results = json(resultsJson);
+const credit = { results_sha256: sha256Hex(results), credit_id: 'credit-014', digest: 'abc123', credited: ['apply_discount', 'tax_cents'], test_ids: ['prop-discount-bounds', 'prop-tax-bounds'], missing: [], tautologies: [], pass: true };
 const freeze = { freeze_id: 'fz-014', author_job: 'reviewer-job-2', runner_job: 'server-job-88', runner_digest: 'abc123', credit_id: 'credit-014', test_id: 'test_report_timezone_flake', expires_at: '2026-10-19T00:00:00+00:00' };
 
 function files(yaml: boolean): GateFiles {
-  return { record: yaml ? enc(recordYaml) : json(recordJson), recordFormat: yaml ? 'yaml' : 'json', credit: json(credit), freeze: json(freeze), patch, digestTxt: enc('abc123\n'), statusTxt: enc('sealed\n') };
+  return { record: yaml ? enc(recordYaml) : json(recordJson), recordFormat: yaml ? 'yaml' : 'json', credit: json(credit), freeze: json(freeze), patch, digestTxt: enc('abc123\n'), statusTxt: enc('sealed\n'), results, surface: null };
 }
 
 const run = (f: GateFiles): string => {
@@ -33,7 +40,7 @@ test('the untouched files are allowed, as JSON and as YAML', () => {
 });
 
 test('property: cutting any input file at any byte never gives ALLOW', () => {
-  const keys = ['record', 'credit', 'freeze', 'patch', 'digestTxt', 'statusTxt'] as const;
+  const keys = ['record', 'credit', 'freeze', 'patch', 'digestTxt', 'statusTxt', 'results'] as const;
   fc.assert(
     fc.property(fc.boolean(), fc.constantFrom(...keys), fc.nat(), (yaml, key, cut) => {
       const f = files(yaml);
@@ -49,7 +56,7 @@ test('property: cutting any input file at any byte never gives ALLOW', () => {
 test('exhaustive: every prefix of every file is refused', () => {
   for (const yaml of [false, true]) {
     const f = files(yaml);
-    for (const key of ['record', 'credit', 'freeze', 'patch', 'digestTxt', 'statusTxt'] as const) {
+    for (const key of ['record', 'credit', 'freeze', 'patch', 'digestTxt', 'statusTxt', 'results'] as const) {
       const bytes = f[key] as Uint8Array;
       for (let k = 0; k < bytes.length; k++) assert.notEqual(run({ ...f, [key]: bytes.subarray(0, k) }), 'ALLOW', `${key} cut at ${k}`);
     }
@@ -70,4 +77,24 @@ test('an absent credit is no property run; an absent status file defers to the r
   assert.equal(run({ ...files(false), statusTxt: null, digestTxt: null, freeze: null }), 'ALLOW');
   assert.equal(run({ ...files(false), statusTxt: enc('sealed\nsealed\n') }), 'E_INPUT_INVALID');
   assert.equal(run({ ...files(false), digestTxt: enc('ABC123\n') }), 'E_INPUT_INVALID');
+});
+
+test('the sealed results: absent, another run, a failing case, or no case is not ALLOW', () => {
+  assert.equal(run({ ...files(false), results: null }), 'E_TESTS_FAILED');
+  const other = json({ ...resultsJson, ended_at: '2026-10-12T11:02:00Z' });
+  assert.equal(run({ ...files(false), results: other }), 'E_CREDIT_UNBOUND');
+  const failing = (cases: unknown[], exit: number): GateFiles => {
+    const bytes = json({ ...resultsJson, exit_code: exit, cases });
+    return { ...files(false), results: bytes, credit: json({ ...credit, results_sha256: sha256Hex(bytes) }) };
+  };
+  const [a, b] = resultsJson.cases as unknown as [Record<string, unknown>, Record<string, unknown>];
+  assert.equal(run(failing([a, { ...b, status: 'failed' }], 1)), 'E_TESTS_FAILED');
+  assert.equal(run(failing([], 0)), 'E_TESTS_FAILED');
+  assert.equal(run(failing([a, { ...b, status: 'skipped' }], 0)), 'ALLOW');
+  // The freeze waives its own test, by case id, and nothing else.
+  const flake = { id: 'receipt::test_report_timezone_flake', file: null, suite: 'receipt', name: 'test_report_timezone_flake', status: 'failed', duration_ms: 1 };
+  const waived = { ...failing([a, b, flake], 1), freeze: json({ ...freeze, test_id: flake.id }) };
+  assert.equal(run(waived), 'ALLOW');
+  assert.equal(run({ ...waived, freeze: null }), 'E_TESTS_FAILED');
+  assert.equal(run({ ...failing([a, { ...b, status: 'error' }, flake], 1), freeze: json({ ...freeze, test_id: flake.id }) }), 'E_TESTS_FAILED');
 });

@@ -5,6 +5,8 @@ import type { GateInputs } from '../../src/gate/decide.js';
 import type { ProposalRecord } from '../../src/record/schema.js';
 import { parseInstant, type Instant } from '../../src/core/time.js';
 import type { FileClass } from '../../src/diff/classify.js';
+import type { Finding } from '../../src/core/errors.js';
+import type { Results } from '../../src/runner/results.js';
 
 /** Small pools, so that equal and unequal values both come up often. */
 export const JOBS = ['model-session-17', 'MODEL-SESSION-17', 'server-job-88', 'reviewer-job-2', 'server-job-99'] as const;
@@ -55,6 +57,7 @@ export const creditArb: fc.Arbitrary<Credit> = fc
     base_commit: maybe(fc.constantFrom(...BASES)),
     changed: maybe(subset(SYMBOLS)),
     uncreditable: maybe(subset(['config/prices.yaml'])),
+    results_sha256: maybe(fc.constantFrom(...SHAS)),
   })
   .map((c) => {
     const out: Record<string, unknown> = {};
@@ -74,20 +77,52 @@ export const freezeArb: fc.Arbitrary<Freeze> = fc.record({
 
 const classArb = fc.constantFrom<FileClass>('production', 'test', 'ignored', 'other');
 
+export const POLICY_FINDING: Finding = { code: 'E_POLICY_CHANGED', path: '.npmrc', detail: 'the patch adds .npmrc, a policy file' };
+
+/** A sealed run's results: every case passed, unless `failing` names one that failed. */
+export function resultsOf(ids: readonly string[], failing: string | null, over: Partial<Results> = {}): Results {
+  return {
+    runner_job: 'server-job-88',
+    digest: 'abc123',
+    command: ['npm', 'test'],
+    exit_code: failing === null ? 0 : 1,
+    signal: null,
+    timed_out: false,
+    started_at: '2026-10-12T11:00:00Z',
+    ended_at: '2026-10-12T11:01:00Z',
+    junit: [{ path: 'junit.xml', sha256: 'e'.repeat(64), status: 'ok' }],
+    cases: ids.map((id) => ({ id, file: null, suite: '', name: id, status: id === failing ? ('failed' as const) : ('passed' as const), duration_ms: 1 })),
+    ...over,
+  };
+}
+
+const resultsValueArb: fc.Arbitrary<Results> = fc
+  .record({
+    ids: subset(TESTS),
+    failing: fc.constantFrom<string | null>(null, ...TESTS),
+    runner: fc.constantFrom(...JOBS),
+    digest: fc.constantFrom(...DIGESTS),
+    exit: fc.constantFrom<number | null>(0, 1, null),
+    timedOut: fc.boolean(),
+  })
+  .map(({ ids, failing, runner, digest, exit, timedOut }) => resultsOf(ids, failing, { runner_job: runner, digest, exit_code: exit, timed_out: timedOut }));
+
 export const inputsArb: fc.Arbitrary<GateInputs> = fc.record({
   record: recordArb,
   patchFiles: fc.array(fc.record({ path: fc.constantFrom('src/pricing.py', 'tests/test_pricing.py', 'README.md'), class: classArb }), { maxLength: 3 }),
   patchSha256: fc.constantFrom(...SHAS),
+  surface: fc.constantFrom<readonly Finding[]>([], [], [], [POLICY_FINDING]),
   credit: fc.option(creditArb, { nil: null, freq: 5 }),
   freeze: fc.option(freezeArb, { nil: null, freq: 2 }),
+  results: fc.option(fc.record({ value: resultsValueArb, sha256: fc.constantFrom(...SHAS) }), { nil: null, freq: 5 }),
   runnerFiles: fc.record({ status: fc.constantFrom<string | null>(null, 'sealed', 'open'), digest: fc.constantFrom<string | null>(null, ...DIGESTS) }),
   now: fc.constant(NOW),
 });
 
 /** Inputs the rules should ALLOW: built to satisfy every rule, then varied where the rules allow. */
 export const allowArb: fc.Arbitrary<GateInputs> = fc
-  .record({ withFreeze: fc.boolean(), bindAll: fc.boolean(), viaFile: fc.boolean(), published: fc.boolean(), logs: fc.boolean() })
-  .map(({ withFreeze, bindAll, viaFile, published, logs }): GateInputs => {
+  .record({ withFreeze: fc.boolean(), bindAll: fc.boolean(), viaFile: fc.boolean(), published: fc.boolean(), logs: fc.boolean(), flakeFails: fc.boolean() })
+  .map(({ withFreeze, bindAll, viaFile, published, logs, flakeFails }): GateInputs => {
     const sha = SHAS[0];
     const record: ProposalRecord = {
       proposal_id: 'p-014',
@@ -110,6 +145,7 @@ export const allowArb: fc.Arbitrary<GateInputs> = fc
       missing: [],
       tautologies: [],
       pass: true,
+      results_sha256: SHAS[1],
       ...(bindAll ? { runner_job: 'server-job-88', proposal_id: 'p-014', patch_sha256: sha, base_commit: BASES[0] as string, changed: ['apply_discount', 'tax_cents'], uncreditable: [] } : {}),
     };
     const freeze: Freeze | null = withFreeze
@@ -119,8 +155,11 @@ export const allowArb: fc.Arbitrary<GateInputs> = fc
       record,
       patchFiles: [{ path: 'src/pricing.py', class: 'production' }],
       patchSha256: sha,
+      surface: [],
       credit,
       freeze,
+      // A failing test is allowed only when the freeze waives it.
+      results: { value: resultsOf(TESTS, withFreeze && flakeFails ? 'test_report_timezone_flake' : null), sha256: SHAS[1] },
       runnerFiles: viaFile ? { status: 'sealed', digest: 'abc123' } : { status: null, digest: null },
       now: NOW,
     };
@@ -128,8 +167,9 @@ export const allowArb: fc.Arbitrary<GateInputs> = fc
 
 /** An allow-input with one field taken from a random input: close to the boundary, where bugs live. */
 export const nearAllowArb: fc.Arbitrary<GateInputs> = fc.tuple(allowArb, inputsArb, fc.nat()).map(([a, r, k]) => {
-  const parts = ['record', 'credit', 'freeze', 'runnerFiles', 'patchFiles', 'patchSha256'] as const;
+  const parts = ['record', 'credit', 'freeze', 'runnerFiles', 'patchFiles', 'patchSha256', 'surface', 'results'] as const;
   const part = parts[k % parts.length] as (typeof parts)[number];
+  if (part === 'results') return { ...a, results: r.results === null ? null : { ...r.results, value: { ...r.results.value, cases: (a.results?.value.cases ?? []).slice(k % 2) } } };
   if (part === 'record' || part === 'credit' || part === 'freeze') {
     const to = a[part];
     if (to === null || r[part] === null) return { ...a, [part]: r[part] };

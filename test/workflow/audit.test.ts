@@ -45,7 +45,7 @@ test('parseInputsManifest: hostile input', () => {
 const rejects = DECISION_CODES.filter((c): c is RejectCode => c !== 'ALLOW');
 const finding = fc.record({ code: fc.constantFrom(...rejects), path: fc.string({ maxLength: 8 }), detail: fc.string({ maxLength: 8 }) });
 
-test('property: the audit never ALLOWs when any stage found something; shared jobs always come first', () => {
+test('property: the audit never ALLOWs when any stage found something; shared jobs always come first, then a policy change', () => {
   fc.assert(
     fc.property(fc.array(finding, { maxLength: 4 }), fc.array(fc.array(finding, { maxLength: 3 }), { minLength: 4, maxLength: 4 }), (gate: Finding[], stages: Finding[][]) => {
       const decision: Decision = { code: gate[0]?.code ?? 'ALLOW', decisive: gate[0] ?? null, findings: gate };
@@ -56,7 +56,9 @@ test('property: the audit never ALLOWs when any stage found something; shared jo
       assert.equal(out.code === 'ALLOW', all.length === 0);
       assert.equal(out.findings.length, all.length);
       const job = gate.find((f) => f.code === 'E_SHARED_JOB' || f.code === 'E_JOB_MISSING');
+      const policy = gate.find((f) => f.code === 'E_POLICY_CHANGED');
       if (job) assert.equal(out.code, job.code);
+      else if (policy) assert.equal(out.code, 'E_POLICY_CHANGED', 'a policy change outranks the audit stages');
       else if (stages.flat().length > 0) assert.equal(out.code, stages.flat()[0]?.code);
     }),
   );

@@ -99,11 +99,22 @@ export function writeScoring(r: Review, taxTest: 'tautology' | 'property', runne
     { id: FLAKE, digest: r.digest, kind: 'property' as const, status: 'passed' as const, symbols: [] },
   ];
   writeFileSync(join(r.dir, LAYOUT.cases), toJsonText({ changed: changedIds, cases, digest: r.digest, runner_job: runner }));
+  // The sealed run the credit was scored on: every case passed.
+  const results = toJsonText({
+    runner_job: runner, digest: r.digest, command: ['node', '--test'], exit_code: 0, signal: null, timed_out: false,
+    started_at: '2026-10-12T11:00:00Z', ended_at: '2026-10-12T11:01:00Z',
+    junit: [{ path: 'junit.xml', sha256: 'e'.repeat(64), status: 'ok' }],
+    cases: cases.map((c) => {
+      const [suite, name] = c.id.split('::') as [string, string];
+      return { id: c.id, file: null, suite, name, status: 'passed', duration_ms: 1 };
+    }),
+  });
+  writeFileSync(join(r.dir, LAYOUT.results), results);
   const creditId = `credit-${taxTest}`;
   const credit = propertyCredit(creditId, changedIds, cases, r.digest);
   writeFileSync(
     join(r.dir, LAYOUT.credit),
-    toJsonText({ ...credit, runner_job: runner, proposal_id: 'p-2026-10-12-014', patch_sha256: r.patchSha256, changed: changedIds, uncreditable: [] }),
+    toJsonText({ ...credit, runner_job: runner, proposal_id: 'p-2026-10-12-014', patch_sha256: r.patchSha256, results_sha256: sha256Hex(results), changed: changedIds, uncreditable: [] }),
   );
   return { creditId };
 }

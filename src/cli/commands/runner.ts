@@ -41,11 +41,12 @@ and patch (a temporary git index: read-tree, apply --cached once, write-tree, ch
 index into a fresh folder) and reads the policy at base_commit; the work tree and the
 index are never read or changed, so it does not matter whether the patch is applied,
 committed or absent there. Then, in the spec's order, a line per step on stderr:
+  symbols   sealgate symbols on the record's base and patch: review/runner/changed.json;
+            first, so a patch that touches the policy surface (E_POLICY_CHANGED) never runs
   seal      sealgate seal (fixtures, clock, locale from the policy; seed from
             --seed or $SEED); resealing identical bytes changes nothing
   verify    sealgate seal --verify: the digest recomputed right before the tests
   run       sealgate run: the tests on the sealed digest, in a fresh copy of the tree
-  symbols   sealgate symbols on the record's base and patch: review/runner/changed.json
   credit    sealgate credit: the mutation oracle; cases.json and credit.json
   publish   sealgate publish: the logs become readable, after the seal only
 then the full audit (sealgate verify) on the files it wrote, whose code is printed on
@@ -103,10 +104,10 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
 async function runSteps(ctx: CommandContext, shared: RunnerShared, repo: string, runner: string, seed: string | undefined, now: Instant, verbose: boolean, say: (label: string, text: string) => void): Promise<number> {
     const job = ['--runner-job', runner, '--repo', repo];
     const plan: [string, string, string[]][] = [
+      ['symbols', 'symbols', ['--repo', repo]],
       ['seal', 'seal', [...job, ...(seed !== undefined ? ['--seed', seed] : [])]],
       ['verify', 'seal', ['--verify', '--repo', repo]],
       ['run', 'run', job],
-      ['symbols', 'symbols', ['--repo', repo]],
       ['credit', 'credit', job],
       ['publish', 'publish', job],
     ];

@@ -1,0 +1,131 @@
+// Classification by what the code does, not only where it sits: a file under a test pattern
+// that production code imports (directly or through other such files) is production code.
+import { posix } from 'node:path';
+import { loadTypeScript } from './typescript.js';
+
+export type ImportLanguage = 'typescript' | 'javascript' | 'python';
+
+/** What a TS/JS file imports: static imports, `export ... from`, `require`, `import('literal')`, `import x = require()`. */
+export async function scriptImports(text: string): Promise<string[]> {
+  const ts = await loadTypeScript();
+  return ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
+}
+
+export interface PyImport {
+  /** Leading dots of a relative import (0: absolute). */
+  readonly level: number;
+  /** The dotted module, '' for `from . import x`. */
+  readonly module: string;
+  /** Names of a `from` import (each may be a submodule). */
+  readonly names: readonly string[];
+}
+
+/**
+ * What a Python file imports, lexically: `import a.b`, `from a import b`, `from .a import (b, c)`,
+ * `importlib.import_module("a")`, `__import__("a")`. Over-inclusive by design (an import in a
+ * string or comment counts too): a wrong extra import can only make more code production.
+ */
+export function pythonImports(text: string): PyImport[] {
+  const out: PyImport[] = [];
+  const lines = text.split(/\r?\n/);
+  for (let k = 0; k < lines.length; k++) {
+    let line = (lines[k] as string).replace(/#.*$/, '');
+    while (line.endsWith('\\') && k + 1 < lines.length) line = line.slice(0, -1) + (lines[++k] as string).replace(/#.*$/, '');
+    for (const stmt of line.split(';')) {
+      const from = /^\s*from\s+(\.*)([\w.]*)\s+import\s+(.*)$/.exec(stmt);
+      if (from) {
+        let names = from[3] as string;
+        if (names.includes('(') && !names.includes(')')) {
+          while (k + 1 < lines.length && !names.includes(')')) names += ' ' + (lines[++k] as string).replace(/#.*$/, '');
+        }
+        const list = names.replace(/[()]/g, ' ').split(',').map((n) => n.trim().split(/\s+/)[0] ?? '').filter((n) => /^\w+$/.test(n));
+        out.push({ level: (from[1] as string).length, module: from[2] as string, names: list });
+        continue;
+      }
+      const imp = /^\s*import\s+(.+)$/.exec(stmt);
+      if (imp) {
+        for (const part of (imp[1] as string).split(',')) {
+          const mod = part.trim().split(/\s+/)[0] ?? '';
+          if (/^[\w.]+$/.test(mod)) out.push({ level: 0, module: mod, names: [] });
+        }
+      }
+    }
+    for (const m of line.matchAll(/(?:import_module|__import__)\(\s*["']([\w.]+)["']/g)) out.push({ level: 0, module: m[1] as string, names: [] });
+  }
+  return out;
+}
+
+const SCRIPT_EXTS = ['.ts', '.tsx', '.mts', '.cts', '.d.ts', '.js', '.jsx', '.mjs', '.cjs'];
+const JS_TO_TS: Readonly<Record<string, readonly string[]>> = { '.js': ['.ts', '.tsx', '.d.ts'], '.jsx': ['.tsx'], '.mjs': ['.mts', '.d.mts'], '.cjs': ['.cts', '.d.cts'] };
+
+/** Tree paths a relative TS/JS specifier may load; bare specifiers (packages, aliases) resolve to none here. */
+export function resolveScript(from: string, spec: string, tree: ReadonlySet<string>): string[] {
+  if (!spec.startsWith('./') && !spec.startsWith('../') && spec !== '.' && spec !== '..') return [];
+  const base = posix.normalize(posix.join(posix.dirname(from), spec.replace(/[?#].*$/, '')));
+  const cands = [base, ...SCRIPT_EXTS.map((e) => base + e), ...SCRIPT_EXTS.map((e) => `${base}/index${e}`)];
+  const ext = posix.extname(base);
+  for (const alt of JS_TO_TS[ext] ?? []) cands.push(base.slice(0, -ext.length) + alt);
+  return [...new Set(cands)].filter((c) => tree.has(c));
+}
+
+/**
+ * Tree paths a Python import may load. Relative imports resolve from the file's package;
+ * absolute ones match any file whose path ends in the module's path (the source root is not
+ * known, so every root counts).
+ */
+export function resolvePython(from: string, imp: PyImport, pyFiles: readonly string[]): string[] {
+  const mods: string[] = [];
+  const parts = imp.module === '' ? [] : imp.module.split('.');
+  const withNames = (p: string[]): string[][] => [p, ...imp.names.map((n) => [...p, n])];
+  if (imp.level > 0) {
+    let dir = posix.dirname(from);
+    for (let k = 1; k < imp.level; k++) dir = posix.dirname(dir);
+    for (const p of withNames(parts)) if (p.length > 0) mods.push(posix.join(dir === '.' ? '' : dir, ...p));
+  } else for (const p of withNames(parts)) if (p.length > 0) mods.push(p.join('/'));
+  const out = new Set<string>();
+  for (const m of mods) {
+    for (const suffix of [`${m}.py`, `${m}/__init__.py`]) {
+      for (const f of pyFiles) {
+        if (imp.level > 0 ? f === suffix : f === suffix || f.endsWith(`/${suffix}`)) out.add(f);
+      }
+    }
+  }
+  return [...out];
+}
+
+export interface TreeFile {
+  readonly path: string;
+  readonly language: ImportLanguage;
+  /** True when the path alone makes the file a test (it matches a test pattern). */
+  readonly testByPath: boolean;
+}
+
+/**
+ * Test-pattern files that production code imports, directly or through other such files,
+ * each with the file that imports it. `read` gives a file's patched text.
+ */
+export async function importedTestFiles(files: readonly TreeFile[], read: (path: string) => Promise<string | null>): Promise<Map<string, string>> {
+  const tree = new Set(files.map((f) => f.path));
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  const pyFiles = files.filter((f) => f.language === 'python').map((f) => f.path);
+  const reached = new Map<string, string>();
+  const todo = files.filter((f) => !f.testByPath).map((f) => f.path);
+  const seen = new Set(todo);
+  while (todo.length > 0) {
+    const path = todo.pop() as string;
+    const file = byPath.get(path) as TreeFile;
+    const text = await read(path);
+    if (text === null) continue;
+    const targets = file.language === 'python'
+      ? pythonImports(text).flatMap((imp) => resolvePython(path, imp, pyFiles))
+      : (await scriptImports(text)).flatMap((spec) => resolveScript(path, spec, tree));
+    for (const t of targets) {
+      const target = byPath.get(t);
+      if (target === undefined || seen.has(t)) continue;
+      seen.add(t);
+      if (target.testByPath) reached.set(t, path);
+      todo.push(t);
+    }
+  }
+  return reached;
+}

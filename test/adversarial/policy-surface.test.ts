@@ -1,0 +1,60 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LAYOUT } from '../../src/core/layout.js';
+import { baseText, followUpFiles, propose, runnerJob, verify } from './example.js';
+
+// Patches that change how they are graded. Each is refused by the runner's first step
+// (symbols), before anything is sealed or run, with E_POLICY_CHANGED and the file on stderr.
+const config = JSON.parse(baseText('sealgate.config.json')) as Record<string, unknown> & { test: Record<string, unknown>; credit: Record<string, unknown> };
+const asConfig = (c: unknown): string => JSON.stringify(c, null, 2) + '\n';
+const pkg = JSON.parse(baseText('package.json')) as Record<string, unknown>;
+const PYPROJECT = '[project]\nname = "pricing"\ndependencies = ["requests==2.31.0"]\n\n[tool.pytest.ini_options]\naddopts = "-q"\ntestpaths = ["tests"]\n';
+
+const SCENARIOS: { name: string; edits: () => Record<string, string | null>; base?: Record<string, string>; reason: RegExp }[] = [
+  { name: 'the config ignores the changed file and itself', edits: () => ({ 'sealgate.config.json': asConfig({ ...config, ignorePatterns: ['src/**', 'sealgate.config.json'] }) }), reason: /sealgate\.config\.json, a policy file/ },
+  { name: 'the test command is replaced by a script that writes its own JUnit', edits: () => ({ 'sealgate.config.json': asConfig({ ...config, test: { ...config.test, command: ['node', 'fake-junit.mjs'] } }), 'fake-junit.mjs': "import { writeFileSync } from 'node:fs';\nwriteFileSync('junit.xml', '<testsuites/>');\n" }), reason: /sealgate\.config\.json/ },
+  { name: 'the mutant budget is lowered', edits: () => ({ 'sealgate.config.json': asConfig({ ...config, credit: { mutantBudget: 1 } }) }), reason: /sealgate\.config\.json/ },
+  { name: 'a test-runner config is added (tsconfig paths redirect the tests to another module)', edits: () => ({ 'tsconfig.json': '{ "compilerOptions": { "paths": { "../src/pricing.js": ["./stub.ts"] } } }\n' }), reason: /tsconfig\.json, a policy file \(matches "tsconfig\*\.json"\)/ },
+  { name: 'an .npmrc is added', edits: () => ({ '.npmrc': 'node-options=--require ./hook.cjs\n' }), reason: /adds \.npmrc, a policy file/ },
+  { name: "package.json's scripts.test is changed", edits: () => ({ 'package.json': asConfig({ ...pkg, scripts: { test: 'node -e 0' } }) }), reason: /changes package\.json and with it its test settings/ },
+  { name: "pyproject.toml's [tool.pytest.ini_options] is changed", base: { 'pyproject.toml': PYPROJECT }, edits: () => ({ 'pyproject.toml': PYPROJECT.replace('"-q"', '"-q -k nothing"') }), reason: /changes pyproject\.toml and with it its test settings/ },
+];
+
+for (const sc of SCENARIOS) {
+  test(`adversarial: ${sc.name}: E_POLICY_CHANGED before anything runs`, { timeout: 120_000 }, async () => {
+    const s = await propose({ ...followUpFiles(), ...sc.edits() }, sc.base);
+    try {
+      const out = await runnerJob(s);
+      assert.equal(out.code, 'E_POLICY_CHANGED', out.stderr);
+      assert.match(out.stderr, /runner: symbols +E_POLICY_CHANGED/);
+      assert.match(out.stderr, sc.reason);
+      assert.equal(existsSync(join(s.dir, LAYOUT.status)), false, 'nothing was sealed');
+      assert.equal(existsSync(join(s.dir, LAYOUT.results)), false, 'nothing was run');
+      // The gate job says the same from the files, ahead of the missing seal.
+      const v = await verify(s);
+      assert.equal(v.code, 'E_POLICY_CHANGED', v.stderr);
+    } finally {
+      s.dispose();
+    }
+  });
+}
+
+test("adversarial: package.json's dependency list is not policy: the runner runs it, and only the uncreditable file stops it", { timeout: 300_000 }, async () => {
+  const s = await propose({ ...followUpFiles(), 'package.json': asConfig({ ...pkg, dependencies: { 'left-pad': '1.3.0' } }) });
+  try {
+    const out = await runnerJob(s);
+    assert.match(out.stderr, /runner: symbols +ok/);
+    assert.doesNotMatch(out.stderr, /E_POLICY_CHANGED/);
+    // package.json is a file sealgate cannot score (class other), so credit cannot pass: that,
+    // not the policy surface, is what holds this patch back (as before this check existed).
+    assert.equal(out.code, 'E_CREDIT_MISSING', out.stderr);
+    const v = await verify(s);
+    assert.equal(v.code, 'E_CREDIT_MISSING');
+    const credit = JSON.parse(readFileSync(join(s.dir, LAYOUT.credit), 'utf8')) as { uncreditable: string[] };
+    assert.deepEqual(credit.uncreditable, ['package.json']);
+  } finally {
+    s.dispose();
+  }
+});

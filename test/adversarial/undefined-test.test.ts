@@ -1,0 +1,28 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LAYOUT } from '../../src/core/layout.js';
+import { followUpFiles, NOW, propose, runnerJob } from './example.js';
+
+// The follow-up's real bound on taxCents, but its JUnit case carries a name no test file
+// defines (made up at run time, as a reporter or a generated name would): it earns nothing,
+// and the credit and the report list it.
+test('adversarial: a JUnit case no test file defines earns no credit, and the report lists it', { timeout: 300_000 }, async () => {
+  const files = followUpFiles();
+  const made = "test(['tax', 'is', 'bounded', 'by', 'the', 'rate'].join(' ') + ' (generated)', () => {";
+  const testFile = (files['test/pricing.test.ts'] ?? '').replace("test('tax is bounded by the rate', () => {", made);
+  assert.notEqual(testFile, files['test/pricing.test.ts']);
+  const s = await propose({ ...files, 'test/pricing.test.ts': testFile });
+  try {
+    const out = await runnerJob(s);
+    assert.equal(out.code, 'E_CREDIT_MISSING', out.stderr);
+    const credit = JSON.parse(readFileSync(join(s.dir, LAYOUT.credit), 'utf8')) as { missing: string[]; undefined_tests: string[] };
+    assert.deepEqual(credit.missing, ['src/pricing.ts::taxCents']);
+    assert.deepEqual(credit.undefined_tests, ['pricing::tax is bounded by the rate (generated)']);
+    const report = await s.cli(['verify', '--now', NOW, '--explain']);
+    assert.match(report.stderr, /undefined tests \(no test file defines them; no credit\): pricing::tax is bounded by the rate \(generated\)/);
+  } finally {
+    s.dispose();
+  }
+});

@@ -1,0 +1,131 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_CONFIG } from '../../src/config/schema.js';
+import { importedTestFiles, pythonImports, resolvePython, resolveScript, scriptImports } from '../../src/symbols/imports.js';
+import { declarationHasRuntime, extractTypeScript, loadTypeScript } from '../../src/symbols/typescript.js';
+import { extractChanged } from '../../src/symbols/extract.js';
+import { git, makeRepo, writeFiles } from '../helpers/git.js';
+
+test('scriptImports: static, re-export, require, dynamic literal, import-equals; not a template or a variable', async () => {
+  const got = await scriptImports("import a from './a.js';\nexport { x } from './b';\nexport * from './c';\nconst d = require('./d');\nawait import('./e');\nimport f = require('./f');\nimport './g';\nimport(`./h${n}`);\nrequire(name);\n");
+  assert.deepEqual(got.sort(), ['./a.js', './b', './c', './d', './e', './f', './g']);
+});
+
+test('resolveScript: .js to .ts, no extension, index files, parents; bare specifiers resolve to nothing', () => {
+  const tree = new Set(['src/spec/tax.ts', 'src/spec/index.ts', 'src/util/index.js', 'lib/a.d.ts', 'src/b.mts']);
+  assert.deepEqual(resolveScript('src/pricing.ts', './spec/tax.js', tree), ['src/spec/tax.ts']);
+  assert.deepEqual(resolveScript('src/pricing.ts', './spec/tax', tree), ['src/spec/tax.ts']);
+  assert.deepEqual(resolveScript('src/pricing.ts', './spec', tree), ['src/spec/index.ts']);
+  assert.deepEqual(resolveScript('src/x/y.ts', '../util', tree), ['src/util/index.js']);
+  assert.deepEqual(resolveScript('src/x.ts', '../lib/a.js', tree), ['lib/a.d.ts']);
+  assert.deepEqual(resolveScript('src/x.ts', './b.mjs', tree), ['src/b.mts']);
+  assert.deepEqual(resolveScript('src/x.ts', 'spec/tax', tree), []);
+  assert.deepEqual(resolveScript('src/x.ts', '../../../../etc/passwd', tree), []);
+});
+
+test('pythonImports: plain, dotted, aliased, relative, parenthesised, continued, importlib; comments do not hide', () => {
+  const src = [
+    'import os, tests.helpers as h',
+    'from tests.helpers import tax_cents',
+    'from . import sibling',
+    'from ..pkg.mod import (',
+    '    a,',
+    '    b as c,',
+    ')',
+    'from x import \\',
+    '    y',
+    "mod = importlib.import_module('tests.dyn')",
+    'def f():',
+    '    import tests.inner  # inside a function',
+    'x = 1; import tests.semi',
+  ].join('\n');
+  const got = pythonImports(src).map((i) => `${'.'.repeat(i.level)}${i.module}:${i.names.join(',')}`);
+  assert.deepEqual(got, ['os:', 'tests.helpers:', 'tests.helpers:tax_cents', '.:sibling', '..pkg.mod:a,b', 'x:y', 'tests.dyn:', 'tests.inner:', 'tests.semi:']);
+});
+
+test('resolvePython: absolute imports match any root, relative ones the package; a name may be a submodule', () => {
+  const py = ['tests/helpers.py', 'src/tests/helpers.py', 'pkg/tests/__init__.py', 'pkg/sub/mod.py', 'pkg/sub/x.py'];
+  assert.deepEqual(resolvePython('app.py', { level: 0, module: 'tests.helpers', names: [] }, py).sort(), ['src/tests/helpers.py', 'tests/helpers.py']);
+  assert.deepEqual(resolvePython('pkg/a.py', { level: 1, module: 'tests', names: [] }, py), ['pkg/tests/__init__.py']);
+  assert.deepEqual(resolvePython('pkg/sub/a.py', { level: 1, module: '', names: ['x'] }, py), ['pkg/sub/x.py']);
+  assert.deepEqual(resolvePython('pkg/sub/a.py', { level: 2, module: 'sub', names: ['mod'] }, py), ['pkg/sub/mod.py']);
+});
+
+test('importedTestFiles: transitive through test-path files, never from tests alone', async () => {
+  const texts: Record<string, string> = {
+    'src/app.ts': "export { f } from './spec/a.js';\n",
+    'src/spec/a.ts': "import { g } from '../__mocks__/b.js';\nexport const f = g;\n",
+    'src/__mocks__/b.ts': 'export const g = 1;\n',
+    'test/app.test.ts': "import '../src/spec/only-tests.js';\n",
+    'src/spec/only-tests.ts': 'export {};\n',
+  };
+  const files = Object.keys(texts).map((path) => ({ path, language: 'typescript' as const, testByPath: /spec|__mocks__|test/.test(path) }));
+  const got = await importedTestFiles(files, (p) => Promise.resolve(texts[p] ?? null));
+  assert.deepEqual([...got].sort(), [['src/__mocks__/b.ts', 'src/spec/a.ts'], ['src/spec/a.ts', 'src/app.ts']]);
+});
+
+test('symbols: a Python helper under tests/ that production imports is production; changed.json says so', async () => {
+  const r = makeRepo({ 'src/app.py': 'from tests.helpers import rate\n\ndef total(x):\n    return x * rate()\n', 'tests/helpers.py': 'def rate():\n    return 2\n', 'tests/test_app.py': 'def test_total():\n    assert True\n' });
+  try {
+    writeFiles(r.dir, { 'tests/helpers.py': 'def rate():\n    return 3\n', 'tests/test_app.py': 'def test_total():\n    assert 1 == 1\n' });
+    const patch = git(r.dir, 'diff');
+    git(r.dir, 'checkout', '-q', '.');
+    writeFileSync(join(r.dir, 'p.diff'), patch);
+    const changed = await extractChanged({ repo: r.dir, patchBytes: Buffer.from(patch), config: DEFAULT_CONFIG });
+    assert.deepEqual(changed.imported_tests, [{ path: 'tests/helpers.py', imported_by: 'src/app.py' }]);
+    assert.equal(changed.files.find((f) => f.path === 'tests/helpers.py')?.class, 'production');
+    assert.equal(changed.files.find((f) => f.path === 'tests/test_app.py')?.class, 'test');
+    assert.deepEqual(changed.changed, ['tests/helpers.py::rate']);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('symbols: a patch that touches the policy surface is refused with E_POLICY_CHANGED', async () => {
+  const r = makeRepo({ 'src/a.ts': 'export const a = 1;\n', 'package.json': '{"scripts":{"test":"node --test"},"dependencies":{}}\n' });
+  try {
+    const run = async (files: Record<string, string>): Promise<string> => {
+      writeFiles(r.dir, files);
+      git(r.dir, 'add', '-A');
+      const patch = git(r.dir, 'diff', '--cached');
+      git(r.dir, 'reset', '-q', '--hard');
+      try {
+        await extractChanged({ repo: r.dir, patchBytes: Buffer.from(patch), config: DEFAULT_CONFIG });
+        return 'ok';
+      } catch (err) {
+        return (err as { code?: string }).code ?? 'error';
+      }
+    };
+    assert.equal(await run({ 'src/a.ts': 'export const a = 2;\n', 'package.json': '{"scripts":{"test":"true"},"dependencies":{}}\n' }), 'E_POLICY_CHANGED');
+    assert.equal(await run({ 'src/a.ts': 'export const a = 2;\n', 'package.json': '{"scripts":{"test":"node --test"},"dependencies":{"x":"1.0.0"}}\n' }), 'ok');
+    assert.equal(await run({ 'src/a.ts': 'export const a = 2;\n', '.github/workflows/ci.yml': 'on: push\n' }), 'E_POLICY_CHANGED');
+  } finally {
+    r.dispose();
+  }
+});
+
+test('declaration files: type-only forms stay ambient; any runtime statement makes the file code', async () => {
+  const ts = await loadTypeScript();
+  const runtime = (text: string): boolean => declarationHasRuntime(ts, ts.createSourceFile('x.d.ts', text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS));
+  const typeOnly = [
+    'export interface A { x: number }', 'export type B = string;', 'declare function f(): void;', 'export function g(a: number): number;',
+    'export const c: number;', 'import type { T } from "./t";', 'import { type U } from "./u";', 'export type { T } from "./t";', 'export {};',
+    'declare namespace N { function h(): void }', 'export declare class K { m(): void; p: number }', 'export default A;',
+    'declare module "m" { export const x = 1; }', 'declare global { interface Window { a: 1 } }',
+  ];
+  for (const t of typeOnly) assert.equal(runtime(t), false, t);
+  const code = [
+    'export function g(a: number): number { return a; }', 'export const c = 1;', 'import "./side-effect";', 'import { U } from "./u";',
+    'export { x } from "./x";', 'console.log(1);', 'export enum E { A }', 'export class K { m() { return 1; } }', 'export class P { p = 1 }',
+    'namespace N { export const y = 2; }', 'export default function () {}', 'if (x) {}',
+  ];
+  for (const t of code) assert.equal(runtime(t), true, t);
+  // The extractor: a function with a body in a .d.ts holding runtime code is a runtime symbol.
+  const syms = extractTypeScript(ts, 'src/tax.d.ts', 'export function taxCents(a: number): number {\n  return a;\n}\n');
+  assert.equal(syms.parsed, true);
+  assert.equal([...syms.symbols.values()].flat().some((p) => !p.typeOnly), true);
+  const ambient = extractTypeScript(ts, 'src/tax.d.ts', 'export function taxCents(a: number): number;\n');
+  assert.equal([...ambient.symbols.values()].flat().every((p) => p.typeOnly), true);
+});
