@@ -13,6 +13,9 @@ import { resolveInRepo } from '../gate/read.js';
 import { readRecordFile } from '../record/file.js';
 import { readSealParams, reopenSeal, verifySeal } from '../seal/seal.js';
 import { findLibfaketime, pinnedEnv, planClock } from '../runner/env.js';
+import { packageRoot } from '../core/package-root.js';
+import { findBwrap, readSecrets } from '../sandbox/host.js';
+import { openBox } from '../sandbox/run.js';
 import { readResults, type Results } from '../runner/results.js';
 import { ChangedSchema, type Changed } from '../symbols/schema.js';
 import { mutatePy } from './mutate-py.js';
@@ -39,6 +42,8 @@ export interface ScoreOptions {
   readonly write?: boolean;
   /** Clock for the journal entry of a drift reopen. */
   readonly now?: Date;
+  /** The bubblewrap program (default: bwrap in the system paths). */
+  readonly bwrap?: string;
 }
 
 export interface ScoreOutcome extends Scored {
@@ -157,7 +162,17 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
 
   const plan = planClock(params.clock, findLibfaketime());
   if ('problem' in plan) throw inputInvalid(LAYOUT.sealParams, plan.problem);
-  const env = { ...pinnedEnv(opts.env, { seed: params.seed, clock: params.clock, locale: params.locale, digest }, plan), PYTHONDONTWRITEBYTECODE: '1' };
+  const env = { ...pinnedEnv(opts.env, { seed: params.seed, clock: params.clock, locale: params.locale, digest }, plan, opts.config.test.env), PYTHONDONTWRITEBYTECODE: '1' };
+  const cacheDir = opts.cacheDir === undefined ? defaultCacheDir(opts.env) : opts.cacheDir;
+  // Every control, trace, probe and mutant run goes through this box; none starts without it.
+  const sandbox = openBox({
+    isolation: opts.config.sandbox,
+    bwrap: opts.bwrap ?? findBwrap(),
+    env: opts.env,
+    secrets: readSecrets(repo, opts.env, packageRoot(), cacheDir !== null ? [cacheDir] : []),
+    ...(plan.kind === 'faketime' ? { extraReadOnly: [plan.library] } : {}),
+    path: 'sealgate.config#sandbox',
+  });
 
   const sources = await readTestSources(repo, opts.config, opts.config.credit.assertionFunctions);
   const { caseSources, verdicts } = classifyCases(results.cases, sources);
@@ -172,6 +187,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
       command: results.command,
       junit,
       env,
+      sandbox,
       controlTimeoutMs: opts.config.test.timeoutSeconds * 1000,
       baselineMs: durationMs(results),
       workers: Math.max(1, opts.workers ?? availableParallelism()),
@@ -179,12 +195,14 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
       ignore: new Set([...verdicts].filter(([, v]) => v?.kind === 'tautology').map(([id]) => id)),
       narrow: narrowFor(results.command, caseSources),
       narrowTargets: (targets) => narrowCommand(results.command, targets),
-      cacheDir: opts.cacheDir === undefined ? defaultCacheDir(opts.env) : opts.cacheDir,
+      cacheDir,
       cacheSalt: JSON.stringify([digest, patchSha, changed.base]),
       ...(opts.progress ? { progress: opts.progress } : {}),
     });
   }
-  const scored = toScored({ changed, results, digest, runnerJob, proposalId: record.proposal_id, verdicts, plans, unsupported, baselineProblem: baselineProblem ?? (eligible.size === 0 ? 'no test passed on the sealed baseline run' : null), oracle });
+  const raw = toScored({ changed, results, digest, runnerJob, proposalId: record.proposal_id, verdicts, plans, unsupported, baselineProblem: baselineProblem ?? (eligible.size === 0 ? 'no test passed on the sealed baseline run' : null), oracle });
+  // The isolation the runs had is part of the evidence (verify rejects "none" unless the policy allows it).
+  const scored = { ...raw, credit: { ...raw.credit, sandbox: sandbox.isolation }, cases: { ...raw.cases, sandbox: sandbox.isolation } };
   // What we write must pass the schemas the gate and `--cases` read.
   for (const [schema, value, label] of [[CreditSchema, scored.credit, LAYOUT.credit], [CaseFileSchema, scored.cases, LAYOUT.cases]] as const) {
     const r = checkSchema(schema, value, label);
