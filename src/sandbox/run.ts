@@ -1,20 +1,53 @@
 import { spawn } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { accessSync, closeSync, constants, lstatSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import type { SandboxKind } from '../config/schema.js';
 import { inputInvalid } from '../core/errors.js';
 import { execInGroup, type ExecOutcome } from '../runner/exec.js';
 import { listCopyEntries, readDependencyFolders, readHostView, requireSandbox, type Secrets } from './host.js';
-import { planSandbox, type DependencyFolder, type HostView, type RunDirs, type SandboxLimits, type SandboxPlan } from './plan.js';
+import { isWithin, planSandbox, type DependencyFolder, type HostView, type RunDirs, type SandboxLimits, type SandboxPlan } from './plan.js';
 
 /**
  * Carrying a sandbox plan out: a fresh copy of the tree per run, bubblewrap around the
  * command, outputs read from the copy after everything inside has ended, the copy removed.
  */
 
+/**
+ * Where the command's program is, looked up as execvp would (PATH of the plan, or relative to
+ * the run's copy), on the host side of the same paths; null when it is nowhere. bubblewrap
+ * reports an exec failure only as its own exit status 1, so a missing program is caught here.
+ */
+export function findProgram(plan: SandboxPlan): string | null {
+  const program = plan.command[0] ?? '';
+  const runnable = (p: string): boolean => {
+    try {
+      accessSync(p, constants.X_OK);
+      return statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (program.includes('/')) {
+    const inTree = program.startsWith('/') ? (isWithin(program, plan.cwd) ? join(plan.hostCwd, posix.relative(plan.cwd, program)) : program) : join(plan.hostCwd, program);
+    return runnable(inTree) ? inTree : null;
+  }
+  for (const dir of (plan.env.PATH ?? '').split(':')) {
+    if (dir === '') continue;
+    const p = isWithin(dir, plan.cwd) ? join(plan.hostCwd, posix.relative(plan.cwd, dir), program) : join(dir, program);
+    if (runnable(p)) return p;
+  }
+  return null;
+}
+
 /** The one place the project's code is executed: the plan's argv in its own process group, streams to the capped files. */
-export function runSandboxed(plan: SandboxPlan): Promise<ExecOutcome> {
+export async function runSandboxed(plan: SandboxPlan): Promise<ExecOutcome> {
+  if (plan.isolation === 'bwrap' && findProgram(plan) === null) {
+    // Nothing ran: the streams are created empty, as for a spawn failure.
+    for (const p of [plan.output.stdoutPath, plan.output.stderrPath]) closeSync(openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600));
+    const none = { bytes: 0, truncated: false };
+    return { exit_code: null, signal: null, timed_out: false, duration_ms: 0, spawn_error: `ENOENT: ${JSON.stringify(plan.command[0])} is not a program the sandbox can run (not found on its PATH or in the tree)`, stdout: none, stderr: none };
+  }
   return execInGroup({
     command: plan.argv,
     cwd: plan.hostCwd,
