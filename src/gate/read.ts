@@ -73,6 +73,7 @@ export function parseGateFiles(files: GateFiles, config: Config, now: Instant): 
     freeze,
     runnerFiles: { status, digest },
     now,
+    sandbox: config.sandbox,
   });
 }
 
