@@ -1,5 +1,5 @@
 import type { Finding } from '../core/errors.js';
-import { groupKills, type ReviewReport } from './model.js';
+import { groupKills, isolationText, type ReviewReport } from './model.js';
 
 /** Markdown table cells: no pipes, no newlines, code spans for ids. */
 const cell = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
@@ -18,6 +18,7 @@ export function toMarkdownReport(r: ReviewReport): string {
   if (d.decisive) out.push(`- **Because:** ${where(d.decisive)}${cell(d.decisive.detail)}`);
   if (d.nextStep) out.push(`- **Next step:** ${cell(d.nextStep)}`);
   out.push(`- **Review clock:** ${code(r.now)}`);
+  out.push(`- **Sandbox:** ${cell(isolationText(r.isolation))}`);
   out.push('');
   out.push('| Question | Answer |');
   out.push('|---|---|');

@@ -98,12 +98,12 @@ export function writeScoring(r: Review, taxTest: 'tautology' | 'property', runne
       : { id: PROP_TAX, digest: r.digest, kind: 'property' as const, status: 'passed' as const, symbols: [TAX] },
     { id: FLAKE, digest: r.digest, kind: 'property' as const, status: 'passed' as const, symbols: [] },
   ];
-  writeFileSync(join(r.dir, LAYOUT.cases), toJsonText({ changed: changedIds, cases, digest: r.digest, runner_job: runner }));
+  writeFileSync(join(r.dir, LAYOUT.cases), toJsonText({ changed: changedIds, cases, digest: r.digest, runner_job: runner, sandbox: 'bwrap' }));
   const creditId = `credit-${taxTest}`;
   const credit = propertyCredit(creditId, changedIds, cases, r.digest);
   writeFileSync(
     join(r.dir, LAYOUT.credit),
-    toJsonText({ ...credit, runner_job: runner, proposal_id: 'p-2026-10-12-014', patch_sha256: r.patchSha256, changed: changedIds, uncreditable: [] }),
+    toJsonText({ ...credit, runner_job: runner, proposal_id: 'p-2026-10-12-014', patch_sha256: r.patchSha256, changed: changedIds, uncreditable: [], sandbox: 'bwrap' }),
   );
   return { creditId };
 }
