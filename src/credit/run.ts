@@ -12,10 +12,10 @@ import { parseInstant, type Instant } from '../core/time.js';
 import { resolveInRepo } from '../gate/read.js';
 import { readRecordFile } from '../record/file.js';
 import { readSealParams, reopenSeal, verifySeal } from '../seal/seal.js';
-import { findLibfaketime, pinnedEnv, planClock } from '../runner/env.js';
+import { findLibfaketime, pinnedEnv, planClock, type ClockPlan } from '../runner/env.js';
 import { packageRoot } from '../core/package-root.js';
 import { findBwrap, readSecrets } from '../sandbox/host.js';
-import { openBox } from '../sandbox/run.js';
+import { openBox, type Box } from '../sandbox/run.js';
 import { readResults, type Results } from '../runner/results.js';
 import { ChangedSchema, type Changed } from '../symbols/schema.js';
 import { mutatePy } from './mutate-py.js';
@@ -120,6 +120,21 @@ export function narrowFor(command: readonly string[], sources: ReadonlyMap<strin
 }
 
 /**
+ * The box of the credit step's runs: E_SANDBOX_UNAVAILABLE unless the policy's isolation works
+ * here. Hidden from them besides the repository's own secrets: the credit cache.
+ */
+export function openCreditBox(o: { repo: string; config: Config; env: Readonly<Record<string, string | undefined>>; cacheDir: string | null; clock: ClockPlan; bwrap?: string }): Box {
+  return openBox({
+    isolation: o.config.sandbox,
+    bwrap: o.bwrap ?? findBwrap(),
+    env: o.env,
+    secrets: readSecrets(o.repo, o.env, packageRoot(), o.cacheDir !== null ? [o.cacheDir] : []),
+    ...(o.clock.kind === 'faketime' ? { extraReadOnly: [o.clock.library] } : {}),
+    path: 'sealgate.config#sandbox',
+  });
+}
+
+/**
  * `sealgate credit --runner-job J`: check that J may score this proposal on a sealed, unchanged
  * digest, run the oracle, and write cases.json and credit.json.
  */
@@ -165,14 +180,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   const env = { ...pinnedEnv(opts.env, { seed: params.seed, clock: params.clock, locale: params.locale, digest }, plan, opts.config.test.env), PYTHONDONTWRITEBYTECODE: '1' };
   const cacheDir = opts.cacheDir === undefined ? defaultCacheDir(opts.env) : opts.cacheDir;
   // Every control, trace, probe and mutant run goes through this box; none starts without it.
-  const sandbox = openBox({
-    isolation: opts.config.sandbox,
-    bwrap: opts.bwrap ?? findBwrap(),
-    env: opts.env,
-    secrets: readSecrets(repo, opts.env, packageRoot(), cacheDir !== null ? [cacheDir] : []),
-    ...(plan.kind === 'faketime' ? { extraReadOnly: [plan.library] } : {}),
-    path: 'sealgate.config#sandbox',
-  });
+  const sandbox = openCreditBox({ repo, config: opts.config, env: opts.env, cacheDir, clock: plan, ...(opts.bwrap !== undefined ? { bwrap: opts.bwrap } : {}) });
 
   const sources = await readTestSources(repo, opts.config, opts.config.credit.assertionFunctions);
   const { caseSources, verdicts } = classifyCases(results.cases, sources);
