@@ -77,3 +77,7 @@ if (require.main === module) {
 }
 
 module.exports = { loadBundle, BUNDLES, OWN_BUNDLE };
+pwned
+pwned
+pwned
+pwned
