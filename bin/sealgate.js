@@ -77,7 +77,3 @@ if (require.main === module) {
 }
 
 module.exports = { loadBundle, BUNDLES, OWN_BUNDLE };
-pwned
-pwned
-pwned
-pwned

@@ -126,7 +126,7 @@ test('the sealed run, the credit step and every mutant run see the same working 
 });
 
 test('control: with sandbox "none" the same attack sees the repository and the install, and its daemon outlives the run (so the checks above can fail)', async () => {
-  const p = await makeProject({ sandbox: 'none' });
+  const p = await makeProject({ sandbox: 'none' }, true);
   try {
     // The attack appends to review/proposal.json here, so the run ends in E_INPUT_INVALID: that is the point.
     await runCliIn(p, ['run', '--runner-job', RUNNER]);

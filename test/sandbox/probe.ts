@@ -113,8 +113,12 @@ export interface Project {
   dispose(): Promise<void>;
 }
 
-/** The throwaway project, sealed, with a dependency folder, the attack as its test command, and a sealgate cache beside it. */
-export async function makeProject(config: Record<string, unknown> = {}): Promise<Project> {
+/**
+ * The throwaway project, sealed, with a dependency folder, the attack as its test command, and
+ * a sealgate cache beside it. `unsandboxed`: the control, whose writes would land for real, so
+ * it only writes inside the project and probes (reads) the rest.
+ */
+export async function makeProject(config: Record<string, unknown> = {}, unsandboxed = false): Promise<Project> {
   const server = await loopback();
   const base = mkdtempSync(join(tmpdir(), 'sealgate-probe-'));
   const cache = join(base, 'cache');
@@ -144,9 +148,8 @@ export async function makeProject(config: Record<string, unknown> = {}): Promise
       join(repo.dir, 'review', 'pwned'),
       join(repo.dir, 'review', 'proposal.json'),
       join(repo.dir, 'pwned'),
-      join(pkg, 'pwned'),
-      join(pkg, 'bin', 'sealgate.js'),
       join(cache, 'sealgate', 'credit', 'entry.json'),
+      ...(unsandboxed ? [] : [join(pkg, 'pwned'), join(pkg, 'bin', 'sealgate.js')]),
     ],
     port: server.port,
   };
