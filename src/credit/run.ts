@@ -13,8 +13,7 @@ import { resolveInRepo } from '../gate/read.js';
 import { readRecordFile } from '../record/file.js';
 import { readSealParams, reopenSeal, verifySeal } from '../seal/seal.js';
 import { findLibfaketime, pinnedEnv, planClock, type ClockPlan } from '../runner/env.js';
-import { packageRoot } from '../core/package-root.js';
-import { findBwrap, readSecrets } from '../sandbox/host.js';
+import { findBwrap, installRoot, readSecrets } from '../sandbox/host.js';
 import { openBox, type Box } from '../sandbox/run.js';
 import { readResults, type Results } from '../runner/results.js';
 import { ChangedSchema, type Changed } from '../symbols/schema.js';
@@ -128,7 +127,7 @@ export function openCreditBox(o: { repo: string; config: Config; env: Readonly<R
     isolation: o.config.sandbox,
     bwrap: o.bwrap ?? findBwrap(),
     env: o.env,
-    secrets: readSecrets(o.repo, o.env, packageRoot(), o.cacheDir !== null ? [o.cacheDir] : []),
+    secrets: readSecrets(o.repo, o.env, installRoot(), o.cacheDir !== null ? [o.cacheDir] : []),
     ...(o.clock.kind === 'faketime' ? { extraReadOnly: [o.clock.library] } : {}),
     path: 'sealgate.config#sandbox',
   });

@@ -7,8 +7,7 @@ import { readBoundedFile, sha256File } from '../core/io.js';
 import { LAYOUT, layoutPath } from '../core/layout.js';
 import { appendJournalEvents, readJournal } from './journal.js';
 import type { ExecOutcome } from './exec.js';
-import { packageRoot } from '../core/package-root.js';
-import { findBwrap, readSecrets } from '../sandbox/host.js';
+import { findBwrap, installRoot, readSecrets } from '../sandbox/host.js';
 import { dependencyFolders, openBox, resolveOutput, runInFreshCopy } from '../sandbox/run.js';
 import { findLibfaketime, pinnedEnv, planClock, type ClockPlan } from './env.js';
 import type { JunitCase } from './junit.js';
@@ -112,7 +111,7 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
     isolation: config.sandbox,
     bwrap: req.bwrap ?? findBwrap(),
     env: req.baseEnv,
-    secrets: readSecrets(repo, req.baseEnv, packageRoot()),
+    secrets: readSecrets(repo, req.baseEnv, installRoot()),
     ...(plan.kind === 'faketime' ? { extraReadOnly: [plan.library] } : {}),
     path: 'sealgate.config#sandbox',
   });

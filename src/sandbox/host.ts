@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../core/package-root.js';
 import type { SandboxKind } from '../config/schema.js';
 import { SealgateError } from '../core/errors.js';
 import { isWithin, type DependencyFolder, type HostView } from './plan.js';
@@ -190,4 +192,13 @@ export function readSecrets(repo: string, env: Readonly<Record<string, string | 
   const forbidden = [join(repo, 'review'), join(repo, '.git'), ...(xdg !== null ? [join(xdg, 'sealgate')] : []), ...(install !== null ? [install] : []), ...extra];
   const real = (p: string): string[] => [p, ...(realOrNull(p) !== null && realOrNull(p) !== p ? [realOrNull(p) as string] : [])];
   return { hidden: [...new Set([repo, ...forbidden].flatMap(real))], forbidden: [...new Set(forbidden.flatMap(real))], install };
+}
+
+/** sealgate's own install: the package root, or (a copy without package.json) the folder two above this file (dist/bundle/x.cjs, src/sandbox/host.ts). */
+export function installRoot(): string {
+  try {
+    return packageRoot();
+  } catch {
+    return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  }
 }
