@@ -18,11 +18,11 @@ if (process.env.SEALGATE_NODE_EXTRA_CA_CERTS !== undefined) {
 // The CLI's entry. A CommonJS file (bin/package.json), because Node starts a CommonJS entry
 // faster than an ES module one. It loads one bundle (dist/bundle/<command>.cjs for the
 // commands that have one of their own: gate, run, seal; dist/bundle/all.cjs for the others)
-// and compiles it with the V8 code cache the build wrote beside it (scripts/code-cache.cjs),
-// which saves most of the compile time of a cold start. The cache is used only when it was made from exactly
-// these bundle bytes (its first 32 bytes are their SHA-256; V8 itself checks only the
-// length); otherwise, or when V8 rejects it (another Node version or other flags), the
-// bundle is compiled from source, which is slower, never different.
+// and compiles it from its source bytes. No V8 code cache is read: a cache cannot be checked
+// against the bundle without compiling the bundle (V8 checks only the source length, and a
+// hash of the bundle in the cache proves nothing about the bytecode after it), so a cache
+// written by a test would run the test's code under an honest-looking bundle. The cost is
+// the compile time the cache saved (docs/decisions.md).
 const { readFileSync } = require('node:fs');
 const { isAscii } = require('node:buffer');
 const { dirname, join } = require('node:path');
@@ -33,30 +33,14 @@ const BUNDLES = join(__dirname, '..', 'dist', 'bundle');
 /** Commands with a bundle of their own (scripts/bundle.mjs). */
 const OWN_BUNDLE = new Set(['gate', 'run', 'seal']);
 
-/** The cache's V8 data, if the cache was made from exactly `source` (the bundle's bytes). */
-function readCache(file, source) {
-  let cache;
-  try {
-    cache = readFileSync(`${file}.cache`);
-  } catch {
-    return undefined;
-  }
-  const crypto = require('node:crypto');
-  const digest = typeof crypto.hash === 'function' ? crypto.hash('sha256', source, 'buffer') : crypto.createHash('sha256').update(source).digest();
-  return cache.length > 32 && digest.equals(cache.subarray(0, 32)) ? cache.subarray(32) : undefined;
-}
-
 /** Compile and run one bundle as a CommonJS module; returns its exports and the compiled script. */
-function loadBundle(name, { useCache = true } = {}) {
+function loadBundle(name) {
   const file = join(BUNDLES, `${name}.cjs`);
   const bytes = readFileSync(file);
   // esbuild writes ASCII (non-ASCII characters escaped), which decodes fastest as latin1.
   const source = typeof isAscii === 'function' && isAscii(bytes) ? bytes.latin1Slice(0, bytes.length) : bytes.toString('utf8');
-  const script = new vm.Script(wrap(source), {
-    filename: file,
-    // No importModuleDynamically: a bundle holds no import() (scripts/bundle.mjs checks).
-    cachedData: useCache ? readCache(file, bytes) : undefined,
-  });
+  // No importModuleDynamically: a bundle holds no import() (scripts/bundle.mjs checks). No cachedData (above).
+  const script = new vm.Script(wrap(source), { filename: file });
   const module = { exports: {}, id: file, filename: file, loaded: false };
   script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
   module.loaded = true;

@@ -4,10 +4,8 @@
 // their cold start compiles only their own code and built-ins; parse-worker.cjs is the worker
 // thread `sealgate symbols` parses with (loaded by Node itself, no code cache). The heavy parsers
 // (TypeScript, tree-sitter, YAML) stay external, loaded from node_modules only when used.
-// CommonJS, not ES modules: bin/sealgate.js compiles a CommonJS bundle with the V8 code cache
-// that scripts/code-cache.cjs writes here after the build (Node 20 has no code cache for ES
-// modules), and a CommonJS start skips the ES module loader.
-import { spawnSync } from 'node:child_process';
+// CommonJS, not ES modules: bin/sealgate.js compiles a CommonJS bundle as a vm.Script, and a
+// CommonJS start skips the ES module loader.
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
@@ -40,13 +38,4 @@ for (const [out, meta] of Object.entries(result.metafile.outputs)) {
   if (dynamic.length > 0) throw new Error(`${out}: dynamic import() of ${dynamic.map((i) => i.path).join(', ')}; use createRequire(import.meta.url) instead`);
 }
 
-// The code caches, each made in a fresh Node process with the default flags (V8 rejects a
-// cache made under other flags). NODE_OPTIONS is left out for the same reason.
-if (process.env.SEALGATE_CODE_CACHE !== '0') {
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS;
-  for (const name of ['all', 'gate', 'run', 'seal']) {
-    const r = spawnSync(process.execPath, ['scripts/code-cache.cjs', name], { stdio: 'inherit', env });
-    if (r.status !== 0) throw new Error(`code cache for ${name}.cjs failed (exit ${r.status})`);
-  }
-}
+// No V8 code cache is written: bin/sealgate.js reads none (docs/decisions.md, "No code cache").

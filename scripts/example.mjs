@@ -1,7 +1,8 @@
 // The bundled example, for real: copies examples/pricing to a temporary folder and runs the
 // whole workflow there as an author process and a runner process (two operating-system
 // users when run as root), printing each step and its code, then checks the codes against
-// the spec's trace. Needs a build (`npm run build`). `--json` adds one JSON summary line.
+// the spec's trace. Every test run (the sealed runs and the credit runs) is sandboxed with
+// bubblewrap, and the script says so from the evidence. Needs a build (`npm run build`). `--json` adds one JSON summary line.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -104,6 +105,24 @@ out(isRoot
     : `not root: author and runner run as the same OS user (uid ${process.getuid?.() ?? '?'}); the job ids still differ, but the log barrier is not enforced between users.`);
 out();
 
+/** How the runner job's tests were contained, as its evidence records it (results.json, credit.json). */
+const sandboxes = [];
+function sandboxNote() {
+  const read = (p) => {
+    try {
+      return JSON.parse(readFileSync(join(repo, p), 'utf8'));
+    } catch {
+      return {};
+    }
+  };
+  const run = read('review/runner/results.json');
+  const credit = read('review/runner/credit.json');
+  sandboxes.push({ run: run.sandbox ?? null, cwd: run.cwd ?? null, credit: credit.sandbox ?? null });
+  const say = (k) => (k === 'bwrap' ? 'inside the bubblewrap sandbox' : k === 'none' ? 'UNSANDBOXED' : 'with no isolation recorded');
+  out(`[runner  ] the sealed run ran ${say(run.sandbox)}${run.cwd ? ` (working directory ${run.cwd})` : ''}; every credit run ${say(credit.sandbox)}`);
+  out();
+}
+
 const now = () => new Date().toISOString();
 const inAWeek = new Date(Date.now() + 7 * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
 const stamp = new Date().toISOString().slice(0, 10);
@@ -120,6 +139,7 @@ step('author', 'try to read the logs before the seal', ['logs'], 'E_DIGEST_OPEN'
 out('[runner  ] no `git apply`: the runner builds its own tree from the record (base_commit + patches/001.diff)');
 out();
 step('runner', 'the runner job: tree, symbols, seal, verify, run, credit, publish', ['runner', '--runner-job', RUNNER_1, '--seed', SEED], 'E_CREDIT_MISSING', { lines: 20 });
+sandboxNote();
 if (isRoot) {
   const peek = sh(process.execPath, ['-e', `require('fs').readdirSync(${JSON.stringify(join(repo, 'review/runner/logs'))})`], { uid: AUTHOR_UID });
   out(`[author  ] read review/runner/logs/ directly: ${peek.status === 0 ? 'READABLE (barrier failed)' : 'permission denied (the hidden store is 0700, the runner\'s)'}`);
@@ -137,6 +157,7 @@ if (AUTHOR_UID !== undefined) chownSync(join(repo, 'patches', '002.diff'), AUTHO
 step('author', 'reuse the first proposal id for the follow-up bytes', ['propose', '--author-job', AUTHOR, '--runner-job', RUNNER_2, '--patch', 'patches/002.diff', '--proposal-id', P1], 'E_INPUT_INVALID');
 step('author', 'record the follow-up under a new proposal id', ['propose', '--author-job', AUTHOR, '--runner-job', RUNNER_2, '--patch', 'patches/002.diff', '--proposal-id', P2], 'ok');
 step('runner', 'the runner job on the follow-up', ['runner', '--runner-job', RUNNER_2, '--seed', SEED], 'ALLOW', { lines: 20 });
+sandboxNote();
 step('gate', 'verify', ['verify', '--now', now()], 'ALLOW');
 
 // --- freezes: one naming a credit-bearing property, one naming another test
@@ -173,5 +194,5 @@ for (const r of results) out(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.code.padEnd(24)} $
 out();
 out(`HTML report while the gate allows: ${join(work, 'report-allow.html')}`);
 out(`HTML report after the patch's fixture edit: ${join(work, 'report.html')}`);
-if (JSON_OUT) out(JSON.stringify({ work, report: join(work, 'report.html'), users: isRoot ? 2 : 1, results }));
+if (JSON_OUT) out(JSON.stringify({ work, report: join(work, 'report.html'), users: isRoot ? 2 : 1, results, sandboxes }));
 process.exitCode = failed.length === 0 ? 0 : 1;

@@ -55,3 +55,20 @@ test('strict: unknown keys, wrong types, bad globs, duplicates, two config files
   refuses({ 'sealgate.config.json': '{}\n', 'sealgate.config.yaml': '{}\n' }, /more than one sealgate config/);
   refuses({ 'sealgate.config.json': '{"fixtures": []}\n' }, /at least one fixture glob/);
 });
+
+test('sandbox: "bwrap" by default, "none" only as that exact string; test.env is a strict map of names the seal does not own', () => {
+  withConfig({}, (dir) => assert.equal(readConfig(dir).sandbox, 'bwrap'));
+  withConfig({ 'sealgate.config.json': '{"sandbox": "none", "test": {"env": {"FEATURE": "on", "_X1": ""}}}\n' }, (dir) => {
+    const c = readConfig(dir);
+    assert.equal(c.sandbox, 'none');
+    assert.deepEqual(c.test.env, { FEATURE: 'on', _X1: '' });
+  });
+  for (const bad of ['false', '"false"', '"None"', '"bwrap "', 'null', '0', '["none"]']) refuses({ 'sealgate.config.json': `{"sandbox": ${bad}}\n` }, /sandbox/);
+  refuses({ 'sealgate.config.yaml': 'sandbox: no\n' }, /sandbox/);
+  for (const name of ['PATH', 'HOME', 'TMPDIR', 'CI', 'SEED', 'TZ', 'LC_ALL', 'LANG', 'PYTHONHASHSEED', 'SEALGATE_DIGEST', 'LD_PRELOAD', 'FAKETIME', '1X', 'A-B', 'A B', '']) {
+    refuses({ 'sealgate.config.json': JSON.stringify({ test: { env: { [name]: 'x' } } }) + '\n' }, /test\.env/);
+  }
+  refuses({ 'sealgate.config.json': '{"test": {"env": {"A": 1}}}\n' }, /test\.env/);
+  refuses({ 'sealgate.config.json': '{"test": {"env": {"A": "x", "A": "y"}}}\n' }, /duplicate|A/);
+  refuses({ 'sealgate.config.json': '{"test": {"env": ["A=x"]}}\n' }, /test\.env/);
+});

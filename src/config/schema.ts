@@ -41,6 +41,18 @@ export const DEFAULT_POLICY_FILES: readonly string[] = [
   'playwright.config.*', 'cypress.config.*', 'babel.config.*', '.babelrc', '.babelrc.*', '.swcrc', 'tsconfig*.json', 'jsconfig*.json',
   'pytest.ini', 'tox.ini', 'noxfile.py', 'conftest.py',
 ];
+/** Names `test.env` may not set: the sandbox and the seal own them. */
+export const RESERVED_ENV = /^(PATH|HOME|TMPDIR|CI|SEED|PYTHONHASHSEED|TZ|LANG|LANGUAGE|LC_[A-Z_]+|SEALGATE_[A-Z0-9_]*|FAKETIME.*|DONT_FAKE_MONOTONIC|LD_[A-Z_]+)$/;
+
+const envName = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)'),
+  v.check((k) => !RESERVED_ENV.test(k), 'is set by sealgate itself (PATH, HOME, TMPDIR, CI, the seed, clock, locale and SEALGATE_* variables)'),
+);
+
+/** Isolation of the project's test runs: bubblewrap (the default), or none at all. */
+export const SANDBOX_KINDS = ['bwrap', 'none'] as const;
+export type SandboxKind = (typeof SANDBOX_KINDS)[number];
 
 const positiveInt = (max: number) => v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'), v.maxValue(max, `must be at most ${max}`));
 
@@ -61,12 +73,16 @@ export const ConfigSchema = v.strictObject({
   /** Clock mode: "frozen", "frozen:<RFC 3339 instant>" or "live". */
   clock: v.optional(nonEmpty),
   locale: v.optional(nonEmpty),
+  /** "bwrap" (default): every test run inside bubblewrap; "none": unsandboxed, recorded as such. */
+  sandbox: v.optional(v.picklist(SANDBOX_KINDS, 'must be "bwrap" or "none"')),
   test: v.optional(
     v.strictObject({
       command: v.optional(v.pipe(v.array(nonEmpty), v.minLength(1, 'the command needs at least a program'))),
       junit: v.optional(uniqueStrings(nonEmpty, 'JUnit paths')),
       timeoutSeconds: v.optional(positiveInt(86_400)),
       logCapBytes: v.optional(positiveInt(4 * 1024 * 1024 * 1024)),
+      /** Variables the test command gets besides the pinned ones (nothing else reaches it). */
+      env: v.optional(v.record(envName, v.pipe(v.string('must be a string'), v.maxLength(32_768), v.check((x) => !x.includes('\0'), 'must not hold a NUL byte')))),
     }),
   ),
   symbols: v.optional(
@@ -94,11 +110,13 @@ export interface Config {
   readonly fixtures: readonly string[] | undefined;
   readonly clock: string | undefined;
   readonly locale: string | undefined;
+  readonly sandbox: SandboxKind;
   readonly test: {
     readonly command: readonly string[] | undefined;
     readonly junit: readonly string[];
     readonly timeoutSeconds: number;
     readonly logCapBytes: number;
+    readonly env: Readonly<Record<string, string>>;
   };
   readonly symbols: { readonly docstringChanges: boolean };
   readonly credit: { readonly mutantBudget: number; readonly assertionFunctions: readonly string[] };
@@ -116,11 +134,13 @@ export function normaliseConfig(file: ConfigFile): Config {
     fixtures: file.fixtures,
     clock: file.clock,
     locale: file.locale,
+    sandbox: file.sandbox ?? 'bwrap',
     test: {
       command: file.test?.command,
       junit: file.test?.junit ?? [],
       timeoutSeconds: file.test?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
       logCapBytes: file.test?.logCapBytes ?? DEFAULT_LOG_CAP_BYTES,
+      env: { ...(file.test?.env ?? {}) },
     },
     symbols: { docstringChanges: file.symbols?.docstringChanges ?? false },
     credit: {

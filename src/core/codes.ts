@@ -9,6 +9,7 @@ export const DECISION_CODES = [
   'E_TEST_ONLY',
   'E_DIGEST_OPEN',
   'E_LOGS_EARLY',
+  'E_SANDBOX_UNAVAILABLE',
   'E_CREDIT_UNBOUND',
   'E_CREDIT_MISSING',
   'E_FREEZE_UNBOUND',
@@ -84,6 +85,13 @@ export const CODE_INFO = {
     nextStep: 'Discard logs.',
     exit: 1,
     spec: 'Section 3',
+  },
+  E_SANDBOX_UNAVAILABLE: {
+    condition: 'No usable sandbox for the test runs (bubblewrap missing, user namespaces disabled), or the evidence records an unsandboxed run the base policy did not allow.',
+    nextStep:
+      'Install bubblewrap and enable unprivileged user namespaces (sysctls kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0, kernel.apparmor_restrict_unprivileged_userns=0), then run and score again; or allow unsandboxed runs with sandbox: "none" in the base policy.',
+    exit: 1,
+    spec: 'Section 3: a free server is a trust boundary (no code in the spec)',
   },
   E_CREDIT_UNBOUND: {
     condition: 'The credit file is not bound to this proposal: digest, runner job, proposal id or patch hash differ.',

@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { sha256Hex } from '../core/ids.js';
 import { applyEdits, type Edit, type Mutant } from './mutant.js';
+import type { Box } from '../sandbox/run.js';
 import { makeScratch, makeWorkspace, runTestCommand, withFile, type RunStatus, type Workspace } from './workspace.js';
 
 /** One changed symbol ready for the oracle. */
@@ -45,6 +46,8 @@ export interface OracleOptions {
   readonly command: readonly string[];
   readonly junit: readonly string[];
   readonly env: Readonly<Record<string, string>>;
+  /** The sandbox every run goes through (src/sandbox/). */
+  readonly sandbox: Box;
   /** Wall-clock limit for the unmutated control run. */
   readonly controlTimeoutMs: number;
   /** Baseline duration the per-mutant timeout is derived from. */
@@ -179,7 +182,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       return { mutant: m, status: hit.status, detail: hit.detail, failed: hit.failed.filter((t) => usable.has(t)), cached: true };
     }
     const text = original(m.path);
-    const run = await withFile(ws.root, m.path, applyEdits(text, m.edits), text, () => runTestCommand(ws.root, command, opts.junit, opts.env, timeoutMs, logDir));
+    const run = await withFile(ws.root, m.path, applyEdits(text, m.edits), text, () => runTestCommand(ws.root, command, opts.junit, opts.env, timeoutMs, logDir, opts.sandbox));
     mutantsRun++;
     const failed = run.status === 'ok' ? run.cases.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.id) : [];
     writeCache(opts.cacheDir, k, { status: run.status, detail: run.detail, failed, durationMs: run.durationMs });
@@ -200,7 +203,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       if (hit) control = { ...hit, cached: true };
       else {
         const logDir = mkdtempSync(join(scratch.dir, 'control-'));
-        const run = await runTestCommand(workspace(0).root, opts.command, opts.junit, opts.env, opts.controlTimeoutMs, logDir);
+        const run = await runTestCommand(workspace(0).root, opts.command, opts.junit, opts.env, opts.controlTimeoutMs, logDir, opts.sandbox);
         control = { status: run.status, detail: run.detail, failed: run.cases.filter((c) => c.status === 'passed').map((c) => c.id), durationMs: run.durationMs, cached: false };
         writeCache(opts.cacheDir, ck, control);
       }
@@ -306,19 +309,18 @@ async function traceRun(plans: readonly SymbolPlan[], t: TraceContext): Promise<
     lines = hit.lines ?? [];
   } else {
     const ws = t.workspace(0);
-    const traceFile = join(t.scratch, 'trace.txt');
     const logDir = mkdtempSync(join(t.scratch, 'trace-'));
     const originals = [...byPath.keys()].map((p) => [p, readFileSync(join(t.opts.workTree, p), 'utf8')] as const);
     try {
       for (const [p, text] of originals) writeFileSync(join(ws.root, p), applyEdits(text, byPath.get(p) ?? []));
-      const run = await runTestCommand(ws.root, t.opts.command, t.opts.junit, { ...t.opts.env, SEALGATE_TRACE_FILE: traceFile }, t.opts.controlTimeoutMs, logDir);
-      const raw = existsSync(traceFile) ? readFileSync(traceFile, 'utf8').split('\n').filter((l) => l !== '') : [];
-      lines = run.status === 'ok' ? raw.map((l) => toTarget(l, ws.root)) : [];
+      // The recorder appends to a file in the run's own /tmp, read after the run has ended.
+      const run = await runTestCommand(ws.root, t.opts.command, t.opts.junit, t.opts.env, t.opts.controlTimeoutMs, logDir, t.opts.sandbox, { trace: true });
+      const raw = (run.trace ?? '').split('\n').filter((l) => l !== '');
+      lines = run.status === 'ok' ? raw.map((l) => toTarget(l, run.cwd)) : [];
       control = { status: run.status, detail: run.detail, failed: run.cases.filter((c) => c.status === 'passed').map((c) => c.id), durationMs: run.durationMs, lines, cached: false };
       writeCache(t.opts.cacheDir, k, control);
     } finally {
       for (const [p, text] of originals) writeFileSync(join(ws.root, p), text);
-      rmSync(traceFile, { force: true });
     }
   }
   if (control.status !== 'ok' || lines.length === 0) return { control, reach: null };
@@ -335,7 +337,7 @@ async function traceRun(plans: readonly SymbolPlan[], t: TraceContext): Promise<
   return { control, reach };
 }
 
-/** A trace line with its test file made relative to the workspace ('' when it lies outside). */
+/** A trace line with its test file made relative to the run's working directory ('' when it lies outside). */
 function toTarget(line: string, root: string): string {
   const tab = line.indexOf('\t');
   if (tab < 0) return '';

@@ -15,7 +15,9 @@ import { parseInstant, type Instant } from '../core/time.js';
 import { resolveInRepo } from '../gate/read.js';
 import { readRecordFile } from '../record/file.js';
 import { readSealParams, reopenSeal, verifySeal } from '../seal/seal.js';
-import { findLibfaketime, pinnedEnv, planClock } from '../runner/env.js';
+import { findLibfaketime, pinnedEnv, planClock, type ClockPlan } from '../runner/env.js';
+import { findBwrap, installRoot, readSecrets } from '../sandbox/host.js';
+import { openBox, type Box } from '../sandbox/run.js';
 import { parseResults, type Results } from '../runner/results.js';
 import { ChangedSchema, type Changed } from '../symbols/schema.js';
 import { mutatePy } from './mutate-py.js';
@@ -45,6 +47,8 @@ export interface ScoreOptions {
   readonly write?: boolean;
   /** Clock for the journal entry of a drift reopen. */
   readonly now?: Date;
+  /** The bubblewrap program (default: bwrap in the system paths). */
+  readonly bwrap?: string;
 }
 
 export interface ScoreOutcome extends Scored {
@@ -121,6 +125,21 @@ export function narrowFor(command: readonly string[], sources: ReadonlyMap<strin
 }
 
 /**
+ * The box of the credit step's runs: E_SANDBOX_UNAVAILABLE unless the policy's isolation works
+ * here. Hidden from them besides the repository's own secrets: the credit cache.
+ */
+export function openCreditBox(o: { repo: string; config: Config; env: Readonly<Record<string, string | undefined>>; cacheDir: string | null; clock: ClockPlan; bwrap?: string }): Box {
+  return openBox({
+    isolation: o.config.sandbox,
+    bwrap: o.bwrap ?? findBwrap(),
+    env: o.env,
+    secrets: readSecrets(o.repo, o.env, installRoot(), o.cacheDir !== null ? [o.cacheDir] : []),
+    ...(o.clock.kind === 'faketime' ? { extraReadOnly: [o.clock.library] } : {}),
+    path: 'sealgate.config#sandbox',
+  });
+}
+
+/**
  * `sealgate credit --runner-job J`: check that J may score this proposal on a sealed, unchanged
  * digest, run the oracle, and write cases.json and credit.json.
  */
@@ -168,7 +187,10 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
 
   const plan = planClock(params.clock, findLibfaketime());
   if ('problem' in plan) throw inputInvalid(LAYOUT.sealParams, plan.problem);
-  const env = { ...pinnedEnv(opts.env, { seed: params.seed, clock: params.clock, locale: params.locale, digest }, plan), PYTHONDONTWRITEBYTECODE: '1' };
+  const env = { ...pinnedEnv(opts.env, { seed: params.seed, clock: params.clock, locale: params.locale, digest }, plan, opts.config.test.env), PYTHONDONTWRITEBYTECODE: '1' };
+  const cacheDir = opts.cacheDir === undefined ? defaultCacheDir(opts.env) : opts.cacheDir;
+  // Every control, trace, probe and mutant run goes through this box; none starts without it.
+  const sandbox = openCreditBox({ repo, config: opts.config, env: opts.env, cacheDir, clock: plan, ...(opts.bwrap !== undefined ? { bwrap: opts.bwrap } : {}) });
 
   // The classifier reads the pristine tree: no test has run in it.
   const root = opts.tree.root;
@@ -189,6 +211,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
       command: results.command,
       junit,
       env,
+      sandbox,
       controlTimeoutMs: opts.config.test.timeoutSeconds * 1000,
       baselineMs: durationMs(results),
       workers: Math.max(1, opts.workers ?? availableParallelism()),
@@ -196,12 +219,14 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
       ignore: new Set([...verdicts].filter(([, v]) => v?.kind === 'tautology').map(([id]) => id)),
       narrow: narrowFor(results.command, caseSources),
       narrowTargets: (targets) => narrowCommand(results.command, targets),
-      cacheDir: opts.cacheDir === undefined ? defaultCacheDir(opts.env) : opts.cacheDir,
+      cacheDir,
       cacheSalt: JSON.stringify([digest, patchSha, changed.base]),
       ...(opts.progress ? { progress: opts.progress } : {}),
     });
   }
-  const scored = toScored({ changed, results, resultsSha256: sha256Hex(resultsBytes), undefinedTests, digest, runnerJob, proposalId: record.proposal_id, treeId: opts.tree.treeId, verdicts, plans, unsupported, baselineProblem: baselineProblem ?? (eligible.size === 0 ? 'no test passed on the sealed baseline run' : null), oracle });
+  const raw = toScored({ changed, results, resultsSha256: sha256Hex(resultsBytes), undefinedTests, digest, runnerJob, proposalId: record.proposal_id, treeId: opts.tree.treeId, verdicts, plans, unsupported, baselineProblem: baselineProblem ?? (eligible.size === 0 ? 'no test passed on the sealed baseline run' : null), oracle });
+  // The isolation the runs had is part of the evidence (verify rejects "none" unless the policy allows it).
+  const scored = { ...raw, credit: { ...raw.credit, sandbox: sandbox.isolation }, cases: { ...raw.cases, sandbox: sandbox.isolation } };
   // What we write must pass the schemas the gate and `--cases` read.
   for (const [schema, value, label] of [[CreditSchema, scored.credit, LAYOUT.credit], [CaseFileSchema, scored.cases, LAYOUT.cases]] as const) {
     const r = checkSchema(schema, value, label);

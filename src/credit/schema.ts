@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { SANDBOX_KINDS } from '../config/schema.js';
 import { digestHex, gitObjectId, identifier, jobId, sha256, uniqueStrings } from '../core/fields.js';
 
 /** One mutant's outcome, as the runner observed it. */
@@ -45,6 +46,8 @@ export const CreditSchema = v.strictObject({
   changed: v.optional(uniqueStrings(identifier, 'changed symbols')),
   uncreditable: v.optional(uniqueStrings(identifier, 'uncreditable files')),
   evidence: v.optional(v.record(identifier, EvidenceSchema)),
+  /** The isolation of the runs that scored it: "bwrap", or "none" where the policy allows it. */
+  sandbox: v.optional(v.picklist(SANDBOX_KINDS, 'must be "bwrap" or "none"')),
 });
 
 export type Credit = v.InferOutput<typeof CreditSchema>;
@@ -74,6 +77,8 @@ export const CaseFileSchema = v.pipe(
     uncreditable: v.optional(uniqueStrings(identifier, 'uncreditable files')),
     digest: v.optional(digestHex),
     runner_job: v.optional(jobId),
+    /** The isolation of the runs that observed the cases. */
+    sandbox: v.optional(v.picklist(SANDBOX_KINDS, 'must be "bwrap" or "none"')),
   }),
   v.check((f) => new Set(f.cases.map((c) => c.id)).size === f.cases.length, 'case ids must not repeat'),
 );

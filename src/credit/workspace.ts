@@ -1,8 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execInGroup } from '../runner/exec.js';
-import { parseJunitXml, type JunitCase } from '../runner/junit.js';
+import { readBoundedFile } from '../core/io.js';
+import { MAX_JUNIT_BYTES, parseJunitXml, type JunitCase } from '../runner/junit.js';
+import { SealgateError } from '../core/errors.js';
+import { dependencyFolders, resolveOutput, runInFreshCopy, type Box } from '../sandbox/run.js';
 
 export { makeWorkspace, type Workspace } from '../tree/copy.js';
 
@@ -19,40 +21,74 @@ export interface TestRun {
   readonly durationMs: number;
   /** Every case the JUnit files report; empty unless status is ok. */
   readonly cases: readonly JunitCase[];
+  /** The working directory the tests saw (the same for every sandboxed run). */
+  readonly cwd: string;
+  /** What the trace recorder wrote (when asked for), read after the run ended. */
+  readonly trace: string | null;
 }
 
+/** The trace file's name in the run's /tmp (it is the run's own, fresh, read after the run). */
+export const TRACE_FILE = 'sealgate-trace.txt';
+const MAX_TRACE_BYTES = 64 * 1024 * 1024;
+
 /**
- * Run the test command in a workspace: own process group, pinned env, hard timeout, output
- * discarded. Only exit 0 or 1 with every JUnit file present and well-formed is a usable run;
- * a timeout, a signal, another exit status (a collection or usage error) or a missing report is not.
+ * Run the test command in a fresh copy of a workspace, inside the sandbox: pinned env, hard
+ * timeout, output discarded. Only exit 0 or 1 with every JUnit file present and well-formed is
+ * a usable run; a timeout, a signal, another exit status (a collection or usage error) or a
+ * missing report is not. With `trace`, SEALGATE_TRACE_FILE names a file in the run's /tmp.
  */
-export async function runTestCommand(ws: string, command: readonly string[], junit: readonly string[], env: Readonly<Record<string, string>>, timeoutMs: number, logDir: string): Promise<TestRun> {
-  for (const j of junit) rmSync(join(ws, j), { force: true });
-  if (command.length === 0) return { status: 'crash', detail: 'empty test command', durationMs: 0, cases: [] };
-  const out = await execInGroup({
-    command,
-    cwd: ws,
-    env,
-    timeoutMs,
-    stdoutPath: join(logDir, 'stdout.log'),
-    stderrPath: join(logDir, 'stderr.log'),
-    capBytes: 64 * 1024,
-    killGraceMs: 200,
-  });
-  const durationMs = out.duration_ms;
-  if (out.timed_out) return { status: 'timeout', detail: `timed out after ${Math.round(timeoutMs)} ms`, durationMs, cases: [] };
-  if (out.spawn_error !== null) return { status: 'crash', detail: `could not start: ${out.spawn_error}`, durationMs, cases: [] };
-  if (out.signal !== null) return { status: 'crash', detail: `killed by ${out.signal}`, durationMs, cases: [] };
-  if (out.exit_code !== 0 && out.exit_code !== 1) return { status: 'crash', detail: `exit status ${String(out.exit_code)}`, durationMs, cases: [] };
-  const cases: JunitCase[] = [];
-  for (const j of junit) {
-    const p = join(ws, j);
-    if (!existsSync(p)) return { status: 'crash', detail: `${j} was not written`, durationMs, cases: [] };
-    const r = parseJunitXml(readFileSync(p), j);
-    if (!r.ok) return { status: 'crash', detail: r.findings.map((f) => f.detail).join('; '), durationMs, cases: [] };
-    cases.push(...r.value);
-  }
-  return { status: 'ok', detail: `exit status ${String(out.exit_code)}`, durationMs, cases };
+export async function runTestCommand(
+  ws: string,
+  command: readonly string[],
+  junit: readonly string[],
+  env: Readonly<Record<string, string>>,
+  timeoutMs: number,
+  logDir: string,
+  box: Box,
+  opts: { readonly trace?: boolean } = {},
+): Promise<TestRun> {
+  if (command.length === 0) return { status: 'crash', detail: 'empty test command', durationMs: 0, cases: [], cwd: '', trace: null };
+  return runInFreshCopy(
+    box,
+    {
+      source: ws,
+      deps: dependencyFolders(box, ws),
+      command,
+      env,
+      ...(opts.trace ? { tmpFiles: { SEALGATE_TRACE_FILE: TRACE_FILE } } : {}),
+      limits: { timeoutMs, capBytes: 64 * 1024, killGraceMs: 200 },
+      output: { stdoutPath: join(logDir, 'stdout.log'), stderrPath: join(logDir, 'stderr.log') },
+      clean: junit,
+    },
+    (out, dirs, plan): TestRun => {
+      const durationMs = out.duration_ms;
+      const cwd = plan.cwd;
+      const fail = (status: RunStatus, detail: string): TestRun => ({ status, detail, durationMs, cases: [], cwd, trace: null });
+      if (out.timed_out) return fail('timeout', `timed out after ${Math.round(timeoutMs)} ms`);
+      if (out.spawn_error !== null) return fail('crash', `could not start: ${out.spawn_error}`);
+      if (out.signal !== null) return fail('crash', `killed by ${out.signal}`);
+      if (out.exit_code !== 0 && out.exit_code !== 1) return fail('crash', `exit status ${String(out.exit_code)}`);
+      const cases: JunitCase[] = [];
+      let trace: string | null = null;
+      try {
+        for (const j of junit) {
+          const found = resolveOutput(dirs.work, j);
+          if (!('path' in found)) return fail('crash', `${j}: ${found.missing}`);
+          const r = parseJunitXml(readBoundedFile(found.path, MAX_JUNIT_BYTES, j), j);
+          if (!r.ok) return fail('crash', r.findings.map((f) => f.detail).join('; '));
+          cases.push(...r.value);
+        }
+        if (opts.trace) {
+          const t = resolveOutput(dirs.tmp, TRACE_FILE);
+          trace = 'path' in t ? readBoundedFile(t.path, MAX_TRACE_BYTES, 'trace').toString('utf8') : '';
+        }
+      } catch (err) {
+        if (err instanceof SealgateError) return fail('crash', err.message);
+        throw err;
+      }
+      return { status: 'ok', detail: `exit status ${String(out.exit_code)}`, durationMs, cases, cwd, trace };
+    },
+  );
 }
 
 /** Write a mutated file into a workspace, run `fn`, and put the original back whatever happens. */

@@ -2,6 +2,7 @@ import type { DecisionCode, RejectCode } from '../core/codes.js';
 import type { Finding } from '../core/errors.js';
 import { digestsEqual, sameJob } from '../core/ids.js';
 import { compareInstants, parseInstant, isInstant, type Instant } from '../core/time.js';
+import type { SandboxKind } from '../config/schema.js';
 import type { Credit } from '../credit/schema.js';
 import type { FileClass } from '../diff/classify.js';
 import type { Freeze } from '../freeze/schema.js';
@@ -25,6 +26,8 @@ export interface GateInputs {
   /** What the runner's own files say, when present beside the record. */
   readonly runnerFiles: { readonly status: string | null; readonly digest: string | null };
   readonly now: Instant;
+  /** The policy's isolation for test runs (default "bwrap"). */
+  readonly sandbox?: SandboxKind;
 }
 
 export interface Decision {
@@ -87,6 +90,12 @@ function checkLogs(x: GateInputs): Finding[] {
   const r = x.record;
   if (r.logs_present && !r.logs_after_seal) return [f('E_LOGS_EARLY', 'record#logs_after_seal', 'logs exist that were written before the digest was sealed')];
   return [];
+}
+
+/** Credit scored by unsandboxed runs counts only where the policy allows them (sandbox: "none"). */
+function checkIsolation(x: GateInputs): Finding[] {
+  if (x.credit?.sandbox !== 'none' || x.sandbox === 'none') return [];
+  return [f('E_SANDBOX_UNAVAILABLE', 'credit#sandbox', 'the credit was scored by unsandboxed test runs, and the policy does not allow that (sandbox: "none")')];
 }
 
 function checkCreditBound(x: GateInputs): Finding[] {
@@ -214,6 +223,7 @@ export const RULES: readonly Rule[] = [
   checkCreditPresent,
   checkSealed,
   checkLogs,
+  checkIsolation,
   checkCreditBound,
   checkCreditPass,
   checkFreeze,

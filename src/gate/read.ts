@@ -87,6 +87,7 @@ export function parseGateFiles(files: GateFiles, config: Config, now: Instant): 
     results: results === null || files.results === null ? null : { value: results, sha256: sha256Hex(files.results) },
     runnerFiles: { status, digest },
     now,
+    sandbox: config.sandbox,
   });
 }
 

@@ -1,5 +1,5 @@
 import type { Finding } from '../core/errors.js';
-import { groupKills, type ReviewReport, type SymbolRow } from './model.js';
+import { groupKills, isolationText, type ReviewReport, type SymbolRow } from './model.js';
 
 /** Escape for HTML text and attribute values. */
 export function escapeHtml(s: string): string {
@@ -123,6 +123,7 @@ ${lists.join('\n')}
 <li>Policy ${code(r.seal.policyDigest)} (${e(r.seal.policySource)}); test command ${code(JSON.stringify(r.seal.testCommand))}</li>
 ${r.seal.drift.map((f) => `<li class="bad">drift: ${where(f)}${e(f.detail)}</li>`).join('\n')}
 <li>Logs present ${String(r.seal.logs.present)}, written after the seal ${String(r.seal.logs.afterSeal)}, ${e(r.seal.logs.visibility)}</li>
+<li>Sandbox: ${e(isolationText(r.isolation))}</li>
 <li>Patch files: ${r.patch.files.map((f) => `${code(f.path)} <span class="muted">${e(f.class)}</span>`).join(', ') || 'none'}</li>
 </ul>
 

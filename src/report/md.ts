@@ -1,5 +1,5 @@
 import type { Finding } from '../core/errors.js';
-import { groupKills, type ReviewReport } from './model.js';
+import { groupKills, isolationText, type ReviewReport } from './model.js';
 
 /** Markdown table cells: no pipes, no newlines, code spans for ids. */
 const cell = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
@@ -20,6 +20,7 @@ export function toMarkdownReport(r: ReviewReport): string {
   out.push(`- **Review clock:** ${code(r.now)}`);
   out.push(`- **Tested:** base ${code(r.seal.baseCommit ?? '(none)')}, tree ${code(r.seal.treeSealed ?? '(not sealed)')}${r.seal.treeRebuilt !== null && r.seal.treeRebuilt !== r.seal.treeSealed ? ` (**rebuilt now: ${code(r.seal.treeRebuilt)}**)` : ''}`);
   out.push(`- **Policy:** ${code(r.seal.policyDigest)} (${code(r.seal.policySource)}); test command ${code(JSON.stringify(r.seal.testCommand))}`);
+  out.push(`- **Sandbox:** ${cell(isolationText(r.isolation))}`);
   out.push('');
   out.push('| Question | Answer |');
   out.push('|---|---|');

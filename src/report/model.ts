@@ -80,6 +80,19 @@ export interface ReviewReport {
     readonly checks: readonly FreezeCheck[];
   };
   readonly steps: readonly { readonly stage: string; readonly ok: boolean; readonly summary: string }[];
+  /** The isolation the project's code ran with: the sealed run (the journal's last run-start) and the credit step. */
+  readonly isolation: {
+    readonly run: string | null;
+    readonly credit: string | null;
+    /** The base policy allows unsandboxed runs (sandbox: "none"). */
+    readonly noneAllowed: boolean;
+  };
+}
+
+/** One line for a reviewer on how the tests were contained. */
+export function isolationText(i: ReviewReport['isolation']): string {
+  const say = (k: string | null): string => (k === null ? 'not recorded' : k === 'bwrap' ? 'sandboxed (bubblewrap)' : 'UNSANDBOXED');
+  return `sealed run ${say(i.run)}, credit runs ${say(i.credit)}; policy: ${i.noneAllowed ? 'sandbox "none" allowed' : 'sandbox required'}`;
 }
 
 export interface SymbolRow {
@@ -242,6 +255,11 @@ export function toReviewReport(a: Audit): ReviewReport {
     insensitive,
     freeze,
     steps: a.steps.map((s) => ({ stage: s.stage, ok: s.findings.length === 0, summary: s.summary })),
+    isolation: {
+      run: [...(a.journal ?? [])].reverse().find((e) => e.type === 'run-start')?.sandbox ?? null,
+      credit: c?.sandbox ?? null,
+      noneAllowed: x.sandbox === 'none',
+    },
   };
 }
 

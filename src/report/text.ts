@@ -1,5 +1,5 @@
 import type { Finding } from '../core/errors.js';
-import { groupKills, type ReviewReport } from './model.js';
+import { groupKills, isolationText, type ReviewReport } from './model.js';
 
 const where = (f: Finding): string => (f.path ? `${f.path}: ` : '');
 const yes = (b: boolean): string => (b ? 'yes' : 'NO');
@@ -13,6 +13,7 @@ export function toTextReport(r: ReviewReport): string {
   if (d.decisive) out.push(`because:  ${where(d.decisive)}${d.decisive.detail}`);
   if (d.nextStep) out.push(`next:     ${d.nextStep}`);
   out.push(`clock:    ${r.now}`);
+  out.push(`sandbox:  ${isolationText(r.isolation)}`);
   out.push('');
   out.push(`1. Which job wrote the patch?      ${r.patch.authorJob ?? '(missing)'}`);
   out.push(`   proposal ${r.patch.proposalId}, ${r.patch.path}, sha256 ${r.patch.sha256} (${r.patch.matchesRecord ? 'matches the record' : 'DOES NOT match the record'})`);

@@ -4,7 +4,7 @@ import { isInstant, parseInstant } from '../core/time.js';
 
 /**
  * The environment of a sealed test run: the sealed seed, clock and locale pinned, nothing
- * from the caller that could change a verdict left in. Pure except `findLibfaketime`.
+ * from the caller but PATH and CI. Pure except `findLibfaketime`.
  */
 
 export interface SealedInputs {
@@ -62,15 +62,21 @@ export function pythonHashSeed(seed: string): string {
   return String(createHash('sha256').update(`sealgate-pythonhashseed:${seed}`, 'utf8').digest().readUInt32BE(0));
 }
 
-/** Inherited names that could change a verdict behind the seal's back; dropped before the pinned ones are set. */
-// NODE_TEST_CONTEXT: set inside `node --test`; a nested `node --test` then reports to its parent and writes no JUnit.
-const DROPPED = /^(LC_[A-Z_]+|LANG|LANGUAGE|TZ|SEED|PYTHONHASHSEED|SEALGATE_[A-Z_]+|FAKETIME.*|DONT_FAKE_MONOTONIC|LD_PRELOAD|NODE_TEST_CONTEXT)$/;
+/** The only names taken from the caller's environment; everything else it holds (tokens, agents, NODE_OPTIONS ...) stays out. */
+export const INHERITED_ENV: readonly string[] = ['PATH', 'CI'];
 
-/** The child's environment: the caller's, minus locale/clock/seed/preload variables, plus the sealed values. */
-export function pinnedEnv(base: Readonly<Record<string, string | undefined>>, inputs: SealedInputs, plan: ClockPlan): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(base)) if (v !== undefined && !DROPPED.test(k)) env[k] = v;
-  Object.assign(env, {
+/** PATH when the caller has none. */
+export const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
+
+/**
+ * The child's environment, from an allowlist: PATH and CI from the caller, the policy's
+ * `test.env`, then the sealed values (which nothing overrides). HOME and TMPDIR are the
+ * run's own, set by the sandbox plan (src/sandbox/plan.ts).
+ */
+export function pinnedEnv(base: Readonly<Record<string, string | undefined>>, inputs: SealedInputs, plan: ClockPlan, testEnv: Readonly<Record<string, string>> = {}): Record<string, string> {
+  const env: Record<string, string> = { PATH: base.PATH !== undefined && base.PATH !== '' ? base.PATH : DEFAULT_PATH };
+  if (base.CI !== undefined) env.CI = base.CI;
+  Object.assign(env, testEnv, {
     SEED: inputs.seed,
     PYTHONHASHSEED: pythonHashSeed(inputs.seed),
     TZ: 'UTC',

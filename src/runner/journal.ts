@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { SANDBOX_KINDS } from '../config/schema.js';
 import { appendFileSync, closeSync, fsyncSync, openSync, constants } from 'node:fs';
 import { digestHex, identifier, instantText, jobId, nonEmpty, sha256 } from '../core/fields.js';
 import { checkSchema } from '../core/document.js';
@@ -28,7 +29,7 @@ const common = {
 
 export const JournalEventSchema = v.variant('type', [
   v.strictObject({ ...common, type: v.literal('seal') }),
-  v.strictObject({ ...common, type: v.literal('run-start'), command: v.array(nonEmpty) }),
+  v.strictObject({ ...common, type: v.literal('run-start'), command: v.array(nonEmpty), sandbox: v.picklist(SANDBOX_KINDS, 'must be "bwrap" or "none"') }),
   v.strictObject({ ...common, type: v.literal('log'), file: identifier, sha256, bytes: v.pipe(v.number(), v.integer(), v.minValue(0)) }),
   v.strictObject({
     ...common,

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { SANDBOX_KINDS } from '../config/schema.js';
 import { checkSchema, parseDocumentBytes } from '../core/document.js';
 import { SealgateError, type Finding } from '../core/errors.js';
 import { digestHex, identifier, instantText, jobId, nonEmpty, sha256 } from '../core/fields.js';
@@ -39,6 +40,10 @@ export const ResultsSchema = v.strictObject({
   ended_at: instantText,
   junit: v.array(JunitFileSchema),
   cases: v.array(JunitCaseSchema),
+  /** The isolation the run had: "bwrap" (sandboxed) or "none" (only where the policy allows it). */
+  sandbox: v.picklist(SANDBOX_KINDS, 'must be "bwrap" or "none"'),
+  /** The working directory the tests saw. */
+  cwd: nonEmpty,
 });
 
 export type Results = v.InferOutput<typeof ResultsSchema>;

@@ -1,16 +1,16 @@
-import { lstatSync, mkdtempSync, realpathSync, rmSync, type Stats } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { lstatSync, realpathSync, rmSync, type Stats } from 'node:fs';
 import { dirname, isAbsolute, join, posix, resolve, sep } from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { Policy } from '../policy/read.js';
-import { makeWorkspace } from '../tree/copy.js';
 import type { RunnerTree } from '../tree/build.js';
 import { SealgateError, inputInvalid, usageError } from '../core/errors.js';
 import { sha256Hex } from '../core/ids.js';
 import { readBoundedFile, sha256File } from '../core/io.js';
 import { LAYOUT, layoutPath } from '../core/layout.js';
 import { appendJournalEvents, readJournal } from './journal.js';
-import { execInGroup, type ExecOutcome } from './exec.js';
+import type { ExecOutcome } from './exec.js';
+import { findBwrap, installRoot, readSecrets } from '../sandbox/host.js';
+import { dependencyFolders, openBox, resolveOutput, runInFreshCopy } from '../sandbox/run.js';
 import { findLibfaketime, pinnedEnv, planClock, type ClockPlan } from './env.js';
 import type { JunitCase } from './junit.js';
 import { writeResults, type JunitFileResult, type Results } from './results.js';
@@ -19,9 +19,9 @@ import { checkRunnerJob, deriveFullLogState, nowText, recordLogState, requireLiv
 
 /**
  * `sealgate run`: the sealed test run. Refuse unless this runner job owns a live seal whose
- * bytes still match; run the command in a fresh copy of the runner's tree (never the
- * pristine tree, never the work tree), in its own process group with the sealed inputs
- * pinned; keep every byte it writes in the hidden store; record results and the journal.
+ * bytes still match and the sandbox the policy asks for works here; run the command in a
+ * fresh copy of the runner's tree (never the pristine tree, never the work tree) inside the sandbox with the sealed inputs pinned; keep every byte it
+ * writes in the hidden store; record results (and the isolation used) and the journal.
  * A failing test command is a result; only "could not run or record" is an error.
  */
 
@@ -36,7 +36,7 @@ export interface RunRequest {
   /** The policy's config (read at the base commit). */
   readonly config: Config;
   readonly policy: Policy;
-  /** The runner's pristine tree; the run happens in a copy of it. */
+  /** The runner's pristine tree; the run happens in a fresh copy of it. */
   readonly tree: RunnerTree;
   /** The environment the pinned one is built from (PATH, HOME ...). */
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
@@ -45,6 +45,8 @@ export interface RunRequest {
   readonly timeoutMs?: number;
   /** Where libfaketime is; default: looked up in the usual places. */
   readonly libfaketime?: string | null;
+  /** The bubblewrap program (default: bwrap in the system paths). */
+  readonly bwrap?: string;
 }
 
 export interface RunSummary {
@@ -52,6 +54,8 @@ export interface RunSummary {
   readonly exec: ExecOutcome;
   readonly clock: ClockPlan;
   readonly logs: readonly StoredFile[];
+  /** The working directory the tests saw. */
+  readonly cwd: string;
 }
 
 /** A JUnit path from the config: relative, POSIX, inside the repository, outside review/. */
@@ -108,40 +112,23 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
   if ('problem' in plan) throw inputInvalid(`${LAYOUT.sealParams}#clock`, plan.problem);
   const command = req.command ?? config.test.command;
   if (command === undefined || command.length === 0) throw usageError('no test command: give one after `--`, or set test.command in sealgate.config.json');
-  // A fresh copy of the pristine tree: whatever the tests write there, the seal, symbols and
-  // classifier never see it. Dependency folders come from the user's repository, linked.
-  const scratch = mkdtempSync(join(tmpdir(), 'sealgate-run-'));
-  try {
-    const ws = makeWorkspace(req.tree.root, scratch, repo);
-    return await runInCopy(req, ws.root, params, digest, events, before, plan, command);
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
-}
+  const junitPaths = config.test.junit.map((p) => ({ rel: p, full: checkJunitPath(req.tree.root, p) }));
 
-async function runInCopy(
-  req: RunRequest,
-  cwd: string,
-  params: ReturnType<typeof checkRunnerJob>['params'],
-  digest: string,
-  events: ReturnType<typeof readJournal>,
-  before: ReturnType<typeof deriveFullLogState>,
-  plan: ClockPlan,
-  command: readonly string[],
-): Promise<RunSummary> {
-  const { repo, runnerJob, config } = req;
-  const junitPaths = config.test.junit.map((p) => ({ rel: p, full: checkJunitPath(cwd, p) }));
+  const box = openBox({
+    isolation: config.sandbox,
+    bwrap: req.bwrap ?? findBwrap(),
+    env: req.baseEnv,
+    secrets: readSecrets(repo, req.baseEnv, installRoot()),
+    ...(plan.kind === 'faketime' ? { extraReadOnly: [plan.library] } : {}),
+    path: 'sealgate.config#sandbox',
+  });
+  const deps = dependencyFolders(box, repo);
 
   // This seal's own earlier run is replaced: its logs go, journaled as a discard with the run-start.
   const discarded = before.logs_present ? [...new Set([...listStore(repo), ...listPublished(repo)].map((f) => f.name))].sort() : null;
   if (discarded !== null) removeLogs(repo);
   rmSync(layoutPath(repo, 'results'), { force: true });
-  // A JUnit file left from before the run must not be read as this run's.
-  for (const j of junitPaths) {
-    const st = lstatOrNull(j.full);
-    if (st?.isDirectory()) throw inputInvalid(j.rel, 'the JUnit path is a directory');
-    if (st) rmSync(j.full, { force: true });
-  }
+  for (const j of junitPaths) if (lstatOrNull(j.full)?.isDirectory()) throw inputInvalid(j.rel, 'the JUnit path is a directory');
 
   const store = ensureStore(repo);
   const startedAt = nowText(req.clock);
@@ -149,23 +136,38 @@ async function runInCopy(
     ...events,
     ...appendJournalEvents(repo, [
       ...(discarded !== null ? [{ type: 'discard' as const, runner_job: runnerJob, digest, at: startedAt, files: discarded }] : []),
-      { type: 'run-start', runner_job: runnerJob, digest, at: startedAt, command: [...command] },
+      { type: 'run-start', runner_job: runnerJob, digest, at: startedAt, command: [...command], sandbox: box.isolation },
     ]),
   ];
   // The XML parser loads while the tests run (a second core is idle then).
   const junitModule = junitPaths.length > 0 ? import('./junit.js') : null;
-  const env = pinnedEnv(req.baseEnv, { seed: params.seed, clock: params.clock, locale: params.locale, digest }, plan);
+  const env = pinnedEnv(req.baseEnv, { seed: params.seed, clock: params.clock, locale: params.locale, digest }, plan, config.test.env);
   let exec: ExecOutcome;
+  let cwd: string;
+  /** Each configured JUnit file as the run left it in its copy, moved into the store (or why not). */
+  const taken: ({ stored: string } | { missing: string })[] = [];
   try {
-    exec = await execInGroup({
-      command,
-      cwd,
-      env,
-      timeoutMs: req.timeoutMs ?? config.test.timeoutSeconds * 1000,
-      stdoutPath: join(store, STDOUT_LOG),
-      stderrPath: join(store, STDERR_LOG),
-      capBytes: config.test.logCapBytes,
-    });
+    // The tests run in a fresh copy of the tree; their JUnit files leave it only after the sandbox has ended.
+    [exec, cwd] = await runInFreshCopy(
+      box,
+      {
+        // A fresh copy of the runner's pristine tree (never the work tree); dependency folders from the repository.
+        source: req.tree.root,
+        deps,
+        command,
+        env,
+        limits: { timeoutMs: req.timeoutMs ?? config.test.timeoutSeconds * 1000, capBytes: config.test.logCapBytes },
+        output: { stdoutPath: join(store, STDOUT_LOG), stderrPath: join(store, STDERR_LOG) },
+        clean: junitPaths.map((j) => j.rel),
+      },
+      (outcome, dirs, sandboxPlan) => {
+        for (const [k, j] of junitPaths.entries()) {
+          const found = resolveOutput(dirs.work, j.rel);
+          taken.push('path' in found ? { stored: moveIntoStore(repo, found.path, `junit-${k + 1}.xml`) } : found);
+        }
+        return [outcome, sandboxPlan.cwd] as const;
+      },
+    );
   } catch (err) {
     // Streaming to the store failed (disk full ...): close the run in the journal, then report it.
     const logs = listStore(repo);
@@ -182,17 +184,12 @@ async function runInCopy(
   const cases: JunitCase[] = [];
   const { foldDuplicates, parseJunitXml, MAX_JUNIT_BYTES } = junitModule ? await junitModule : await import('./junit.js');
   for (const [k, j] of junitPaths.entries()) {
-    const st = lstatOrNull(j.full);
-    if (st === null) {
-      junit.push({ path: j.rel, sha256: null, status: 'missing', detail: 'the test command did not write it' });
+    const t = taken[k] ?? { missing: 'the test command did not write it' };
+    if ('missing' in t) {
+      junit.push({ path: j.rel, sha256: null, status: 'missing', detail: t.missing });
       continue;
     }
-    if (!st.isFile()) {
-      rmSync(j.full, { force: true, recursive: false });
-      junit.push({ path: j.rel, sha256: null, status: 'missing', detail: 'not a regular file (a link or special file); removed unread' });
-      continue;
-    }
-    const stored = moveIntoStore(repo, j.full, `junit-${k + 1}.xml`);
+    const stored = t.stored;
     let bytes: Buffer;
     try {
       bytes = readBoundedFile(stored, MAX_JUNIT_BYTES, j.rel);
@@ -233,11 +230,13 @@ async function runInCopy(
     ended_at: endedAt,
     junit,
     cases: foldDuplicates(cases),
+    sandbox: box.isolation,
+    cwd,
   };
   writeResults(repo, results);
   recordLogState(repo, params, deriveFullLogState(journal, logs, listPublished(repo)));
   if (exec.spawn_error !== null) {
     throw inputInvalid('command', `could not start ${JSON.stringify(command[0])}: ${exec.spawn_error} (recorded in ${LAYOUT.results})`);
   }
-  return { results, exec, clock: plan, logs };
+  return { results, exec, clock: plan, logs, cwd };
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Policy } from '../policy/read.js';
 import { buildRecordTree, type RunnerTree } from '../tree/build.js';
 import { checkTreeMatch } from '../tree/plan.js';
+import type { Config, SandboxKind } from '../config/schema.js';
 import type { DecisionCode } from '../core/codes.js';
 import { readDocument } from '../core/document.js';
 import { SealgateError, type Finding } from '../core/errors.js';
@@ -75,6 +76,23 @@ export function combineAudit(decision: Decision, steps: readonly AuditStep[]): {
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
   const sa = new Set(a);
   return sa.size === new Set(b).size && b.every((x) => sa.has(x));
+}
+
+const unsandboxed = (path: string, detail: string): Finding => ({ code: 'E_SANDBOX_UNAVAILABLE', path, detail: `${detail}, and the base policy does not allow that (sandbox: "none")` });
+
+/** Every recorded test run was sandboxed, unless the policy says "none". Pure. */
+export function checkRunIsolation(policy: SandboxKind, journal: readonly JournalEvent[]): Finding[] {
+  if (policy === 'none') return [];
+  return journal.flatMap((e) => (e.type === 'run-start' && e.sandbox !== 'bwrap' ? [unsandboxed(`${LAYOUT.journal}#${e.seq}.sandbox`, `run-start ${e.seq} records an unsandboxed run ("${e.sandbox}")`)] : []));
+}
+
+/** The credit step's runs were sandboxed (credit.json and the case file say so), unless the policy says "none". Pure. */
+export function checkCreditIsolation(policy: SandboxKind, credit: SandboxKind | undefined, cases: SandboxKind | undefined): Finding[] {
+  if (policy === 'none') return [];
+  const out: Finding[] = [];
+  if (credit !== 'bwrap') out.push(unsandboxed(`${LAYOUT.credit}#sandbox`, credit === undefined ? 'the credit does not say its runs were sandboxed' : `the credit was scored by unsandboxed runs ("${credit}")`));
+  if (cases !== undefined && cases !== 'bwrap') out.push(unsandboxed(`${LAYOUT.cases}#sandbox`, `the cases were observed by unsandboxed runs ("${cases}")`));
+  return out;
 }
 
 /** Credit recomputed from the case file with the spec's rule, compared field by field. Pure. */
@@ -289,6 +307,7 @@ export async function auditReview(opts: AuditOptions): Promise<Audit> {
         }
       }
     }
+    if (journal !== null) f.push(...checkRunIsolation(config.sandbox, journal));
     const n = journal?.length ?? 0;
     steps.push({ stage: 'journal', findings: f, summary: f.length === 0 ? `${n} event(s), chain and order intact${logState ? `; logs present ${String(logState.logs_present)}, after seal ${String(logState.logs_after_seal)}, ${logState.log_visibility}` : ''}` : 'journal: PROBLEM' });
   }
@@ -312,6 +331,7 @@ export async function auditReview(opts: AuditOptions): Promise<Audit> {
         summary = f.length === 0 ? `credit ${inputs.credit.credit_id} recomputed from ${cases.cases.length} case(s): identical (pass ${String(recomputed.pass)})` : `credit ${inputs.credit.credit_id}: DIFFERS from the case file`;
       }
     }
+    if (inputs.credit !== null) f.push(...checkCreditIsolation(config.sandbox, inputs.credit.sandbox, cases?.sandbox));
     steps.push({ stage: 'credit', findings: f, summary });
   }
 

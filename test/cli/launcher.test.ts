@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type StdioOptions } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RUNNER, makeSealedRepo } from '../runner/helpers.js';
@@ -44,7 +45,7 @@ test('run as a program, Node starts without NODE_EXTRA_CA_CERTS; under node it d
   assert.equal(launched.stdout, direct.stdout);
 });
 
-test('the test command of `sealgate run` gets NODE_EXTRA_CA_CERTS back exactly: set, empty, or unset', { skip }, async () => {
+test('the test command of `sealgate run` sees neither NODE_EXTRA_CA_CERTS nor the launcher\'s slot: its environment is an allowlist', { skip }, async () => {
   const cases: [string, string | undefined][] = [
     ['set', MISSING_CA],
     ['set to a value with spaces and quotes', `/tmp/a b/"c'.pem`],
@@ -56,38 +57,41 @@ test('the test command of `sealgate run` gets NODE_EXTRA_CA_CERTS back exactly: 
     try {
       const env: Record<string, string> = { ...BASE };
       if (value !== undefined) env.NODE_EXTRA_CA_CERTS = value;
-      // Something that inherits the environment must not mistake the launcher's slot for the real variable.
       const probe = 'if [ -n "${NODE_EXTRA_CA_CERTS+x}" ]; then printf "set:%s" "$NODE_EXTRA_CA_CERTS"; else printf unset; fi; printf "|%s" "${SEALGATE_NODE_EXTRA_CA_CERTS-none}"';
       const r = asProgram(['run', '--runner-job', RUNNER, '--', 'sh', '-c', probe], env, repo.dir);
       assert.equal(r.status, 0, `${label}: ${r.stdout}${r.stderr}`);
-      assert.equal(repo.read('review/runner/logs/stdout.log'), `${value === undefined ? 'unset' : `set:${value}`}|none`, label);
+      assert.equal(repo.read('review/runner/logs/stdout.log'), 'unset|none', label);
     } finally {
       repo.dispose();
     }
   }
 });
 
-test('a value set aside by hand is restored only where the real variable is unset, and never passed on as such', { skip }, async () => {
-  const probe = 'printf "%s|%s" "${NODE_EXTRA_CA_CERTS-unset}" "${SEALGATE_NODE_EXTRA_CA_CERTS-none}"';
-  const cases: [string, boolean, Record<string, string>, string][] = [
+test('a value set aside by hand is restored only where the real variable is unset, and never passed on as such', { skip }, () => {
+  // What sealgate's own process (and so git and every other child it starts) sees after the launcher and the restore.
+  const show = `require(${JSON.stringify(BIN)}); process.stdout.write((process.env.NODE_EXTRA_CA_CERTS ?? 'unset') + '|' + (process.env.SEALGATE_NODE_EXTRA_CA_CERTS ?? 'none'))`;
+  const cases: [string, Record<string, string>, string][] = [
     // Under node (no launcher): the real variable wins over a stray slot ...
-    ['under node, both set', false, { NODE_EXTRA_CA_CERTS: '/real.pem', SEALGATE_NODE_EXTRA_CA_CERTS: '/stray.pem' }, '/real.pem|none'],
+    ['under node, both set', { NODE_EXTRA_CA_CERTS: '/real.pem', SEALGATE_NODE_EXTRA_CA_CERTS: '/stray.pem' }, '/real.pem|none'],
     // ... and only where the real one is unset does the slot fill it.
-    ['under node, only the slot', false, { SEALGATE_NODE_EXTRA_CA_CERTS: '/stray.pem' }, '/stray.pem|none'],
-    // As a program, the launcher clears a stray slot when the real variable is unset.
-    ['as a program, only the slot', true, { SEALGATE_NODE_EXTRA_CA_CERTS: '/stray.pem' }, 'unset|none'],
+    ['under node, only the slot', { SEALGATE_NODE_EXTRA_CA_CERTS: '/stray.pem' }, '/stray.pem|none'],
+    ['under node, neither', {}, 'unset|none'],
   ];
-  for (const [label, program, extra, expected] of cases) {
-    const repo = await makeSealedRepo();
-    try {
-      const args = ['run', '--runner-job', RUNNER, '--', 'sh', '-c', probe];
-      const env = { ...BASE, ...extra };
-      const r = program ? asProgram(args, env, repo.dir) : spawnSync(process.execPath, [BIN, ...args], { cwd: repo.dir, env, encoding: 'utf8' });
-      assert.equal(r.status, 0, `${label}: ${r.stdout}${r.stderr}`);
-      assert.equal(repo.read('review/runner/logs/stdout.log'), expected, label);
-    } finally {
-      repo.dispose();
-    }
+  for (const [label, extra, expected] of cases) {
+    const r = spawnSync(process.execPath, ['-e', show], { cwd: root, env: { ...BASE, ...extra }, encoding: 'utf8' });
+    assert.equal(r.stdout, expected, `${label}: ${r.stderr}`);
+  }
+  // As a program, the launcher (the shell line) clears a stray slot when the real variable is unset:
+  // a stand-in \`node\` first on PATH shows what the launcher hands to Node.
+  const dir = mkdtempSync(join(tmpdir(), 'sealgate-launcher-'));
+  try {
+    writeFileSync(join(dir, 'node'), '#!/bin/sh\nprintf "%s|%s" "${NODE_EXTRA_CA_CERTS-unset}" "${SEALGATE_NODE_EXTRA_CA_CERTS-none}"\n', { mode: 0o755 });
+    const r = asProgram(['--version'], { ...BASE, PATH: `${dir}:${BASE.PATH}`, SEALGATE_NODE_EXTRA_CA_CERTS: '/stray.pem' });
+    assert.equal(r.stdout, 'unset|none');
+    const set = asProgram(['--version'], { ...BASE, PATH: `${dir}:${BASE.PATH}`, NODE_EXTRA_CA_CERTS: '/real.pem' });
+    assert.equal(set.stdout, 'unset|/real.pem');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

@@ -1,4 +1,5 @@
 import { describe, it, before, after } from 'node:test';
+import { testBox } from '../helpers/sandbox.js';
 import assert from 'node:assert/strict';
 import { symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -42,9 +43,9 @@ async function score(repo: string, path: string, language: string, spans: Record
   let results: Results;
   try {
     const ws = makeWorkspace(repo, scratch.dir);
-    const run = await runTestCommand(ws.root, command, ['junit.xml'], env, 120_000, scratch.dir);
+    const run = await runTestCommand(ws.root, command, ['junit.xml'], env, 120_000, scratch.dir, testBox(repo));
     assert.equal(run.status, 'ok', run.detail);
-    results = { runner_job: 'r1', digest: DIGEST, command, exit_code: 0, signal: null, timed_out: false, started_at: '2026-01-01T00:00:00Z', ended_at: '2026-01-01T00:00:01Z', junit: [{ path: 'junit.xml', sha256: null, status: 'ok' }], cases: [...run.cases] };
+    results = { runner_job: 'r1', digest: DIGEST, command, exit_code: 0, signal: null, timed_out: false, started_at: '2026-01-01T00:00:00Z', ended_at: '2026-01-01T00:00:01Z', junit: [{ path: 'junit.xml', sha256: null, status: 'ok' }], cases: [...run.cases], sandbox: 'bwrap', cwd: run.cwd };
   } finally {
     scratch.dispose();
   }
@@ -64,7 +65,7 @@ async function score(repo: string, path: string, language: string, spans: Record
   const { caseSources, verdicts } = classifyCases(results.cases, sources);
   const { plans, unsupported } = await planSymbols(repo, changed, budget, 'seed-1');
   const oracle = await runOracle(plans, {
-    workTree: repo, command, junit: ['junit.xml'], env, controlTimeoutMs: 120_000, baselineMs: 1000, workers: 2,
+    workTree: repo, command, junit: ['junit.xml'], env, sandbox: testBox(repo), controlTimeoutMs: 120_000, baselineMs: 1000, workers: 2,
     eligible: new Set(results.cases.filter((c) => c.status === 'passed').map((c) => c.id)),
     ignore: new Set([...verdicts].filter(([, v]) => v?.kind === 'tautology').map(([id]) => id)),
     narrow: narrowFor(command, caseSources), narrowTargets: (t) => narrowCommand(command, t), cacheDir: null, cacheSalt: 'test',

@@ -106,6 +106,7 @@ describe('the spec trace, for real, on a TypeScript pricing project', { concurre
     assert.ok((dv?.killed.length ?? 0) > 0);
     assert.equal(c.runner_job, 'server-job-88');
     assert.equal(c.proposal_id, 'p-014');
+    assert.equal(c.sandbox, 'bwrap', 'every credit run was sandboxed');
     assert.deepEqual(creditProblems(c).includes('pass is false'), true);
     // cases.json is the spec's case file and gives the same credit through --cases.
     const cases = checkSchema(CaseFileSchema, JSON.parse(readFileSync(join(repo.dir, 'review/runner/cases.json'), 'utf8')), 'cases');

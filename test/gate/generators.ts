@@ -90,6 +90,8 @@ export function resultsOf(ids: readonly string[], failing: string | null, over: 
     timed_out: false,
     started_at: '2026-10-12T11:00:00Z',
     ended_at: '2026-10-12T11:01:00Z',
+    sandbox: 'bwrap',
+    cwd: '/sealgate/work',
     junit: [{ path: 'junit.xml', sha256: 'e'.repeat(64), status: 'ok' }],
     cases: ids.map((id) => ({ id, file: null, suite: '', name: id, status: id === failing ? ('failed' as const) : ('passed' as const), duration_ms: 1 })),
     ...over,

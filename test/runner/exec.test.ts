@@ -112,11 +112,17 @@ test('files the command creates are private (umask 077); a missing program is re
 
 const INPUTS = { seed: '42', clock: 'live', locale: 'C.UTF-8', digest: 'ab'.repeat(32) };
 
-test('pinnedEnv: sealed values set, inherited locale/clock/seed/preload variables dropped, the rest kept', () => {
-  const env = pinnedEnv({ PATH: '/bin', HOME: '/root', LC_CTYPE: 'de_DE', LANGUAGE: 'de', TZ: 'Europe/Berlin', SEED: '9', FAKETIME: '+1d', LD_PRELOAD: '/x.so', SEALGATE_DIGEST: 'forged', NODE_TEST_CONTEXT: 'child-v8', UNSET: undefined }, INPUTS, { kind: 'live' });
+test('pinnedEnv: an allowlist: PATH and CI from the caller, test.env, the sealed values; nothing else (tokens, agents, HOME, NODE_OPTIONS ...)', () => {
+  const caller = {
+    PATH: '/bin', CI: 'true', HOME: '/root', LC_CTYPE: 'de_DE', LANGUAGE: 'de', TZ: 'Europe/Berlin', SEED: '9', FAKETIME: '+1d', LD_PRELOAD: '/x.so', SEALGATE_DIGEST: 'forged',
+    NODE_TEST_CONTEXT: 'child-v8', GITHUB_TOKEN: 'ghs_x', ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'y', NPM_TOKEN: 'z', SSH_AUTH_SOCK: '/tmp/ssh/agent', NODE_OPTIONS: '--require=/x.js', UNSET: undefined,
+  };
+  const env = pinnedEnv(caller, INPUTS, { kind: 'live' }, { FEATURE_FLAG: 'on', SEED_DIR: 'fixtures' });
   assert.deepEqual(env, {
     PATH: '/bin',
-    HOME: '/root',
+    CI: 'true',
+    FEATURE_FLAG: 'on',
+    SEED_DIR: 'fixtures',
     SEED: '42',
     PYTHONHASHSEED: pythonHashSeed('42'),
     TZ: 'UTC',
@@ -125,6 +131,9 @@ test('pinnedEnv: sealed values set, inherited locale/clock/seed/preload variable
     SEALGATE_DIGEST: INPUTS.digest,
     SEALGATE_CLOCK: 'live',
   });
+  assert.equal(pinnedEnv({}, INPUTS, { kind: 'live' }).PATH, '/usr/local/bin:/usr/bin:/bin');
+  // test.env cannot override a sealed value (the config schema also refuses such names).
+  assert.equal(pinnedEnv({}, INPUTS, { kind: 'live' }, { SEED: '7' }).SEED, '42');
   const frozen = pinnedEnv({}, { ...INPUTS, clock: 'frozen:2001-02-03T04:05:06Z' }, { kind: 'faketime', faketime: '2001-02-03 04:05:06', library: '/lib/libfaketime.so.1' });
   assert.equal(frozen.LD_PRELOAD, '/lib/libfaketime.so.1');
   assert.equal(frozen.FAKETIME, '2001-02-03 04:05:06');

@@ -14,7 +14,7 @@ test('appendJournalEvents: one chained, verified append; an illegal batch writes
   try {
     mkdirSync(join(t.dir, 'review/runner'), { recursive: true });
     appendJournal(t.dir, { ...base, type: 'seal' });
-    appendJournal(t.dir, { ...base, type: 'run-start', command: ['true'] });
+    appendJournal(t.dir, { ...base, type: 'run-start', command: ['true'], sandbox: 'bwrap' });
     const written = appendJournalEvents(t.dir, [
       { ...base, type: 'log', file: 'stdout.log', sha256: D, bytes: 3 },
       { ...base, type: 'run-end', exit_code: 0, signal: null, timed_out: false },

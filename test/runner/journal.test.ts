@@ -10,7 +10,7 @@ const AT = '2026-10-12T12:00:00Z';
 const base = { runner_job: 'server-job-88', digest: 'abc123', at: AT };
 const RUN: NewJournalEvent[] = [
   { ...base, type: 'seal' },
-  { ...base, type: 'run-start', command: ['npm', 'test'] },
+  { ...base, type: 'run-start', command: ['npm', 'test'], sandbox: 'bwrap' },
   { ...base, type: 'log', file: 'stdout.log', sha256: 'a'.repeat(64), bytes: 10 },
   { ...base, type: 'run-end', exit_code: 1, signal: null, timed_out: false },
   { ...base, type: 'publish', files: ['stdout.log'] },

@@ -17,6 +17,8 @@ const GOOD: Results = {
   ended_at: '2026-10-12T12:00:02Z',
   junit: [{ path: 'junit.xml', sha256: 'cd'.repeat(32), status: 'ok' }],
   cases: [{ id: 'a.test.ts::s::n', file: 'a.test.ts', suite: 's', name: 'n', status: 'passed', duration_ms: 3 }],
+  sandbox: 'bwrap',
+  cwd: '/sealgate/work',
 };
 
 const text = (r: unknown): Buffer => Buffer.from(toJsonText(r));

@@ -189,7 +189,7 @@ test('publish, then the author reader: refused before, readable after', async ()
   }
 });
 
-test('a stale JUnit file from before the run is removed and never read; missing and malformed files give no cases', async () => {
+test('a stale JUnit file in the tree is never read (the run\'s copy drops it) nor touched; missing and malformed files give no cases', async () => {
   const repo = await makeSealedRepo({ files: { 'junit.xml': PASS_FAIL_XML.replace('<failure message="boom">stack</failure>', '') }, config: { test: { junit: ['junit.xml', 'out/bad.xml'] } } });
   try {
     const r = await repo.cli('run', '--runner-job', RUNNER, '--', 'sh', '-c', 'mkdir -p out; printf "<testsuite><testcase name=\\"x\\">" > out/bad.xml');
@@ -197,8 +197,9 @@ test('a stale JUnit file from before the run is removed and never read; missing 
     const results = readResults(repo.dir);
     assert.deepEqual(results.junit.map((j) => j.status), ['missing', 'malformed']);
     assert.deepEqual(results.cases, []);
-    // The run is in a copy of the runner's tree: the user's work tree keeps its file.
+    // The user's tree is never written: the stale file is still there, and out/ was made only in the run's copy.
     assert.equal(existsSync(join(repo.dir, 'junit.xml')), true);
+    assert.equal(existsSync(join(repo.dir, 'out')), false);
   } finally {
     repo.dispose();
   }

@@ -10,7 +10,7 @@ const H = 'ef'.repeat(32);
 const common = { runner_job: 'r-1', digest: D, prev_sha256: '0'.repeat(64), at: '2026-10-12T12:00:00Z' };
 const published: JournalEvent[] = [
   { ...common, seq: 1, type: 'seal' },
-  { ...common, seq: 2, type: 'run-start', command: ['true'] },
+  { ...common, seq: 2, type: 'run-start', command: ['true'], sandbox: 'bwrap' },
   { ...common, seq: 3, type: 'log', file: 'stdout.log', sha256: H, bytes: 1 },
   { ...common, seq: 4, type: 'run-end', exit_code: 0, signal: null, timed_out: false },
   { ...common, seq: 5, type: 'publish', files: ['stdout.log'] },

@@ -10,7 +10,7 @@ const built = existsSync('dist/bundle/all.cjs');
 test('npm start: the bundled example gives the spec trace, code by code', { skip: built ? false : 'no build in dist/ (run npm run build first)', timeout: 300_000 }, () => {
   const r = spawnSync(process.execPath, ['scripts/example.mjs', '--json'], { encoding: 'utf8', timeout: 280_000 });
   const last = r.stdout.trim().split('\n').pop() ?? '';
-  const summary = JSON.parse(last) as { work: string; report: string; users: number; results: { step: string; who: string; code: string }[] };
+  const summary = JSON.parse(last) as { work: string; report: string; users: number; results: { step: string; who: string; code: string }[]; sandboxes: unknown[] };
   try {
     const code = (re: RegExp): string[] => summary.results.filter((x) => re.test(x.step)).map((x) => x.code);
     assert.deepEqual(code(/^the runner job: symbols/), ['E_CREDIT_MISSING'], 'first proposal: the tautology earns nothing');
@@ -30,6 +30,9 @@ test('npm start: the bundled example gives the spec trace, code by code', { skip
     const credit = JSON.parse(readFileSync(`${summary.work}/pricing/review/runner/credit.json`, 'utf8')) as { credited: string[]; pass: boolean };
     assert.deepEqual(credit.credited, ['src/pricing.ts::applyDiscount', 'src/pricing.ts::taxCents']);
     assert.match(readFileSync(summary.report, 'utf8'), /E_DIGEST_OPEN/);
+    // Both runner jobs ran every test inside the sandbox, at the same working directory.
+    const boxed = { run: 'bwrap', cwd: '/sealgate/work', credit: 'bwrap' };
+    assert.deepEqual(summary.sandboxes, [boxed, boxed]);
     assert.equal(r.status, 0, r.stdout.slice(-2000) + r.stderr.slice(-2000));
   } finally {
     rmSync(summary.work, { recursive: true, force: true });

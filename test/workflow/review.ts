@@ -98,11 +98,12 @@ export function writeScoring(r: Review, taxTest: 'tautology' | 'property', runne
       : { id: PROP_TAX, digest: r.digest, kind: 'property' as const, status: 'passed' as const, symbols: [TAX] },
     { id: FLAKE, digest: r.digest, kind: 'property' as const, status: 'passed' as const, symbols: [] },
   ];
-  writeFileSync(join(r.dir, LAYOUT.cases), toJsonText({ changed: changedIds, cases, digest: r.digest, runner_job: runner }));
+  writeFileSync(join(r.dir, LAYOUT.cases), toJsonText({ changed: changedIds, cases, digest: r.digest, runner_job: runner, sandbox: 'bwrap' }));
   // The sealed run the credit was scored on: every case passed.
   const results = toJsonText({
     runner_job: runner, digest: r.digest, command: ['node', '--test'], exit_code: 0, signal: null, timed_out: false,
     started_at: '2026-10-12T11:00:00Z', ended_at: '2026-10-12T11:01:00Z',
+    sandbox: 'bwrap', cwd: '/sealgate/work',
     junit: [{ path: 'junit.xml', sha256: 'e'.repeat(64), status: 'ok' }],
     cases: cases.map((c) => {
       const [suite, name] = c.id.split('::') as [string, string];
@@ -114,7 +115,7 @@ export function writeScoring(r: Review, taxTest: 'tautology' | 'property', runne
   const credit = propertyCredit(creditId, changedIds, cases, r.digest);
   writeFileSync(
     join(r.dir, LAYOUT.credit),
-    toJsonText({ ...credit, runner_job: runner, proposal_id: 'p-2026-10-12-014', patch_sha256: r.patchSha256, results_sha256: sha256Hex(results), changed: changedIds, uncreditable: [] }),
+    toJsonText({ ...credit, runner_job: runner, proposal_id: 'p-2026-10-12-014', patch_sha256: r.patchSha256, results_sha256: sha256Hex(results), changed: changedIds, uncreditable: [], sandbox: 'bwrap' }),
   );
   return { creditId };
 }

@@ -118,7 +118,7 @@ test('verify: an edited journal line is E_INPUT_INVALID; a truncated journal too
   try {
     writeScoring(r, 'property');
     // A run on the seal, so the seal line has a successor whose hash chain covers it.
-    appendJournal(r.dir, { type: 'run-start', runner_job: RUNNER, digest: r.digest, at: NOW, command: ['node', '--test'] });
+    appendJournal(r.dir, { type: 'run-start', runner_job: RUNNER, digest: r.digest, at: NOW, command: ['node', '--test'], sandbox: 'bwrap' });
     appendJournal(r.dir, { type: 'run-end', runner_job: RUNNER, digest: r.digest, at: NOW, exit_code: 0, signal: null, timed_out: false });
     const path = join(r.dir, LAYOUT.journal);
     const text = readFileSync(path, 'utf8');

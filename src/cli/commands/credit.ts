@@ -43,9 +43,13 @@ Runner: score property credit on the sealed digest. Reads the record, review/run
 matches (drift reopens the seal) and J is the record's runner, not its author. Classifies
 every test statically (tautologies earn nothing), then runs a mutation oracle per changed
 symbol in fresh copies of the runner's tree (base_commit + the record's patch; the
-classifier reads the pristine tree, never one a test ran in): a probe finds the tests that reach the symbol,
-behavioural mutants (chosen from the sealed seed, credit.mutantBudget per symbol) find
-which of them notice a change. Writes review/runner/cases.json and credit.json.
+classifier reads the pristine tree, never one a test ran in): a probe finds the tests that
+reach the symbol, behavioural mutants (chosen from the sealed seed, credit.mutantBudget per
+symbol) find which of them notice a change. Every control, trace, probe and mutant run gets
+a fresh copy of the tree at /sealgate/work inside the bubblewrap sandbox, as \`sealgate run\`
+does (E_SANDBOX_UNAVAILABLE where it cannot be had, unless the policy says sandbox "none";
+SEALGATE_BWRAP names another bwrap program). Writes review/runner/cases.json and
+credit.json, both recording the isolation used.
 
 With --cases: apply the spec's property_credit rule to a case file from another runner
 (cases on another digest or not passed are ignored, tautologies earn nothing) and print
@@ -123,13 +127,14 @@ Exit: 0 PASS, 1 E_CREDIT_MISSING or a refusal (its code on stdout), 2 bad argume
       ...(workers !== undefined ? { workers } : {}),
       progress: progressPrinter(ctx),
       now: ctx.clock(),
+      ...(ctx.env.SEALGATE_BWRAP !== undefined && ctx.env.SEALGATE_BWRAP !== '' ? { bwrap: ctx.env.SEALGATE_BWRAP } : {}),
     });
     } finally {
       release();
     }
     const c = out.credit;
     const s = out.stats;
-    ctx.stderr(`credit: ${c.credited.length} of ${c.changed?.length ?? 0} changed symbol(s) credited; ${s.mutantsRun} mutant run(s), ${s.mutantsCached} from cache, ${s.kills} behavioural kill(s), ${fmtS(s.wallMs)}; wrote ${LAYOUT.cases} and ${LAYOUT.credit} (${c.credit_id})\n`);
+    ctx.stderr(`credit: ${c.credited.length} of ${c.changed?.length ?? 0} changed symbol(s) credited; ${s.mutantsRun} mutant run(s), ${s.mutantsCached} from cache, ${s.kills} behavioural kill(s), ${fmtS(s.wallMs)}; ${c.sandbox === 'none' ? 'UNSANDBOXED (policy sandbox "none")' : 'sandboxed (bubblewrap)'}; wrote ${LAYOUT.cases} and ${LAYOUT.credit} (${c.credit_id})\n`);
     for (const m of c.missing) ctx.stderr(`  missing ${m}: ${c.evidence?.[m]?.reason ?? ''}\n`);
     if ((c.uncreditable ?? []).length > 0) ctx.stderr(`  uncreditable files: ${(c.uncreditable ?? []).join(', ')}\n`);
     if (values.json) ctx.stderr(toJsonText({ credit_id: c.credit_id, pass: c.pass, credited: c.credited, missing: c.missing, stats: s }));

@@ -18,16 +18,25 @@ wrote make it E_LOGS_EARLY (discard them with \`sealgate discard-logs\`).
 
 The command (default: test.command of the policy, the sealgate config at the record's
 base_commit) runs in a fresh copy of the runner's tree (base_commit + the record's patch,
-built in a temporary git index; never the work tree), in its own process group, with the sealed inputs pinned: SEED, PYTHONHASHSEED (from the
-seed), TZ=UTC, LC_ALL and LANG (the locale), SEALGATE_DIGEST, SEALGATE_CLOCK. Clock
-"frozen:<instant>" holds the wall clock there with libfaketime (Debian package
-faketime) and is refused where it is not installed; "frozen" leaves the time to the
-suite's sealed fixtures; "live" changes nothing. Files the command creates get mode 0600.
+built in a temporary git index; never the work tree; without .git, review/ and dependency
+folders) mounted at /sealgate/work inside a bubblewrap sandbox: its own user, pid, network,
+ipc and uts namespaces, an unprivileged uid, the host read-only and only what the run needs
+visible (system folders, the interpreters on PATH, node_modules/.venv read-only), a fresh
+HOME and /tmp. Nothing it starts outlives the run. Where bubblewrap cannot run:
+E_SANDBOX_UNAVAILABLE, unless the policy says "sandbox": "none" (the run is then
+unsandboxed and recorded as such). SEALGATE_BWRAP names another bwrap program. Its
+environment is an allowlist: PATH and CI from the caller, test.env from the policy, HOME
+and TMPDIR of the run, and the sealed inputs pinned: SEED, PYTHONHASHSEED (from the seed),
+TZ=UTC, LC_ALL and LANG (the locale), SEALGATE_DIGEST, SEALGATE_CLOCK. Clock
+"frozen:<instant>" holds the wall clock there with libfaketime (Debian package faketime)
+and is refused where it is not installed; "frozen" leaves the time to the suite's sealed
+fixtures; "live" changes nothing. Files the command creates get mode 0600.
 
 stdout and stderr go only to ${LAYOUT.logs}/ (0700; files 0600), cut at test.logCapBytes;
-the JUnit files named by test.junit are moved there after the run. Results go to
-${LAYOUT.results}; every step is journaled; the record's log fields are set from the
-journal. A wall-clock timeout (test.timeoutSeconds, default 1800) kills the whole group.
+the JUnit files named by test.junit are taken from the run's copy after the sandbox has
+ended. Results go to ${LAYOUT.results} (with the isolation used); every step is journaled;
+the record's log fields are set from the journal. A wall-clock timeout
+(test.timeoutSeconds, default 1800) ends the whole sandbox.
 
   --runner-job J     the runner job (required)
   --repo DIR         the repository root (default: .)
@@ -74,6 +83,7 @@ or could not start or record; 2 bad arguments; 3 internal error.
         tree,
         baseEnv: ctx.env,
         clock: ctx.clock,
+        ...(ctx.env.SEALGATE_BWRAP !== undefined && ctx.env.SEALGATE_BWRAP !== '' ? { bwrap: ctx.env.SEALGATE_BWRAP } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       });
     } finally {
@@ -90,6 +100,7 @@ or could not start or record; 2 bad arguments; 3 internal error.
         `run: ${JSON.stringify(r.command)} ${how} after ${summary.exec.duration_ms} ms; ${clock}; digest ${r.digest}`,
         `cases: ${r.cases.length} (${n('passed')} passed, ${n('failed')} failed, ${n('error')} error, ${n('skipped')} skipped); JUnit: ${junit}`,
         `tree: ${tree.treeId} (base ${tree.baseCommit}); policy ${policy.digest} (${policy.source})`,
+        `sandbox: ${r.sandbox === 'bwrap' ? `bubblewrap, tests ran in ${r.cwd}` : 'NONE (the policy allows unsandboxed runs)'}`,
         `results: ${LAYOUT.results}; logs hidden in ${LAYOUT.logs}/ until \`sealgate publish\`${cut.length > 0 ? ` (${cut.join(' and ')} cut at the cap)` : ''}`,
         '',
       ].join('\n'),

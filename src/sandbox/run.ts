@@ -1,0 +1,169 @@
+import { spawn } from 'node:child_process';
+import { accessSync, closeSync, constants, lstatSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
+import type { SandboxKind } from '../config/schema.js';
+import { inputInvalid } from '../core/errors.js';
+import { execInGroup, type ExecOutcome } from '../runner/exec.js';
+import { listCopyEntries, readDependencyFolders, readHostView, requireSandbox, type Secrets } from './host.js';
+import { isWithin, planSandbox, type DependencyFolder, type HostView, type RunDirs, type SandboxLimits, type SandboxPlan } from './plan.js';
+
+/**
+ * Carrying a sandbox plan out: a fresh copy of the tree per run, bubblewrap around the
+ * command, outputs read from the copy after everything inside has ended, the copy removed.
+ */
+
+/**
+ * Where the command's program is, looked up as execvp would (PATH of the plan, or relative to
+ * the run's copy), on the host side of the same paths; null when it is nowhere. bubblewrap
+ * reports an exec failure only as its own exit status 1, so a missing program is caught here.
+ */
+export function findProgram(plan: SandboxPlan): string | null {
+  const program = plan.command[0] ?? '';
+  const runnable = (p: string): boolean => {
+    try {
+      accessSync(p, constants.X_OK);
+      return statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (program.includes('/')) {
+    const inTree = program.startsWith('/') ? (isWithin(program, plan.cwd) ? join(plan.hostCwd, posix.relative(plan.cwd, program)) : program) : join(plan.hostCwd, program);
+    return runnable(inTree) ? inTree : null;
+  }
+  for (const dir of (plan.env.PATH ?? '').split(':')) {
+    if (dir === '') continue;
+    const p = isWithin(dir, plan.cwd) ? join(plan.hostCwd, posix.relative(plan.cwd, dir), program) : join(dir, program);
+    if (runnable(p)) return p;
+  }
+  return null;
+}
+
+/** The one place the project's code is executed: the plan's argv in its own process group, streams to the capped files. */
+export async function runSandboxed(plan: SandboxPlan): Promise<ExecOutcome> {
+  if (plan.isolation === 'bwrap' && findProgram(plan) === null) {
+    // Nothing ran: the streams are created empty, as for a spawn failure.
+    for (const p of [plan.output.stdoutPath, plan.output.stderrPath]) closeSync(openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600));
+    const none = { bytes: 0, truncated: false };
+    return { exit_code: null, signal: null, timed_out: false, duration_ms: 0, spawn_error: `ENOENT: ${JSON.stringify(plan.command[0])} is not a program the sandbox can run (not found on its PATH or in the tree)`, stdout: none, stderr: none };
+  }
+  return execInGroup({
+    command: plan.argv,
+    cwd: plan.hostCwd,
+    env: plan.env,
+    timeoutMs: plan.limits.timeoutMs,
+    stdoutPath: plan.output.stdoutPath,
+    stderrPath: plan.output.stderrPath,
+    capBytes: plan.limits.capBytes,
+    ...(plan.limits.killGraceMs !== undefined ? { killGraceMs: plan.limits.killGraceMs } : {}),
+  });
+}
+
+/** Fresh folders for one run (mode 0700) under `parent`: work (the tree's copy), home, tmp. */
+export function makeRunDirs(parent: string = tmpdir()): RunDirs & { root: string } {
+  const root = mkdtempSync(join(parent, 'sealgate-run-'));
+  const dirs = { root, work: join(root, 'work'), home: join(root, 'home'), tmp: join(root, 'tmp') };
+  for (const d of [dirs.work, dirs.home, dirs.tmp]) mkdirSync(d, { mode: 0o700 });
+  return dirs;
+}
+
+/** Copy `source` (any tree: the user's, the runner's, a credit workspace) into `dest`, leaving out .git, review/ and dependency folders; reflinks where the file system has them. */
+export function copyTree(source: string, dest: string): Promise<void> {
+  const entries = listCopyEntries(source);
+  if (entries.length === 0) return Promise.resolve();
+  return new Promise((resolveCopy, reject) => {
+    const child = spawn('cp', ['-a', '--reflink=auto', '--', ...entries, `${dest}/`], { cwd: source, stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' } });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
+    child.once('error', reject);
+    child.once('close', (code) => (code === 0 ? resolveCopy() : reject(new Error(`could not copy the tree for the run: ${err.trim() || `cp exit ${String(code)}`}`))));
+  });
+}
+
+/**
+ * A file the run left at `rel` in its copy, or why it is unusable: every folder on the way
+ * must be a real folder (no link out of the copy) and the file itself a regular file.
+ */
+export function resolveOutput(work: string, rel: string): { path: string } | { missing: string } {
+  const parts = posix.normalize(rel).split('/');
+  let at = work;
+  for (const [i, part] of parts.entries()) {
+    if (part === '' || part === '.' || part === '..') return { missing: `"${rel}" is not a plain relative path` };
+    at = join(at, part);
+    let st;
+    try {
+      st = lstatSync(at);
+    } catch {
+      return { missing: 'the test command did not write it' };
+    }
+    const last = i === parts.length - 1;
+    if (!last && !st.isDirectory()) return { missing: `${parts.slice(0, i + 1).join('/')} is not a folder (a link or file); not followed` };
+    if (last && !st.isFile()) return { missing: 'not a regular file (a link or special file); not read' };
+  }
+  return { path: at };
+}
+
+/** What a run needs besides the command: the isolation, the host view, bubblewrap, the secrets. */
+export interface Box {
+  readonly isolation: SandboxKind;
+  readonly bwrap: string;
+  readonly host: HostView;
+  readonly secrets: Secrets;
+}
+
+/**
+ * The box for this process's runs: E_SANDBOX_UNAVAILABLE (at `path`) when the isolation asked
+ * for cannot be had here (probed once by running `bwrap ... true`).
+ */
+export function openBox(opts: { isolation: SandboxKind; bwrap: string; env: Readonly<Record<string, string | undefined>>; secrets: Secrets; extraReadOnly?: readonly string[]; path: string }): Box {
+  requireSandbox(opts.isolation, opts.bwrap, opts.path);
+  const host = readHostView({ env: opts.env, hidden: opts.secrets.hidden, ...(opts.extraReadOnly ? { extraReadOnly: opts.extraReadOnly } : {}) });
+  return { isolation: opts.isolation, bwrap: opts.bwrap, host, secrets: opts.secrets };
+}
+
+/** The dependency folders of `tree` a run may see, or an error naming those it may not. */
+export function dependencyFolders(box: Box, tree: string): DependencyFolder[] {
+  const { deps, refused } = readDependencyFolders(tree, box.secrets.forbidden, box.secrets.install);
+  if (refused.length > 0) throw inputInvalid('dependency folders', `refused for the sandbox: ${refused.join('; ')}`);
+  return deps;
+}
+
+export interface FreshRun {
+  /** The source tree to copy. */
+  readonly source: string;
+  readonly deps: readonly DependencyFolder[];
+  readonly command: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly limits: SandboxLimits;
+  readonly output: { readonly stdoutPath: string; readonly stderrPath: string };
+  /** Where the run folders go (default: the system temp folder). */
+  readonly parent?: string;
+  /** Variables naming a file in the run's own TMPDIR (the value is the file name), set to its path as the run sees it. */
+  readonly tmpFiles?: Readonly<Record<string, string>>;
+  /** Paths (relative) removed from the copy before the run: a report left in the source must not pass for this run's. */
+  readonly clean?: readonly string[];
+}
+
+/**
+ * One run in a fresh copy of `source`: copy, plan, run, then `collect` reads what it needs
+ * from the copy (the sandbox has ended by then), and the run's folders are removed.
+ */
+export async function runInFreshCopy<T>(box: Box, run: FreshRun, collect: (outcome: ExecOutcome, dirs: RunDirs, plan: SandboxPlan) => T | Promise<T>): Promise<T> {
+  const dirs = makeRunDirs(run.parent);
+  try {
+    await copyTree(run.source, dirs.work);
+    for (const rel of run.clean ?? []) rmSync(join(dirs.work, rel), { force: true, recursive: true });
+    // Unsandboxed, the dependency folders are links in the copy; sandboxed, read-only binds at the same place.
+    if (box.isolation === 'none') for (const d of run.deps) symlinkSync(d.src, join(dirs.work, d.name), 'dir');
+    const plan = planSandbox({ isolation: box.isolation, bwrap: box.bwrap, host: box.host, command: run.command, env: run.env, ...(run.tmpFiles ? { tmpFiles: run.tmpFiles } : {}), run: dirs, deps: run.deps, limits: run.limits, output: run.output });
+    const outcome = await runSandboxed(plan);
+    return await collect(outcome, dirs, plan);
+  } finally {
+    try {
+      rmSync(dirs.root, { recursive: true, force: true });
+    } catch {
+      /* a folder the test made unreadable: left in the temp folder, never read again */
+    }
+  }
+}

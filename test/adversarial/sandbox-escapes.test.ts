@@ -1,0 +1,113 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { normaliseConfig } from '../../src/config/schema.js';
+import { openCreditBox } from '../../src/credit/run.js';
+import { makeScratch, makeWorkspace, runTestCommand } from '../../src/credit/workspace.js';
+import { readResults } from '../../src/runner/results.js';
+import { runCli } from '../helpers/cli.js';
+import { ENV, RUNNER, makeSealedRepo, type SealedRepo } from '../runner/helpers.js';
+
+// Attacks from the patch's own bytes on what sealgate runs next, each through `sealgate run`
+// and through the credit step's chokepoint, each failing closed.
+
+const OWN_NODE_MODULES = resolve('node_modules');
+const sha = (p: string): string => createHash('sha256').update(readFileSync(p)).digest('hex');
+const JUNIT = `printf '<testsuite name="s"><testcase classname="s" name="t"/></testsuite>\\n' > junit.xml`;
+
+async function project(script: string, files: Record<string, string> = {}): Promise<SealedRepo> {
+  return makeSealedRepo({ files: { 'attack.sh': script, ...files }, config: { test: { command: ['sh', 'attack.sh'], junit: ['junit.xml'] } } });
+}
+
+/** The credit step's run of the project's command (its box, its workspace, its chokepoint). */
+async function creditRun(repo: SealedRepo) {
+  const config = normaliseConfig(JSON.parse(repo.read('sealgate.config.json')) as Parameters<typeof normaliseConfig>[0]);
+  const scratch = makeScratch();
+  try {
+    const box = openCreditBox({ repo: repo.dir, config, env: ENV, cacheDir: null, clock: { kind: 'live' } });
+    const ws = makeWorkspace(repo.dir, scratch.dir);
+    return await runTestCommand(ws.root, config.test.command ?? [], config.test.junit, { PATH: ENV.PATH ?? '/usr/bin:/bin' }, 60_000, scratch.dir, box);
+  } finally {
+    scratch.dispose();
+  }
+}
+
+test('a test that appends a payload to a dependency sealgate itself loads (typescript, through the linked node_modules) cannot: read-only', async () => {
+  const target = join(OWN_NODE_MODULES, 'typescript', 'package.json');
+  const before = sha(target);
+  const script = `echo '"payload"' >> node_modules/typescript/package.json && echo WROTE || echo refused\n${JUNIT}\n`;
+  const repo = await project(script);
+  try {
+    symlinkSync(OWN_NODE_MODULES, join(repo.dir, 'node_modules'), 'dir');
+    const r = await runCli(['run', '--runner-job', RUNNER], { cwd: repo.dir, env: ENV });
+    assert.equal(r.exit, 0, r.stderr);
+    assert.equal(repo.read('review/runner/logs/stdout.log').trim(), 'refused');
+    const c = await creditRun(repo);
+    assert.equal(c.status, 'ok', c.detail);
+    assert.equal(sha(target), before, 'sealgate\'s own dependency changed');
+  } finally {
+    repo.dispose();
+  }
+});
+
+test('a dependency folder the patch links to evidence, the install or any other folder is refused before anything runs', async () => {
+  for (const target of ['review', resolve('dist'), '/root', '/etc']) {
+    const repo = await project(`echo ran > /tmp/x\n${JUNIT}\n`);
+    try {
+      symlinkSync(target === 'review' ? join(repo.dir, 'review') : target, join(repo.dir, 'node_modules'), 'dir');
+      const journal = repo.read('review/runner/journal.jsonl');
+      const r = await runCli(['run', '--runner-job', RUNNER], { cwd: repo.dir, env: ENV });
+      assert.deepEqual([r.stdout, r.exit], ['E_INPUT_INVALID\n', 1], `${target}: ${r.stderr}`);
+      assert.match(r.stderr, /dependency folder/);
+      assert.equal(repo.read('review/runner/journal.jsonl'), journal, `${target}: a run started`);
+      await assert.rejects(creditRun(repo), /dependency folder/);
+    } finally {
+      repo.dispose();
+    }
+  }
+});
+
+test('a JUnit report that is a link (to a host file, or through a linked folder) is never read nor moved', async () => {
+  const repo = await makeSealedRepo({
+    files: { 'secret.txt': '<testsuite name="s"><testcase classname="s" name="from-a-link"/></testsuite>\n' },
+    config: { test: { command: ['sh', '-c', 'ln -s /etc/passwd junit.xml; mkdir -p real; cp secret.txt real/j.xml; ln -s real out'], junit: ['junit.xml', 'out/j.xml'] } },
+  });
+  try {
+    const r = await runCli(['run', '--runner-job', RUNNER], { cwd: repo.dir, env: ENV });
+    assert.equal(r.exit, 0, r.stderr);
+    const results = readResults(repo.dir);
+    assert.deepEqual(results.junit.map((j) => j.status), ['missing', 'missing']);
+    assert.deepEqual(results.cases, []);
+    assert.equal(existsSync(join(repo.dir, 'review/runner/logs/junit-1.xml')), false);
+    assert.ok(lstatSync('/etc/passwd').isFile(), 'the link target was moved');
+    const c = await creditRun(repo);
+    assert.equal(c.status, 'crash');
+    assert.match(c.detail, /not a regular file|not a folder/);
+  } finally {
+    repo.dispose();
+  }
+});
+
+test('a daemon that waits for the credit step and then rewrites review/runner/cases.json and credit.json finds nothing to write to, and is gone', async () => {
+  const repo = await project('');
+  try {
+    const cases = join(repo.dir, 'review', 'runner', 'cases.json');
+    const credit = join(repo.dir, 'review', 'runner', 'credit.json');
+    mkdirSync(join(repo.dir, 'review', 'runner'), { recursive: true });
+    writeFileSync(cases, '{"honest": true}\n');
+    const forged = `{"forged": true}`;
+    repo.write('attack.sh', `setsid sh -c 'sleep 1; for f in ${cases} ${credit} ../review/runner/cases.json; do echo ${JSON.stringify(forged)} > "$f"; done' </dev/null >/dev/null 2>&1 &\n${JUNIT}\n`);
+    const r = await runCli(['run', '--runner-job', RUNNER], { cwd: repo.dir, env: ENV });
+    assert.equal(r.exit, 0, r.stderr);
+    const c = await creditRun(repo);
+    assert.equal(c.status, 'ok', c.detail);
+    await new Promise((done) => setTimeout(done, 2500));
+    assert.equal(readFileSync(cases, 'utf8'), '{"honest": true}\n');
+    assert.equal(existsSync(credit), false);
+  } finally {
+    rmSync(join(repo.dir, 'review', 'runner', 'cases.json'), { force: true });
+    repo.dispose();
+  }
+});
