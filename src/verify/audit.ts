@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Policy } from '../policy/read.js';
 import { buildRecordTree, type RunnerTree } from '../tree/build.js';
 import { checkTreeMatch } from '../tree/plan.js';
-import type { Config, SandboxKind } from '../config/schema.js';
+import type { SandboxKind } from '../config/schema.js';
 import type { DecisionCode } from '../core/codes.js';
 import { readDocument } from '../core/document.js';
 import { SealgateError, type Finding } from '../core/errors.js';
