@@ -1,26 +1,26 @@
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { DecisionCode } from '../core/codes.js';
 import { readDocument } from '../core/document.js';
 import { SealgateError, type Finding } from '../core/errors.js';
 import { digestsEqual, sameJob } from '../core/ids.js';
-import { fileExists, readBoundedFile, MAX_INPUT_BYTES } from '../core/io.js';
+import { fileExists, readBoundedFile, sha256File, MAX_INPUT_BYTES } from '../core/io.js';
 import { LAYOUT, layoutPath } from '../core/layout.js';
 import type { Instant } from '../core/time.js';
 import { propertyCredit, type PropertyCredit } from '../credit/rule.js';
 import { CaseFileSchema, type CaseFile } from '../credit/schema.js';
 import type { Freeze } from '../freeze/schema.js';
 import { decide, type Decision, type GateInputs } from '../gate/decide.js';
-import { readGateInputs } from '../gate/read.js';
+import { parseGateFiles, readGateFiles } from '../gate/read.js';
+import { describeSignatures, readSignatureState, type SignatureState } from '../attest/read.js';
 import { deriveLogState, readJournal, type JournalEvent, type LogState } from '../runner/journal.js';
 import { verifySeal } from '../seal/seal.js';
 import { ChangedSchema, type Changed } from '../symbols/schema.js';
 import { checkSealFromFiles, parseInputsManifest, type InputsManifest } from './manifest.js';
 
 /** The audit's stages, in the order `verify` runs them. */
-export type AuditStage = 'seal' | 'patch' | 'journal' | 'credit' | 'gate';
+export type AuditStage = 'attest' | 'seal' | 'patch' | 'journal' | 'credit' | 'gate';
 
 export interface AuditStep {
   readonly stage: AuditStage;
@@ -44,20 +44,24 @@ export interface Audit {
   readonly logState: LogState | null;
   readonly manifest: InputsManifest | null;
   readonly recomputed: PropertyCredit | null;
+  /** What was signed and checked; `checked: false` when the policy has no trust section. */
+  readonly signatures: SignatureState;
 }
 
 const JOB_CODES: readonly DecisionCode[] = ['E_JOB_MISSING', 'E_SHARED_JOB'];
 
 /**
- * The final code, pure: shared or missing job identity first (it voids every other
- * artifact), then the audit's own findings in stage order (seal, patch, journal, credit),
- * then the gate's findings in its precedence. ALLOW only when all are silent.
+ * The final code, pure: a signature problem first (when the policy trusts keys, unsigned or
+ * forged evidence says nothing about who wrote it), then shared or missing job identity (it
+ * voids every other artifact), then the audit's own findings in stage order (seal, patch,
+ * journal, credit), then the gate's findings in its precedence. ALLOW only when all are silent.
  */
 export function combineAudit(decision: Decision, steps: readonly AuditStep[]): { code: DecisionCode; decisive: Finding | null; findings: Finding[] } {
+  const signed = steps.filter((s) => s.stage === 'attest').flatMap((s) => s.findings);
   const jobs = decision.findings.filter((f) => JOB_CODES.includes(f.code));
-  const audit = steps.filter((s) => s.stage !== 'gate').flatMap((s) => s.findings);
+  const audit = steps.filter((s) => s.stage !== 'gate' && s.stage !== 'attest').flatMap((s) => s.findings);
   const rest = decision.findings.filter((f) => !JOB_CODES.includes(f.code));
-  const findings = [...jobs, ...audit, ...rest];
+  const findings = [...signed, ...jobs, ...audit, ...rest];
   const decisive = findings[0] ?? null;
   return { code: decisive ? decisive.code : 'ALLOW', decisive, findings };
 }
@@ -103,7 +107,8 @@ function listLogStore(repo: string): Map<string, string> {
     for (const d of readdirSync(dir, { withFileTypes: true })) {
       const rel = prefix ? `${prefix}/${d.name}` : d.name;
       if (d.isDirectory()) walk(join(dir, d.name), rel);
-      else out.set(rel, createHash('sha256').update(readFileSync(join(dir, d.name))).digest('hex'));
+      // Not followed: a link in the store is hashed as a link never is, so it cannot stand in for a log.
+      else out.set(rel, d.isFile() ? sha256File(join(dir, d.name)).sha256 : 'not-a-regular-file');
     }
   };
   walk(root, '');
@@ -132,6 +137,8 @@ export interface AuditOptions {
   readonly now: Instant;
   /** Audit with this freeze instead of review/freeze.json (what `freeze` checks before writing). */
   readonly freeze?: Freeze | null;
+  /** The runner's envelope, when not review/runner/attestation.dsse.json. */
+  readonly attestation?: string;
 }
 
 /**
@@ -142,16 +149,15 @@ export interface AuditOptions {
 export async function auditReview(opts: AuditOptions): Promise<Audit> {
   const { repo, config, now } = opts;
   const freezePath = layoutPath(repo, 'freeze');
-  const base = readGateInputs(
-    {
-      record: layoutPath(repo, 'record'),
-      credit: layoutPath(repo, 'credit'),
-      freeze: opts.freeze === undefined && fileExists(freezePath) ? freezePath : undefined,
-      repo,
-    },
-    config,
-    now,
-  );
+  const files = readGateFiles({
+    record: layoutPath(repo, 'record'),
+    credit: layoutPath(repo, 'credit'),
+    freeze: opts.freeze === undefined && fileExists(freezePath) ? freezePath : undefined,
+    repo,
+  });
+  const parsed = parseGateFiles(files, config, now);
+  if (!parsed.ok) throw new SealgateError('E_INPUT_INVALID', parsed.findings);
+  const base = parsed.value;
   const inputs: GateInputs = opts.freeze === undefined ? base : { ...base, freeze: opts.freeze };
   const changed = readOptionalDocument(repo, 'changed', (p) => readDocument(p, ChangedSchema, 'json', LAYOUT.changed));
   const cases = readOptionalDocument(repo, 'cases', (p) => readDocument(p, CaseFileSchema, 'json', LAYOUT.cases));
@@ -159,6 +165,18 @@ export async function auditReview(opts: AuditOptions): Promise<Audit> {
   const runner = record.runner_job || null;
   const sealedDigest = inputs.runnerFiles.digest ?? record.digest ?? null;
   const steps: AuditStep[] = [];
+
+  // 0. The signatures, over the bytes judged (only when the policy trusts keys). A candidate
+  // freeze (what `freeze` checks before it signs) is judged without its own signature.
+  const signatures = readSignatureState({
+    repo,
+    config,
+    files,
+    inputs,
+    ...(opts.attestation === undefined ? {} : { attestation: opts.attestation }),
+    ...(opts.freeze === undefined ? {} : { freezeBytes: null }),
+  });
+  steps.push({ stage: 'attest', findings: signatures.findings, summary: describeSignatures(signatures) });
 
   // 1. The seal, recomputed from the current bytes.
   let manifest: InputsManifest | null = null;
@@ -271,7 +289,7 @@ export async function auditReview(opts: AuditOptions): Promise<Audit> {
   const decision = decide(inputs);
   steps.push({ stage: 'gate', findings: decision.findings, summary: `the gate's rules alone: ${decision.code}` });
   const final = combineAudit(decision, steps);
-  return { ...final, steps, inputs, decision, changed, cases, journal, logState, manifest, recomputed };
+  return { ...final, steps, inputs, decision, changed, cases, journal, logState, manifest, recomputed, signatures };
 }
 
 /** The seal in force at the end of the journal (null after a reopen or when none). */

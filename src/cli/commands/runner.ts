@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import type { KeyObject } from 'node:crypto';
+import { writeRunnerAttestation } from '../../attest/write.js';
 import { readConfig } from '../../config/read.js';
 import { CODE_INFO, isDecisionCode, type DecisionCode } from '../../core/codes.js';
 import { readDocument } from '../../core/document.js';
@@ -10,7 +12,8 @@ import { auditReview } from '../../verify/audit.js';
 import { COMMANDS } from './index.js';
 import { parseCommandArgs, parseJobOption } from '../args.js';
 import type { Command, CommandContext } from '../context.js';
-import { main } from '../main.js';
+import { main, VERSION } from '../main.js';
+import { readSigningKey, signingKeyPath, SIGNING_KEY_ENV } from '../keys.js';
 
 export interface StepOutcome {
   readonly step: string;
@@ -33,7 +36,7 @@ async function step(ctx: CommandContext, name: string, argv: readonly string[]):
 const firstLine = (s: string): string => s.trim().split('\n')[0] ?? '';
 
 export const command: Command = {
-  usage: `Usage: sealgate runner --runner-job R [--repo DIR] [--seed S] [--now T] [--verbose]
+  usage: `Usage: sealgate runner --runner-job R [--repo DIR] [--seed S] [--now T] [--signing-key FILE] [--verbose]
 
 The runner job in one command, in the spec's order, a line per step on stderr:
   seal      sealgate seal (fixtures, clock, locale from sealgate.config.json; seed from
@@ -43,6 +46,8 @@ The runner job in one command, in the spec's order, a line per step on stderr:
   symbols   sealgate symbols on the record's patch: review/runner/changed.json
   credit    sealgate credit: the mutation oracle; cases.json and credit.json
   publish   sealgate publish: the logs become readable, after the seal only
+  attest    sealgate attest: with a signing key, every evidence file and the predicate
+            signed into review/runner/attestation.dsse.json (docs/attest.md)
 then the full audit (sealgate verify) on the files it wrote, whose code is printed on
 stdout. A step that refuses stops the job and its code is the result; missing credit
 (E_CREDIT_MISSING) is a result, not a refusal, so the logs are still published.
@@ -52,6 +57,9 @@ Each step stays available as its own command.
   --repo DIR      the repository, with the patch applied to the work tree (default: .)
   --seed S        the seed to seal (default: $SEED)
   --now T         the clock for the closing audit (default: the current time)
+  --signing-key FILE  the runner's Ed25519 private key (default: the file $${SIGNING_KEY_ENV}
+                  names). Read before any test runs; the variable is removed from every
+                  child's environment. Required when the config has a trust section.
   --verbose       show every step's own output
 
 Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
@@ -63,12 +71,19 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
       seed: { type: 'string' },
       now: { type: 'string' },
       verbose: { type: 'boolean' },
+      'signing-key': { type: 'string' },
     });
     const runner = parseJobOption(values['runner-job'], 'runner-job');
     const repo = resolve(ctx.cwd, values.repo ?? '.');
     const nowText = values.now ?? ctx.clock().toISOString();
     const now = parseInstant(nowText);
     if (!isInstant(now)) throw usageError(`--now: ${now.problem}`);
+    // The key is read before anything runs, and its variable leaves the steps' environment.
+    const keyPath = signingKeyPath(values['signing-key'], ctx.env);
+    const signingKey: KeyObject | null = keyPath === null ? null : readSigningKey(resolve(ctx.cwd, keyPath)).key;
+    const env = Object.fromEntries(Object.entries(ctx.env).filter(([k]) => k !== SIGNING_KEY_ENV));
+    const inner: CommandContext = { ...ctx, env };
+    if (signingKey === null && readConfig(repo).trust !== undefined) throw usageError('the config trusts runner keys (trust.runnerKeys): give --signing-key FILE so the evidence is signed');
     const record = readDocument(layoutPath(repo, 'record'), RecordSchema, 'json', LAYOUT.record);
     const job = ['--runner-job', runner, '--repo', repo];
     const plan: [string, string, string[]][] = [
@@ -82,7 +97,7 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
     const say = (label: string, text: string): void => ctx.stderr(`runner: ${label.padEnd(8)} ${text}\n`);
     let refused: DecisionCode | null = null;
     for (const [label, name, argv] of plan) {
-      const raw = await step(ctx, name, argv);
+      const raw = await step(inner, name, argv);
       const out = name === 'run' ? { ...raw, stdout: raw.stdout.replace(/^run: \[.*?\] /, 'tests ') } : raw;
       if (values.verbose) {
         if (out.stdout.trim()) ctx.stderr(out.stdout.replace(/^/gm, '  | '));
@@ -103,6 +118,10 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
     let code: DecisionCode;
     try {
       const config = readConfig(repo);
+      if (signingKey !== null) {
+        const signed = writeRunnerAttestation(repo, signingKey, config, VERSION);
+        say('attest', `ok  ${signed.subjects} evidence file(s) signed by ${signed.envelope.signatures[0]?.keyid ?? '?'}`);
+      }
       const audit = await auditReview({ repo, config, now });
       code = audit.code;
       say('audit', `${code}${audit.decisive ? `: ${audit.decisive.path ? `${audit.decisive.path}: ` : ''}${audit.decisive.detail}` : ''}`);
