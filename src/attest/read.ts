@@ -43,6 +43,23 @@ export interface SignatureOptions {
 }
 
 /**
+ * The bytes judged, by subject name: every evidence file on disk, with the gate's own reads
+ * in place of the files it was pointed at (record, credit, patch, digest, status).
+ */
+export function judgedEvidence(repo: string, files: GateFiles, inputs: GateInputs): Map<string, string> {
+  const judged = collectEvidence(repo, inputs.record.patch_path);
+  judged.set(LAYOUT.record, sha(files.record));
+  if (files.credit === null) judged.delete(LAYOUT.credit);
+  else judged.set(LAYOUT.credit, sha(files.credit));
+  judged.set(inputs.record.patch_path, inputs.patchSha256);
+  for (const [key, bytes] of [[LAYOUT.digest, files.digestTxt], [LAYOUT.status, files.statusTxt]] as const) {
+    if (bytes === null) judged.delete(key);
+    else judged.set(key, sha(bytes));
+  }
+  return judged;
+}
+
+/**
  * Read the envelopes and check them against the policy's trust section and the bytes the
  * gate judged. Without a trust section nothing is checked and the state says so.
  */
@@ -57,17 +74,7 @@ export function readSignatureState(opts: SignatureOptions): SignatureState {
   }
   const runnerEnvelope = readEnvelope(runnerPath, ATTESTATION_PATH);
   const record = inputs.record;
-  // The bytes judged: every evidence file on disk, with the gate's own reads in place of
-  // the files it was pointed at (record, credit, patch, digest, status).
-  const judged = collectEvidence(repo, record.patch_path);
-  judged.set(LAYOUT.record, sha(files.record));
-  if (files.credit === null) judged.delete(LAYOUT.credit);
-  else judged.set(LAYOUT.credit, sha(files.credit));
-  judged.set(record.patch_path, inputs.patchSha256);
-  for (const [key, bytes] of [[LAYOUT.digest, files.digestTxt], [LAYOUT.status, files.statusTxt]] as const) {
-    if (bytes === null) judged.delete(key);
-    else judged.set(key, sha(bytes));
-  }
+  const judged = judgedEvidence(repo, files, inputs);
   const expect: RunnerExpectation = {
     proposal_id: record.proposal_id,
     runner_job: record.runner_job ?? '',
