@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { mkdirSync, realpathSync, rmSync } from 'node:fs';
+import { realpathSync, rmSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { SealgateError, inputInvalid } from '../core/errors.js';
 import { glob, jobId, sha256 } from '../core/fields.js';
@@ -10,6 +10,7 @@ import { LAYOUT, layoutPath } from '../core/layout.js';
 import { formatInstant } from '../core/time.js';
 import { decodeStrictUtf8 } from '../core/text.js';
 import { appendJournal, readJournal } from '../runner/journal.js';
+import { ensureRunnerDir } from '../runner/store.js';
 import { hashFiles } from './hash.js';
 import { checkClock, checkLocale, checkSeed, diffInputs, digestOfInputs, toInputsText, type VerdictInputs } from './inputs.js';
 import { readRecordFile, writeRecordEdit } from '../record/file.js';
@@ -141,6 +142,8 @@ export async function sealFixtures(req: SealRequest): Promise<SealOutcome> {
     throw inputInvalid(`${recordRel}#runner_job`, `the record names runner job "${named}" but this seal runs as "${runnerJob}"; seal under the record's runner job or record the new one first`);
   }
 
+  // Before anything is read from it: review/runner must be sealgate's own, or absent.
+  ensureRunnerDir(repo, false);
   const current = await computeInputs(repo, req.fixtures, req, false, recordRel);
   const journal = readJournal(repo);
   const priorOwn = journal.find((e) => e.type === 'seal' && sameJob(e.runner_job, runnerJob) && e.digest !== current.digest);
@@ -190,7 +193,7 @@ export async function sealFixtures(req: SealRequest): Promise<SealOutcome> {
     named !== '';
   if (alreadyDone) return { digest: current.digest, files: current.files, written: false, replaced: null };
 
-  mkdirSync(layoutPath(repo, 'runnerDir'), { recursive: true });
+  ensureRunnerDir(repo, true);
   writeFileAtomic(inputsPath, current.text);
   writeFileAtomic(layoutPath(repo, 'sealParams'), paramsText);
   writeFileAtomic(layoutPath(repo, 'digest'), `${current.digest}\n`);

@@ -14,6 +14,7 @@ import type { Freeze } from '../freeze/schema.js';
 import { decide, type Decision, type GateInputs } from '../gate/decide.js';
 import { parseGateFiles, readGateFiles } from '../gate/read.js';
 import { describeSignatures, readSignatureState, type SignatureState } from '../attest/read.js';
+import { collectEvidence } from '../attest/evidence.js';
 import { deriveLogState, readJournal, type JournalEvent, type LogState } from '../runner/journal.js';
 import { verifySeal } from '../seal/seal.js';
 import { ChangedSchema, type Changed } from '../symbols/schema.js';
@@ -177,6 +178,9 @@ export async function auditReview(opts: AuditOptions): Promise<Audit> {
     ...(opts.freeze === undefined ? {} : { freezeBytes: null }),
   });
   steps.push({ stage: 'attest', findings: signatures.findings, summary: describeSignatures(signatures) });
+  // Evidence hygiene, signed or not: no evidence file or folder is a link or reached through
+  // one (the signature check above already walked them when it ran).
+  if (!signatures.checked) collectEvidence(repo, record.patch_path);
 
   // 1. The seal, recomputed from the current bytes.
   let manifest: InputsManifest | null = null;
