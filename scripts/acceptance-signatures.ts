@@ -65,7 +65,7 @@ function signFreezeCase(dir: string, runnerEnvelope: Buffer, key: KeyPairPem): v
 }
 
 makeCase('sig-runner-signed-allows', 'row-5-sealed-no-freeze', 'ALLOW', '', (d) => void signRunner(d, runnerKey));
-makeCase('sig-runner-unsigned', 'row-5-sealed-no-freeze', 'E_SIGNATURE_INVALID', 'attestation.dsse.json: absent', () => {});
+makeCase('sig-runner-unsigned', 'row-5-sealed-no-freeze', 'E_SIGNATURE_INVALID', 'attestation.dsse.json: absent', () => undefined);
 makeCase('sig-forged-credit', 'row-5-sealed-no-freeze', 'E_SIGNATURE_INVALID', 'review/runner/credit.json: its SHA-256', (d) => {
   signRunner(d, runnerKey);
   const credit = JSON.parse(readFileSync(join(d, 'credit.json'), 'utf8')) as Record<string, unknown>;

@@ -42,7 +42,7 @@ export function verifyEnvelope(envelope: Envelope, keys: readonly TrustedKey[]):
   if (trusted === undefined) return { ok: false, keyId: s.keyid, problem: `signed by key ${s.keyid}, which is not among the trusted keys` };
   const key = createPublicKey({ key: trusted.pem, format: 'pem' });
   if (keyIdOf(key) !== trusted.keyId) return { ok: false, keyId: s.keyid, problem: `the trusted key's id is not ${s.keyid}` };
-  let good = false;
+  let good: boolean;
   try {
     good = sig.length === 64 && verify(null, preAuthEncoding(envelope.payloadType, payload), key, sig);
   } catch {

@@ -36,7 +36,7 @@ export function toRunnerPredicate(record: ProposalRecord, credit: Credit | null,
     ...optional,
     test_command: config.test.command === undefined ? null : [...config.test.command],
     sealgate_version: version,
-  } as RunnerPredicate;
+  };
 }
 
 const toSubjects = (m: ReadonlyMap<string, string>): Subject[] => [...m].map(([name, sha256]) => ({ name, digest: { sha256 } }));

@@ -63,7 +63,7 @@ export function ensureRunnerDir(repo: string, create: boolean): boolean {
   if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw refuse(`belongs to uid ${st.uid}, not the runner's uid ${process.getuid()}`);
   if ((st.mode & 0o022) !== 0) throw refuse(`is writable by group or others (mode ${(st.mode & 0o777).toString(8)})`);
   const journal = lstatOrNull(layoutPath(repo, 'journal'));
-  if (journal === null || !journal.isFile()) throw refuse('exists without the journal a seal writes (pre-created?)');
+  if (!journal?.isFile()) throw refuse('exists without the journal a seal writes (pre-created?)');
   return false;
 }
 

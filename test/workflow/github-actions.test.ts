@@ -61,8 +61,8 @@ function checkWorkflow(w: Workflow): string[] {
     if (/HEAD_SHA|head\.sha|head\.ref/.test(line) && !/^\s*git (fetch|diff) /.test(line)) out.push(`${job}: the PR head is used other than by git fetch/diff: "${line.trim()}"`);
   }
   const diff = runLines(w).find((l) => /^\s*git diff .*"\$BASE_SHA\.\.\.\$HEAD_SHA" > "\$PATCH"$/.test(l.line));
-  if (!diff || diff.job !== 'author') out.push('the author job must write the patch with git diff "$BASE_SHA...$HEAD_SHA" > "$PATCH"');
-  if (!/head\.sha/.test(w.env['HEAD_SHA'] ?? '') || !/base\.sha/.test(w.env['BASE_SHA'] ?? '')) out.push('BASE_SHA and HEAD_SHA must come from the event');
+  if (diff?.job !== 'author') out.push('the author job must write the patch with git diff "$BASE_SHA...$HEAD_SHA" > "$PATCH"');
+  if (!(w.env['HEAD_SHA'] ?? '').includes('head.sha') || !(w.env['BASE_SHA'] ?? '').includes('base.sha')) out.push('BASE_SHA and HEAD_SHA must come from the event');
 
   // 4. sealgate: pinned, installed outside the checkout with no scripts, run by absolute path.
   if (!/^\d+\.\d+\.\d+$/.test(w.env['SEALGATE_VERSION'] ?? '')) out.push('SEALGATE_VERSION must be an exact version');
@@ -70,17 +70,17 @@ function checkWorkflow(w: Workflow): string[] {
   for (const { job, step, line } of runLines(w)) {
     if (/\bnpx\b|\bnpm (run|exec|test|start|x)\b|\bpnpm\b|\byarn\b/.test(line)) out.push(`${job}: "${line.trim()}" runs a package manager's scripts or binaries`);
     if (/\bnpm (install|i|add)\b/.test(line)) {
-      if (step['working-directory'] !== '${{ github.workspace }}/..' || !/--prefix sealgate-tool\b/.test(line) || !/--ignore-scripts\b/.test(line) || !/"sealgate@\$SEALGATE_VERSION"/.test(line)) {
+      if (step['working-directory'] !== '${{ github.workspace }}/..' || !/--prefix sealgate-tool\b/.test(line) || !/--ignore-scripts\b/.test(line) || !line.includes('"sealgate@$SEALGATE_VERSION"')) {
         out.push(`${job}: npm install only of the pinned sealgate, outside the checkout, with --ignore-scripts: "${line.trim()}"`);
       }
     }
     if (/\bnpm ci\b/.test(line) && (job !== 'runner' || !/--ignore-scripts\b/.test(line))) out.push(`${job}: npm ci only in the runner, of the base lockfile, with --ignore-scripts`);
     if (/\bsealgate\b/.test(line) && /\bsealgate (propose|seal|run|runner|credit|publish|verify|gate|explain|freeze|attest)\b/.test(line.replace(/"\$SEALGATE"/g, ''))) out.push(`${job}: sealgate must be invoked as node "$SEALGATE": "${line.trim()}"`);
-    if (/"\$SEALGATE"/.test(line) && !/^\s*node "\$SEALGATE" /.test(line) && !/\|\| status=\$\?$/.test(line)) out.push(`${job}: run sealgate as node "$SEALGATE" ...: "${line.trim()}"`);
+    if (line.includes('"$SEALGATE"') && !/^\s*node "\$SEALGATE" /.test(line) && !line.endsWith("|| status=$?")) out.push(`${job}: run sealgate as node "$SEALGATE" ...: "${line.trim()}"`);
   }
   for (const [name, job] of Object.entries(w.jobs)) {
     const install = job.steps.findIndex((s) => /npm install .*sealgate@/.test(s.run ?? ''));
-    const first = job.steps.findIndex((s) => /"\$SEALGATE"/.test(s.run ?? ''));
+    const first = job.steps.findIndex((s) => (s.run ?? '').includes('"$SEALGATE"'));
     if (first >= 0 && (install < 0 || install > first)) out.push(`${name}: sealgate used before it is installed`);
   }
 
@@ -94,12 +94,12 @@ function checkWorkflow(w: Workflow): string[] {
     const envNames = Object.keys(keyStep?.env ?? {});
     const run = keyStep?.run ?? '';
     if (envNames.length !== 1 || !run.includes(`unset ${envNames[0] ?? ''}`) || run.indexOf('unset') > run.indexOf('"$SEALGATE"')) out.push('the key variable must be unset before sealgate starts');
-    if (!/--signing-key "\$key"/.test(run) || !/umask 077/.test(run) || !/rm -f "\$key"/.test(run) || !/\$RUNNER_TEMP/.test(run)) out.push('the key goes to a 0600 file outside the checkout, is passed with --signing-key and removed after');
+    if (!run.includes('--signing-key "$key"') || !run.includes('umask 077') || !run.includes('rm -f "$key"') || !run.includes('$RUNNER_TEMP')) out.push('the key goes to a 0600 file outside the checkout, is passed with --signing-key and removed after');
   }
 
   // 6. The sandbox: bubblewrap and the user-namespace sysctl before the runner step.
   const runnerAt = keyStep ? runner.steps.indexOf(keyStep) : -1;
-  const bwrap = runner.steps.findIndex((s) => /apt-get install -y bubblewrap/.test(s.run ?? '') && /sysctl -w kernel\.apparmor_restrict_unprivileged_userns=0/.test(s.run ?? ''));
+  const bwrap = runner.steps.findIndex((s) => (s.run ?? '').includes('apt-get install -y bubblewrap') && (s.run ?? '').includes('sysctl -w kernel.apparmor_restrict_unprivileged_userns=0'));
   if (bwrap < 0 || bwrap > runnerAt) out.push('the runner job must install bubblewrap and lift the userns restriction before the runner step');
 
   // 7. Logs: uploaded only after the seal, and only by the runner.
@@ -144,7 +144,7 @@ test('the checker catches each way the template could be weakened', () => {
     });
     assert.match(checkWorkflow(x).join('\n'), want, label);
   };
-  step('runner', (s) => /"\$SEALGATE" runner/.test(s.run ?? ''));
+  step('runner', (s) => (s.run ?? '').includes('"$SEALGATE" runner'));
   mutate('a log upload before the seal', /before the seal/, (x) => {
     const steps = x.jobs['runner']?.steps ?? [];
     const [moved] = steps.splice(steps.findIndex((s) => (s.uses ?? '').startsWith('actions/upload-artifact')), 1);
@@ -156,31 +156,31 @@ test('the checker catches each way the template could be weakened', () => {
   mutate('pull_request_target plus push', /triggers must be/, (x) => void (x.on = { ...x.on, push: null }));
   mutate('write permissions', /permissions must be exactly/, (x) => void ((x.jobs['gate'] as Job).permissions = { contents: 'read', 'pull-requests': 'write' }));
   mutate('top-level permissions', /top-level permissions/, (x) => void (x.permissions = { contents: 'write' }));
-  mutate('persisted credentials', /persist-credentials/, (x, find) => void delete find('gate', (s) => (s.uses ?? '').startsWith('actions/checkout')).with?.['persist-credentials']);
-  mutate('a checkout of the head', /checkout must be of the base/, (x, find) => void ((find('runner', (s) => (s.uses ?? '').startsWith('actions/checkout')).with as Record<string, string>)['ref'] = '${{ github.event.pull_request.head.sha }}'));
+  mutate('persisted credentials', /persist-credentials/, (_x, find) => void delete find('gate', (s) => (s.uses ?? '').startsWith('actions/checkout')).with?.['persist-credentials']);
+  mutate('a checkout of the head', /checkout must be of the base/, (_x, find) => void ((find('runner', (s) => (s.uses ?? '').startsWith('actions/checkout')).with as Record<string, string>)['ref'] = '${{ github.event.pull_request.head.sha }}'));
   mutate('git apply in the gate', /would put PR files on disk/, (x) => void x.jobs['gate']?.steps.splice(3, 0, { run: 'git apply --index "$PATCH"' }));
-  mutate('npx in the gate', /package manager|invoked as node/, (x, find) => void (find('gate', (s) => /verify/.test(s.run ?? '')).run = 'npx sealgate verify --review review --now "$(date -u +%Y-%m-%dT%H:%M:%SZ)"'));
-  mutate('npm exec', /package manager/, (x, find) => void (find('gate', (s) => /verify/.test(s.run ?? '')).run = 'npm exec -- sealgate verify --review review --now x'));
+  mutate('npx in the gate', /package manager|invoked as node/, (_x, find) => void (find('gate', (s) => (s.run ?? '').includes('verify')).run = 'npx sealgate verify --review review --now "$(date -u +%Y-%m-%dT%H:%M:%SZ)"'));
+  mutate('npm exec', /package manager/, (_x, find) => void (find('gate', (s) => (s.run ?? '').includes('verify')).run = 'npm exec -- sealgate verify --review review --now x'));
   mutate('an unpinned install', /SEALGATE_VERSION|npm install only/, (x) => void (x.env['SEALGATE_VERSION'] = 'latest'));
-  mutate('an install inside the checkout', /npm install only/, (x, find) => void delete find('gate', (s) => /npm install/.test(s.run ?? ''))['working-directory']);
-  mutate('an install with scripts', /npm install only/, (x, find) => {
-    const s = find('gate', (y) => /npm install/.test(y.run ?? ''));
+  mutate('an install inside the checkout', /npm install only/, (_x, find) => void delete find('gate', (s) => (s.run ?? '').includes('npm install'))['working-directory']);
+  mutate('an install with scripts', /npm install only/, (_x, find) => {
+    const s = find('gate', (y) => (y.run ?? '').includes('npm install'));
     s.run = (s.run ?? '').replace(' --ignore-scripts', '');
   });
   mutate('sealgate from the checkout', /SEALGATE must be/, (x) => void (x.env['SEALGATE'] = 'node_modules/sealgate/bin/sealgate.js'));
-  mutate('the secret in the gate too', /one step, the runner step/, (x, find) => void (find('gate', (s) => /verify/.test(s.run ?? '')).env = { K: '${{ secrets.SEALGATE_RUNNER_KEY }}' }));
+  mutate('the secret in the gate too', /one step, the runner step/, (_x, find) => void (find('gate', (s) => (s.run ?? '').includes('verify')).env = { K: '${{ secrets.SEALGATE_RUNNER_KEY }}' }));
   mutate('the secret in the job env', /no secret in workflow or job env/, (x) => void ((x.jobs['runner'] as Job).env = { ...(x.jobs['runner']?.env ?? {}), K: '${{ secrets.SEALGATE_RUNNER_KEY }}' }));
-  mutate('the key variable left set', /unset before sealgate/, (x, find) => {
-    const s = find('runner', (y) => /"\$SEALGATE" runner/.test(y.run ?? ''));
+  mutate('the key variable left set', /unset before sealgate/, (_x, find) => {
+    const s = find('runner', (y) => (y.run ?? '').includes('"$SEALGATE" runner'));
     s.run = (s.run ?? '').replace('unset SIGNING_KEY_PEM\n', '');
   });
-  mutate('no sandbox', /bubblewrap/, (x, find) => void (find('runner', (s) => /bubblewrap/.test(s.run ?? '')).run = 'true'));
-  mutate('the sysctl left out', /bubblewrap/, (x, find) => {
-    const s = find('runner', (y) => /bubblewrap/.test(y.run ?? ''));
+  mutate('no sandbox', /bubblewrap/, (_x, find) => void (find('runner', (s) => (s.run ?? '').includes('bubblewrap')).run = 'true'));
+  mutate('the sysctl left out', /bubblewrap/, (_x, find) => {
+    const s = find('runner', (y) => (y.run ?? '').includes('bubblewrap'));
     s.run = (s.run ?? '').replace(/.*sysctl.*\n/, '');
   });
-  mutate('the gate with another policy', /base checkout policy/, (x, find) => {
-    const s = find('gate', (y) => /verify/.test(y.run ?? ''));
+  mutate('the gate with another policy', /base checkout policy/, (_x, find) => {
+    const s = find('gate', (y) => (y.run ?? '').includes('verify'));
     s.run = `${s.run ?? ''} --config review/sealgate.config.json`;
   });
   mutate('the head checked out by hand', /would put PR files on disk|PR head is used/, (x) => void x.jobs['runner']?.steps.splice(2, 0, { run: 'git checkout "$HEAD_SHA"' }));
