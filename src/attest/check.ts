@@ -4,6 +4,7 @@ import { checkSchema, parseDocumentBytes } from '../core/document.js';
 import type { Finding } from '../core/errors.js';
 import { digestsEqual, sameJob } from '../core/ids.js';
 import { asSignatureFinding, parseEnvelope } from './dsse.js';
+import { UNREADABLE } from './evidence.js';
 import { verifyEnvelope } from './sign.js';
 import { FreezeStatementSchema, RunnerStatementSchema, type FreezeStatement, type RunnerStatement, type Subject } from './statement.js';
 
@@ -55,7 +56,8 @@ export function checkSubjects(subjects: readonly Subject[], judged: ReadonlyMap<
   const named = new Map(subjects.map((s) => [s.name, s.digest.sha256]));
   for (const [name, sha] of judged) {
     const signed = named.get(name);
-    if (signed === undefined) out.push(bad(name, `not covered by ${label}: the file was added after the signature, or the signature is for other evidence`));
+    if (sha === UNREADABLE) out.push(bad(name, "cannot be read by this user, so its signature cannot be checked; verify as the runner's user"));
+    else if (signed === undefined) out.push(bad(name, `not covered by ${label}: the file was added after the signature, or the signature is for other evidence`));
     else if (!digestsEqual(signed, sha)) out.push(bad(name, `its SHA-256 ${sha} is not the signed ${signed}: the file changed after it was signed`));
   }
   for (const name of named.keys()) if (!judged.has(name)) out.push(bad(name, `signed in ${label} but absent: evidence removed after the signature`));

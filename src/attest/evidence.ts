@@ -24,12 +24,16 @@ function lstatOrNull(path: string, label: string): Stats | null {
   }
 }
 
+/** What collectEvidence records for a file or folder this user may not read (no link: it is still evidence). */
+export const UNREADABLE = 'unreadable';
+
 /** SHA-256 of one evidence file at `root/name`, refusing links at any component. */
 export function hashEvidenceFile(root: string, name: string): string {
   try {
     return sha256File(join(root, name), { realPath: join(root, name) }).sha256;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') return UNREADABLE;
     if (code === 'ELOOP' || code === E_PATH_DETOUR) throw inputInvalid(name, 'evidence must not be a symbolic link or be reached through one');
     throw inputInvalid(name, code === 'ENOENT' ? 'file not found' : `cannot read (${code ?? 'error'})`);
   }
@@ -44,7 +48,12 @@ function walk(root: string, rel: string, out: Map<string, string>, skip: Readonl
   try {
     names = readdirSync(join(root, rel)).sort();
   } catch (err) {
-    throw inputInvalid(rel, `cannot list (${(err as NodeJS.ErrnoException).code ?? 'error'}); run as the runner's user`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') {
+      out.set(`${rel}/`, UNREADABLE);
+      return;
+    }
+    throw inputInvalid(rel, `cannot list (${code ?? 'error'})`);
   }
   for (const n of names) {
     const child = `${rel}/${n}`;
