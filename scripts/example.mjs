@@ -97,12 +97,34 @@ for (const d of ['patches', 'review']) {
   mkdirSync(join(repo, d));
   if (AUTHOR_UID !== undefined) chownSync(join(repo, d), AUTHOR_UID, AUTHOR_UID);
 }
+// --- attest (signed evidence, docs/attest.md): keys outside the repository, a trust policy
+// committed on the base, the runner and the reviewer sign with their own keys. One block
+// here, one at the end, and `...SIGN_*` on the runner and freeze steps.
+const keys = join(work, 'keys');
+const keygen = (role) => {
+  const keyId = must(process.execPath, [BIN, 'keygen', '--out', join(keys, role)]).trim();
+  return { keyId, priv: join(keys, role, 'key.pem'), pem: readFileSync(join(keys, role, 'key.pub.pem'), 'utf8') };
+};
+const RUNNER_KEY = keygen('runner');
+const REVIEWER_KEY = keygen('reviewer');
+const AUTHOR_KEY = keygen('author'); // trusted for nothing, and the author's own file
+chmodSync(keys, 0o755);
+if (AUTHOR_UID !== undefined) for (const p of ['', 'key.pem', 'key.pub.pem']) chownSync(join(keys, 'author', p), AUTHOR_UID, AUTHOR_UID);
+const policy = JSON.parse(readFileSync(join(repo, 'sealgate.config.json'), 'utf8'));
+writeFileSync(join(repo, 'sealgate.config.json'), `${JSON.stringify({ ...policy, trust: { runnerKeys: [RUNNER_KEY.pem], reviewerKeys: [REVIEWER_KEY.pem] } }, null, 2)}\n`);
+must('git', ['commit', '-q', '-am', 'sealgate: trust the runner and reviewer keys']);
+const SIGN_RUNNER = ['--signing-key', RUNNER_KEY.priv];
+const SIGN_REVIEWER = ['--signing-key', REVIEWER_KEY.priv];
+const SIGN_AUTHOR = ['--signing-key', AUTHOR_KEY.priv];
+// --- end attest
+
 out(`sealgate example: ${repo}`);
 out(isRoot
   ? `author job runs as uid ${AUTHOR_UID} (nobody); runner, gate and reviewer as uid 0. The author owns only patches/ and review/.`
   : root
     ? `uid ${NOBODY} cannot read ${BIN}, so author and runner run as the same OS user (root); the job ids still differ, but the log barrier is not enforced between users.`
     : `not root: author and runner run as the same OS user (uid ${process.getuid?.() ?? '?'}); the job ids still differ, but the log barrier is not enforced between users.`);
+out(`keys: runner ${RUNNER_KEY.keyId}, reviewer ${REVIEWER_KEY.keyId} (trusted by the base policy); the author's ${AUTHOR_KEY.keyId} is trusted for nothing.`);
 out();
 
 /** How the runner job's tests were contained, as its evidence records it (results.json, credit.json). */
@@ -138,7 +160,7 @@ step('author', 'record the proposal before any test runs', ['propose', '--author
 step('author', 'try to read the logs before the seal', ['logs'], 'E_DIGEST_OPEN');
 out('[runner  ] no `git apply`: the runner builds its own tree from the record (base_commit + patches/001.diff)');
 out();
-step('runner', 'the runner job: tree, symbols, seal, verify, run, credit, publish', ['runner', '--runner-job', RUNNER_1, '--seed', SEED], 'E_CREDIT_MISSING', { lines: 20 });
+step('runner', 'the runner job: tree, symbols, seal, verify, run, credit, publish', ['runner', '--runner-job', RUNNER_1, '--seed', SEED, ...SIGN_RUNNER], 'E_CREDIT_MISSING', { lines: 20 });
 sandboxNote();
 if (isRoot) {
   const peek = sh(process.execPath, ['-e', `require('fs').readdirSync(${JSON.stringify(join(repo, 'review/runner/logs'))})`], { uid: AUTHOR_UID });
@@ -156,7 +178,7 @@ cpSync(join(inbox, '002-bound-tax.diff'), join(repo, 'patches', '002.diff'));
 if (AUTHOR_UID !== undefined) chownSync(join(repo, 'patches', '002.diff'), AUTHOR_UID, AUTHOR_UID);
 step('author', 'reuse the first proposal id for the follow-up bytes', ['propose', '--author-job', AUTHOR, '--runner-job', RUNNER_2, '--patch', 'patches/002.diff', '--proposal-id', P1], 'E_INPUT_INVALID');
 step('author', 'record the follow-up under a new proposal id', ['propose', '--author-job', AUTHOR, '--runner-job', RUNNER_2, '--patch', 'patches/002.diff', '--proposal-id', P2], 'ok');
-step('runner', 'the runner job on the follow-up', ['runner', '--runner-job', RUNNER_2, '--seed', SEED], 'ALLOW', { lines: 20 });
+step('runner', 'the runner job on the follow-up', ['runner', '--runner-job', RUNNER_2, '--seed', SEED, ...SIGN_RUNNER], 'ALLOW', { lines: 20 });
 sandboxNote();
 step('gate', 'verify', ['verify', '--now', now()], 'ALLOW');
 
@@ -167,9 +189,9 @@ const credit = asJson('review/runner/credit.json');
 const cases = asJson('review/runner/cases.json');
 const bearing = credit.test_ids.find((t) => t.includes('discount stays within bounds')) ?? credit.test_ids[0];
 const other = cases.cases.map((c) => c.id).find((t) => t.includes('report timezone') && !credit.test_ids.includes(t));
-step('reviewer', `freeze naming the credit-bearing property "${bearing}"`, ['freeze', '--author-job', REVIEWER, '--test-id', bearing, '--expires-at', inAWeek], 'E_FREEZE_COVERS_CREDIT');
-step('author', 'the author tries to file a freeze', ['freeze', '--author-job', AUTHOR, '--test-id', other ?? 'report timezone', '--expires-at', inAWeek], 'E_SHARED_JOB');
-step('reviewer', `freeze naming another test, "${other}"`, ['freeze', '--author-job', REVIEWER, '--test-id', other ?? 'report timezone', '--expires-at', inAWeek], 'ok');
+step('reviewer', `freeze naming the credit-bearing property "${bearing}"`, ['freeze', '--author-job', REVIEWER, '--test-id', bearing, '--expires-at', inAWeek, ...SIGN_REVIEWER], 'E_FREEZE_COVERS_CREDIT');
+step('author', 'the author tries to file a freeze', ['freeze', '--author-job', AUTHOR, '--test-id', other ?? 'report timezone', '--expires-at', inAWeek, ...SIGN_AUTHOR], 'E_SHARED_JOB');
+step('reviewer', `freeze naming another test, "${other}"`, ['freeze', '--author-job', REVIEWER, '--test-id', other ?? 'report timezone', '--expires-at', inAWeek, ...SIGN_REVIEWER], 'ok');
 step('gate', 'verify with the freeze', ['verify', '--now', now()], 'ALLOW');
 step('gate', 'the reviewer\'s report (HTML) while the gate allows', ['explain', '--format', 'html', '--out', join(work, 'report-allow.html'), '--now', now()], 'ALLOW');
 
@@ -187,6 +209,31 @@ out('[someone ] after the seal, extend patches/002.diff with an edit of fixtures
 out();
 step('gate', 'verify after the fixture edit', ['verify', '--now', now()], 'E_DIGEST_OPEN');
 step('gate', "the reviewer's report (HTML)", ['explain', '--format', 'html', '--out', join(work, 'report.html'), '--now', now()], 'E_DIGEST_OPEN');
+
+// --- attest: verify shows what it checked; then forged evidence meets the signature
+out('== Signed evidence: what verify checked, then a forged credit.json');
+out();
+must('git', ['checkout', '--', 'fixtures/orders.json']);
+out('[someone ] restore fixtures/orders.json');
+out();
+{
+  const r = sh(process.execPath, [BIN, 'verify', '--now', now(), '--explain']);
+  const line = r.stderr.split('\n').find((l) => /\battest\b/.test(l)) ?? '(no attest line)';
+  results.push({ step: 'verify checks the signatures', who: 'gate', expected: 'ALLOW', code: r.stdout.trim(), ok: r.stdout.trim() === 'ALLOW' && line.includes(RUNNER_KEY.keyId) && line.includes(REVIEWER_KEY.keyId) });
+  out('[gate    ] verify checks the signatures');
+  out(`           ${line.trim()}`);
+  out(`           => ${r.stdout.trim()}`);
+  out();
+}
+{
+  const path = join(repo, 'review/runner/credit.json');
+  const forged = JSON.parse(readFileSync(path, 'utf8'));
+  writeFileSync(path, `${JSON.stringify({ ...forged, credit_id: `${forged.credit_id}-forged` }, null, 2)}\n`);
+  out('[someone ] rewrite review/runner/credit.json after the runner signed it');
+  out();
+}
+step('gate', 'verify after the forged credit.json', ['verify', '--now', now()], 'E_SIGNATURE_INVALID');
+// --- end attest
 
 const failed = results.filter((r) => !r.ok);
 out('== Summary');

@@ -20,14 +20,16 @@ export const ACCEPTANCE_NOW = '2026-10-12T12:00:00+00:00';
  * One acceptance case: a folder with record.json or record.yaml, credit.json (absent means
  * no property run), optional freeze.json, the patch and runner files the record names, and
  * `expected` holding the code, and optionally `reason`: a
- * text the stderr must contain. The policy is `policy.json` beside the case folders. The gate runs in-process through the CLI's own main().
+ * text the stderr must contain. The policy is `<case>.policy.json` or else `policy.json`, beside the case folders. The gate runs in-process through the CLI's own main().
  */
 export async function runAcceptanceCase(dir: string, name: string): Promise<CaseResult> {
   const expected = readFileSync(join(dir, 'expected'), 'utf8').trim();
   const now = existsSync(join(dir, 'now')) ? readFileSync(join(dir, 'now'), 'utf8').trim() : ACCEPTANCE_NOW;
   const record = ['record.json', 'record.yaml', 'record.yml'].find((r) => existsSync(join(dir, r))) ?? 'record.json';
-  // The cases' policy is the defaults, kept outside every case folder (each is its own --repo).
-  const argv = ['gate', '--repo', dir, '--record', join(dir, record), '--credit', join(dir, 'credit.json'), '--policy', join(dir, '..', 'policy.json'), '--now', now];
+  // The cases' policy is the defaults (policy.json), or the case's own <case>.policy.json, kept
+  // outside every case folder (each is its own --repo).
+  const own = `${dir}.policy.json`;
+  const argv = ['gate', '--repo', dir, '--record', join(dir, record), '--credit', join(dir, 'credit.json'), '--policy', existsSync(own) ? own : join(dir, '..', 'policy.json'), '--now', now];
   if (existsSync(join(dir, 'freeze.json'))) argv.push('--freeze', join(dir, 'freeze.json'));
   let out = '';
   let err = '';

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { keyIdOf, parsePublicKeyPem } from '../attest/keys.js';
 import { glob, identifier, nonEmpty, uniqueStrings } from '../core/fields.js';
 
 /** Files that count as tests or fixtures unless the config says otherwise. */
@@ -53,6 +54,15 @@ const envName = v.pipe(
 /** Isolation of the project's test runs: bubblewrap (the default), or none at all. */
 export const SANDBOX_KINDS = ['bwrap', 'none'] as const;
 export type SandboxKind = (typeof SANDBOX_KINDS)[number];
+/** An Ed25519 public key, SPKI PEM (what `sealgate keygen` writes as key.pub.pem). */
+const publicKeyPem = v.pipe(
+  v.string(),
+  v.check((s) => !('problem' in parsePublicKeyPem(s)), (issue) => {
+    const r = parsePublicKeyPem(String(issue.input));
+    return 'problem' in r ? r.problem : 'not a public key';
+  }),
+);
+const keyList = v.pipe(uniqueStrings(publicKeyPem, 'keys'), v.minLength(1, 'list at least one key'));
 
 const positiveInt = (max: number) => v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'), v.maxValue(max, `must be at most ${max}`));
 
@@ -97,6 +107,15 @@ export const ConfigSchema = v.strictObject({
       assertionFunctions: v.optional(uniqueStrings(identifier, 'names')),
     }),
   ),
+  /** Keys whose signatures gate and verify require (docs/attest.md). Absent: evidence is unsigned. */
+  trust: v.optional(
+    v.strictObject({
+      /** Keys that may sign the runner's attestation (review/runner/attestation.dsse.json). */
+      runnerKeys: keyList,
+      /** Keys that may sign a freeze (review/freeze.dsse.json); none: no freeze is accepted. */
+      reviewerKeys: v.optional(keyList),
+    }),
+  ),
 });
 
 export type ConfigFile = v.InferOutput<typeof ConfigSchema>;
@@ -120,6 +139,27 @@ export interface Config {
   };
   readonly symbols: { readonly docstringChanges: boolean };
   readonly credit: { readonly mutantBudget: number; readonly assertionFunctions: readonly string[] };
+  /** undefined: no trust section, the evidence is not checked for signatures. */
+  readonly trust: Trust | undefined;
+}
+
+export interface TrustedKeyEntry {
+  /** sha256:<hex> of the key's SPKI DER. */
+  readonly keyId: string;
+  readonly pem: string;
+}
+
+export interface Trust {
+  readonly runnerKeys: readonly TrustedKeyEntry[];
+  readonly reviewerKeys: readonly TrustedKeyEntry[];
+}
+
+function toTrustedKeys(pems: readonly string[] | undefined): TrustedKeyEntry[] {
+  return (pems ?? []).map((pem) => {
+    const key = parsePublicKeyPem(pem);
+    if ('problem' in key) throw new Error(`trust key passed the schema but not the parser: ${key.problem}`);
+    return { keyId: keyIdOf(key), pem };
+  });
 }
 
 export const DEFAULT_TIMEOUT_SECONDS = 1800;
@@ -147,6 +187,7 @@ export function normaliseConfig(file: ConfigFile): Config {
       mutantBudget: file.credit?.mutantBudget ?? DEFAULT_MUTANT_BUDGET,
       assertionFunctions: file.credit?.assertionFunctions ?? [],
     },
+    trust: file.trust === undefined ? undefined : { runnerKeys: toTrustedKeys(file.trust.runnerKeys), reviewerKeys: toTrustedKeys(file.trust.reviewerKeys) },
   };
 }
 

@@ -16,6 +16,7 @@ export const DECISION_CODES = [
   'E_FREEZE_COVERS_CREDIT',
   'E_FREEZE_EXPIRED',
   'E_TESTS_FAILED',
+  'E_SIGNATURE_INVALID',
   'E_INPUT_INVALID',
   'E_INTERNAL',
 ] as const;
@@ -128,6 +129,12 @@ export const CODE_INFO = {
     nextStep: 'Fix the failing test in a new proposal, or have a reviewer file a freeze for a noisy test that bears no credit.',
     exit: 1,
     spec: 'Section 5, "a freeze is optional; omit it when the required tests passed" (no code in the spec)',
+  },
+  E_SIGNATURE_INVALID: {
+    condition: 'The policy trusts keys and the evidence or freeze is unsigned, signed by an untrusted or wrong-role key, or not over the bytes judged (a file changed, added or removed, or another proposal, job or digest).',
+    nextStep: "Rerun the runner (or refile the freeze) with the role's trusted key; never edit evidence after it is signed.",
+    exit: 1,
+    spec: 'Section 1: which job wrote digest.status (no code in the spec)',
   },
   E_INPUT_INVALID: {
     condition: 'A file is missing, unreadable, truncated, not the declared format, or fails its schema; or the arguments are bad.',

@@ -4,7 +4,9 @@ import type { DecisionCode } from '../core/codes.js';
 import { SealgateError, type Finding } from '../core/errors.js';
 import { toJsonText } from '../core/json.js';
 import { writeFileAtomic } from '../core/io.js';
-import { layoutPath } from '../core/layout.js';
+import { LAYOUT, layoutPath } from '../core/layout.js';
+import { sameJob } from '../core/ids.js';
+import { readRecordFile } from '../record/file.js';
 import type { Instant } from '../core/time.js';
 import type { Credit } from '../credit/schema.js';
 import type { ProposalRecord } from '../record/schema.js';
@@ -49,6 +51,11 @@ export function toFreeze(req: FreezeRequest, record: ProposalRecord, credit: Cre
  * the gate would reject.
  */
 export async function writeFreeze(repo: string, policy: Policy, now: Instant, req: FreezeRequest): Promise<{ freeze: Freeze; audit: Audit }> {
+  // The author or the runner filing a freeze is refused before anything else is read.
+  const { record } = readRecordFile(layoutPath(repo, 'record'), LAYOUT.record);
+  for (const [role, job] of [['author', record.author_job], ['runner', record.runner_job]] as const) {
+    if (job && sameJob(req.authorJob, job)) throw new SealgateError('E_SHARED_JOB', [{ code: 'E_SHARED_JOB', path: 'freeze#author_job', detail: `the freeze was written by the ${role} job ("${req.authorJob}")` }]);
+  }
   const before = await auditReview({ repo, policy, now, freeze: null });
   const digest = before.inputs.runnerFiles.digest ?? before.inputs.record.digest ?? null;
   const candidate = toFreeze(req, before.inputs.record, before.inputs.credit, digest, newFreezeId());

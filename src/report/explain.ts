@@ -1,8 +1,9 @@
 import { CODE_INFO } from '../core/codes.js';
 import type { Decision, GateInputs } from '../gate/decide.js';
+import { describeSignatures, type SignatureState } from '../attest/read.js';
 
 /** The full human account of one gate decision: the spec's four reviewer questions, then every finding. */
-export function explainDecision(x: GateInputs, d: Decision): string {
+export function explainDecision(x: GateInputs, d: Decision, signatures?: SignatureState): string {
   const r = x.record;
   const c = x.credit;
   const z = x.freeze;
@@ -32,6 +33,7 @@ export function explainDecision(x: GateInputs, d: Decision): string {
     lines.push(`   expires in the future:   ${yes(d.findings.every((f) => f.code !== 'E_FREEZE_EXPIRED'))} (${z.expires_at}, now ${x.now.text})`);
     lines.push(`   from a third job:        ${yes(d.findings.every((f) => f.path !== 'freeze#author_job' && f.path !== 'freeze'))}`);
   } else lines.push('4. freeze:             none');
+  if (signatures !== undefined) lines.push(`   signatures:         ${describeSignatures(signatures)}`);
   if (d.findings.length > 0) {
     lines.push('');
     lines.push('all findings, in precedence order:');

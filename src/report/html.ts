@@ -132,7 +132,7 @@ ${freeze}
 
 <h2>Audit</h2>
 <table id="audit"><tbody>
-${r.steps.map((s) => `<tr><td>${mark(s.ok)}</td><td>${e(s.stage)}</td><td>${e(s.summary)}</td></tr>`).join('\n')}
+${r.steps.map((s) => `<tr><td>${s.ok && s.warn ? '<span class="bad">!</span>' : mark(s.ok)}</td><td>${e(s.stage)}</td><td>${e(s.summary)}</td></tr>`).join('\n')}
 </tbody></table>
 ${d.findings.length > 0 ? `<h2>All findings, in the order that decided</h2><ul id="findings">${d.findings.map((f) => `<li>${code(f.code)} ${where(f)}${e(f.detail)}</li>`).join('')}</ul>` : ''}
 </main>

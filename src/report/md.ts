@@ -64,7 +64,7 @@ export function toMarkdownReport(r: ReviewReport): string {
   out.push('');
   out.push('### Audit');
   out.push('');
-  for (const s of r.steps) out.push(`- ${mark(s.ok)} **${s.stage}**: ${cell(s.summary)}`);
+  for (const s of r.steps) out.push(`- ${s.ok && s.warn ? '⚠️' : mark(s.ok)} **${s.stage}**: ${cell(s.summary)}`);
   if (d.findings.length > 0) {
     out.push('');
     out.push('<details><summary>All findings</summary>');

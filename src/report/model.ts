@@ -79,7 +79,8 @@ export interface ReviewReport {
     readonly expiresAt: string;
     readonly checks: readonly FreezeCheck[];
   };
-  readonly steps: readonly { readonly stage: string; readonly ok: boolean; readonly summary: string }[];
+  /** `warn`: passed, but nothing was proven (the evidence is unsigned: no trust section). */
+  readonly steps: readonly { readonly stage: string; readonly ok: boolean; readonly warn: boolean; readonly summary: string }[];
   /** The isolation the project's code ran with: the sealed run (the journal's last run-start) and the credit step. */
   readonly isolation: {
     readonly run: string | null;
@@ -254,7 +255,7 @@ export function toReviewReport(a: Audit): ReviewReport {
     tautologies,
     insensitive,
     freeze,
-    steps: a.steps.map((s) => ({ stage: s.stage, ok: s.findings.length === 0, summary: s.summary })),
+    steps: a.steps.map((s) => ({ stage: s.stage, ok: s.findings.length === 0, warn: s.stage === 'attest' && !a.signatures.checked, summary: s.summary })),
     isolation: {
       run: [...(a.journal ?? [])].reverse().find((e) => e.type === 'run-start')?.sandbox ?? null,
       credit: c?.sandbox ?? null,

@@ -50,7 +50,7 @@ export function toTextReport(r: ReviewReport): string {
   } else out.push('4. Freeze: none');
   out.push('');
   out.push('audit:');
-  for (const s of r.steps) out.push(`  ${s.ok ? 'ok  ' : 'FAIL'} ${s.stage.padEnd(7)} ${s.summary}`);
+  for (const s of r.steps) out.push(`  ${s.ok ? (s.warn ? 'WARN' : 'ok  ') : 'FAIL'} ${s.stage.padEnd(7)} ${s.summary}`);
   if (d.findings.length > 0) {
     out.push('');
     out.push('all findings, in the order that decided:');

@@ -33,6 +33,40 @@ function lstatOrNull(path: string): Stats | null {
   }
 }
 
+/** review/runner: the runner's user writes it, nobody else (readable, so the gate job can judge it). */
+export const RUNNER_DIR_MODE = 0o755;
+
+/**
+ * What "sealgate created review/runner" can mean on a file system the author may share:
+ * the seal makes it with mkdir (never reusing a folder it finds), so an existing one must
+ * be a real folder (not a link), of the runner's user, writable by nobody else, and hold
+ * the journal that the seal writes next. A folder the author pre-created, linked or filled
+ * is refused, never adopted. (Same-user forgeries beyond this are what the signature is for.)
+ * With `create`, an absent folder is made; returns whether it was.
+ */
+export function ensureRunnerDir(repo: string, create: boolean): boolean {
+  const review = join(repo, 'review');
+  const rs = lstatOrNull(review);
+  if (rs !== null && (rs.isSymbolicLink() || !rs.isDirectory())) throw inputInvalid('review', 'is a symbolic link or not a folder; the review folder must be a real folder in the repository');
+  const dir = layoutPath(repo, 'runnerDir');
+  const st = lstatOrNull(dir);
+  if (st === null) {
+    if (!create) return false;
+    if (rs === null) mkdirSync(review);
+    mkdirSync(dir, { mode: RUNNER_DIR_MODE });
+    chmodSync(dir, RUNNER_DIR_MODE);
+    return true;
+  }
+  const refuse = (why: string) => inputInvalid(LAYOUT.runnerDir, `${why}: sealgate's seal did not create it; remove it, then seal again`);
+  if (st.isSymbolicLink()) throw refuse('is a symbolic link');
+  if (!st.isDirectory()) throw refuse('is not a folder');
+  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw refuse(`belongs to uid ${st.uid}, not the runner's uid ${process.getuid()}`);
+  if ((st.mode & 0o022) !== 0) throw refuse(`is writable by group or others (mode ${(st.mode & 0o777).toString(8)})`);
+  const journal = lstatOrNull(layoutPath(repo, 'journal'));
+  if (!journal?.isFile()) throw refuse('exists without the journal a seal writes (pre-created?)');
+  return false;
+}
+
 /** Create the store if needed and make sure it is a private directory of this user, not a link. */
 export function ensureStore(repo: string): string {
   const dir = layoutPath(repo, 'logs');

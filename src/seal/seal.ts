@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { mkdirSync, realpathSync, rmSync } from 'node:fs';
+import { realpathSync, rmSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { SealgateError, inputInvalid } from '../core/errors.js';
 import { gitObjectId, glob, jobId, sha256 } from '../core/fields.js';
@@ -10,6 +10,7 @@ import { LAYOUT, layoutPath } from '../core/layout.js';
 import { formatInstant } from '../core/time.js';
 import { decodeStrictUtf8 } from '../core/text.js';
 import { appendJournal, readJournal } from '../runner/journal.js';
+import { ensureRunnerDir } from '../runner/store.js';
 import { hashFiles } from './hash.js';
 import { checkBound, checkClock, checkLocale, checkSeed, diffInputs, digestOfInputs, toInputsText, type BoundInputs, type VerdictInputs } from './inputs.js';
 import type { Policy } from '../policy/read.js';
@@ -161,6 +162,8 @@ export async function sealFixtures(req: SealRequest): Promise<SealOutcome> {
 
   if (rec.base_commit !== req.tree.baseCommit) throw inputInvalid(`${recordRel}#base_commit`, `the runner's tree was built from ${req.tree.baseCommit}, not the record's base ${rec.base_commit ?? '(none)'}`);
   if (rec.patch_sha256 === undefined || rec.patch_sha256 !== req.tree.patchSha256) throw inputInvalid(`${recordRel}#patch_sha256`, "the runner's tree was not built from the record's patch bytes");
+  // Before anything is read from it: review/runner must be sealgate's own, or absent.
+  ensureRunnerDir(repo, false);
   const bound = { tree: req.tree.treeId, policy: req.policy.digest };
   const current = await computeInputs(req.tree.root, req.fixtures, req, bound, false, recordRel);
   const journal = readJournal(repo);
@@ -215,7 +218,7 @@ export async function sealFixtures(req: SealRequest): Promise<SealOutcome> {
     named !== '';
   if (alreadyDone) return { digest: current.digest, files: current.files, written: false, replaced: null };
 
-  mkdirSync(layoutPath(repo, 'runnerDir'), { recursive: true });
+  ensureRunnerDir(repo, true);
   writeFileAtomic(inputsPath, current.text);
   writeFileAtomic(layoutPath(repo, 'sealParams'), paramsText);
   writeFileAtomic(layoutPath(repo, 'digest'), `${current.digest}\n`);

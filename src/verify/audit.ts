@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Policy } from '../policy/read.js';
 import { buildRecordTree, type RunnerTree } from '../tree/build.js';
@@ -7,23 +6,26 @@ import { checkTreeMatch } from '../tree/plan.js';
 import type { SandboxKind } from '../config/schema.js';
 import type { DecisionCode } from '../core/codes.js';
 import { readDocument } from '../core/document.js';
+import { readRecordFile } from '../record/file.js';
 import { SealgateError, type Finding } from '../core/errors.js';
 import { digestsEqual, sameJob } from '../core/ids.js';
-import { fileExists, readBoundedFile, MAX_INPUT_BYTES } from '../core/io.js';
+import { fileExists, readBoundedFile, sha256File, MAX_INPUT_BYTES } from '../core/io.js';
 import { LAYOUT, layoutPath } from '../core/layout.js';
 import type { Instant } from '../core/time.js';
 import { propertyCredit, type PropertyCredit } from '../credit/rule.js';
 import { CaseFileSchema, type CaseFile } from '../credit/schema.js';
 import type { Freeze } from '../freeze/schema.js';
 import { decide, type Decision, type GateInputs } from '../gate/decide.js';
-import { readGateInputs } from '../gate/read.js';
+import { parseGateFiles, readGateFiles } from '../gate/read.js';
+import { describeSignatures, readSignatureState, type SignatureState } from '../attest/read.js';
+import { collectEvidence } from '../attest/evidence.js';
 import { deriveLogState, readJournal, type JournalEvent, type LogState } from '../runner/journal.js';
 import { verifySeal } from '../seal/seal.js';
 import { ChangedSchema, type Changed } from '../symbols/schema.js';
 import { checkSealFromFiles, parseInputsManifest, type InputsManifest } from './manifest.js';
 
 /** The audit's stages, in the order `verify` runs them. */
-export type AuditStage = 'seal' | 'patch' | 'journal' | 'credit' | 'gate';
+export type AuditStage = 'attest' | 'seal' | 'patch' | 'journal' | 'credit' | 'gate';
 
 export interface AuditStep {
   readonly stage: AuditStage;
@@ -51,6 +53,8 @@ export interface Audit {
   readonly policy: { readonly digest: string; readonly source: string; readonly testCommand: readonly string[] | null };
   /** The runner's tree as verify rebuilt it from the base commit and the patch, or null when it could not. */
   readonly tree: { readonly baseCommit: string; readonly treeId: string } | null;
+  /** What was signed and checked; `checked: false` when the policy has no trust section. */
+  readonly signatures: SignatureState;
 }
 
 const JOB_CODES: readonly DecisionCode[] = ['E_JOB_MISSING', 'E_SHARED_JOB'];
@@ -58,17 +62,19 @@ const JOB_CODES: readonly DecisionCode[] = ['E_JOB_MISSING', 'E_SHARED_JOB'];
 const EARLY_CODES: readonly DecisionCode[] = [...JOB_CODES, 'E_POLICY_CHANGED'];
 
 /**
- * The final code, pure: shared or missing job identity first (it voids every other
- * artifact), then a policy-surface change (the runner graded under a policy the patch
- * edits), then the audit's own findings in stage order (seal, patch, journal, credit),
- * then the gate's findings in its precedence. ALLOW only when all are silent.
+ * The final code, pure: a signature problem first (when the policy trusts keys, unsigned or
+ * forged evidence says nothing about who wrote it), then shared or missing job identity (it
+ * voids every other artifact), then a policy-surface change (the runner graded under a policy
+ * the patch edits), then the audit's own findings in stage order (seal, patch, journal,
+ * credit), then the gate's findings in its precedence. ALLOW only when all are silent.
  */
 export function combineAudit(decision: Decision, steps: readonly AuditStep[]): { code: DecisionCode; decisive: Finding | null; findings: Finding[] } {
+  const signed = steps.filter((s) => s.stage === 'attest').flatMap((s) => s.findings);
   const jobs = decision.findings.filter((f) => JOB_CODES.includes(f.code));
   const policy = decision.findings.filter((f) => f.code === 'E_POLICY_CHANGED');
-  const audit = steps.filter((s) => s.stage !== 'gate').flatMap((s) => s.findings);
+  const audit = steps.filter((s) => s.stage !== 'gate' && s.stage !== 'attest').flatMap((s) => s.findings);
   const rest = decision.findings.filter((f) => !EARLY_CODES.includes(f.code));
-  const findings = [...jobs, ...policy, ...audit, ...rest];
+  const findings = [...signed, ...jobs, ...policy, ...audit, ...rest];
   const decisive = findings[0] ?? null;
   return { code: decisive ? decisive.code : 'ALLOW', decisive, findings };
 }
@@ -131,7 +137,8 @@ function listLogStore(repo: string): Map<string, string> {
     for (const d of readdirSync(dir, { withFileTypes: true })) {
       const rel = prefix ? `${prefix}/${d.name}` : d.name;
       if (d.isDirectory()) walk(join(dir, d.name), rel);
-      else out.set(rel, createHash('sha256').update(readFileSync(join(dir, d.name))).digest('hex'));
+      // Not followed: a link in the store is hashed as a link never is, so it cannot stand in for a log.
+      else out.set(rel, d.isFile() ? sha256File(join(dir, d.name)).sha256 : 'not-a-regular-file');
     }
   };
   walk(root, '');
@@ -163,6 +170,8 @@ export interface AuditOptions {
   readonly tree?: RunnerTree;
   /** Audit with this freeze instead of review/freeze.json (what `freeze` checks before writing). */
   readonly freeze?: Freeze | null;
+  /** The runner's envelope, when not review/runner/attestation.dsse.json. */
+  readonly attestation?: string;
 }
 
 /**
@@ -182,16 +191,17 @@ export async function auditReview(opts: AuditOptions): Promise<Audit> {
   }
   async function audit(o: AuditOptions, keep: (t: RunnerTree) => void): Promise<Audit> {
   const freezePath = layoutPath(repo, 'freeze');
-  const base = readGateInputs(
-    {
-      record: layoutPath(repo, 'record'),
-      credit: layoutPath(repo, 'credit'),
-      freeze: opts.freeze === undefined && fileExists(freezePath) ? freezePath : undefined,
-      repo,
-    },
-    config,
-    now,
-  );
+  const files = readGateFiles({
+    record: layoutPath(repo, 'record'),
+    credit: layoutPath(repo, 'credit'),
+    freeze: opts.freeze === undefined && fileExists(freezePath) ? freezePath : undefined,
+    repo,
+    // The base side of mixed policy files (package.json, pyproject.toml) is read at the record's base commit.
+    ...(recordBaseCommit(repo) ?? {}),
+  });
+  const parsed = parseGateFiles(files, config, now);
+  if (!parsed.ok) throw new SealgateError('E_INPUT_INVALID', parsed.findings);
+  const base = parsed.value;
   const changed = readOptionalDocument(repo, 'changed', (p) => readDocument(p, ChangedSchema, 'json', LAYOUT.changed));
   // A test-path file that production imports is production for E_TEST_ONLY too (changed.json
   // is checked against the patch hash below).
@@ -203,6 +213,22 @@ export async function auditReview(opts: AuditOptions): Promise<Audit> {
   const runner = record.runner_job || null;
   const sealedDigest = inputs.runnerFiles.digest ?? record.digest ?? null;
   const steps: AuditStep[] = [];
+
+  // 0. The signatures, over the bytes judged (only when the policy trusts keys). A candidate
+  // freeze (what `freeze` checks before it signs) is judged without its own signature.
+  const signatures = readSignatureState({
+    repo,
+    config,
+    files,
+    inputs,
+    expect: { policy_digest: policy.digest },
+    ...(opts.attestation === undefined ? {} : { attestation: opts.attestation }),
+    ...(opts.freeze === undefined ? {} : { freezeBytes: null }),
+  });
+  steps.push({ stage: 'attest', findings: signatures.findings, summary: describeSignatures(signatures) });
+  // Evidence hygiene, signed or not: no evidence file or folder is a link or reached through
+  // one (the signature check above already walked them when it ran).
+  if (!signatures.checked) collectEvidence(repo, record.patch_path);
 
   // 1. The seal, recomputed from the current bytes of the tree rebuilt from base + patch.
   let manifest: InputsManifest | null = null;
@@ -339,7 +365,18 @@ export async function auditReview(opts: AuditOptions): Promise<Audit> {
   const decision = decide(inputs);
   steps.push({ stage: 'gate', findings: decision.findings, summary: `the gate's rules alone: ${decision.code}` });
   const final = combineAudit(decision, steps);
-  return { ...final, steps, inputs, decision, changed, cases, journal, logState, manifest, recomputed, policy: { digest: policy.digest, source: policy.source, testCommand: config.test.command ?? null }, tree: rebuilt };
+  return { ...final, steps, inputs, decision, changed, cases, journal, logState, manifest, recomputed, policy: { digest: policy.digest, source: policy.source, testCommand: config.test.command ?? null }, tree: rebuilt, signatures };
+  }
+}
+
+/** The record's base commit as `{ base }`, or null when the record does not parse (the gate files report that). */
+function recordBaseCommit(repo: string): { base: string } | null {
+  try {
+    const b = readRecordFile(layoutPath(repo, 'record'), LAYOUT.record).record.base_commit;
+    return b === undefined ? null : { base: b };
+  } catch (err) {
+    if (err instanceof SealgateError) return null;
+    throw err;
   }
 }
 

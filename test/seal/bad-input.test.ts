@@ -153,8 +153,9 @@ test(`a fixture that changes while it is hashed is refused, ${how}`, async () =>
 test('globs skip .git, node_modules and review/ when walking from above, and never hash the seal files', async () => {
   const t = sealRepo({ 'a.json': '{}\n', '.git/x.json': '{}\n', 'node_modules/m/p.json': '{}\n', 'src/b.json': '{}\n' });
   try {
-    mkdirSync(join(t.dir, 'review/runner'), { recursive: true });
-    writeFileSync(join(t.dir, 'review/runner/old.json'), '{}\n');
+    // (A pre-created review/runner is refused: test/adversarial/runner-dir.test.ts.)
+    mkdirSync(join(t.dir, 'review/old'), { recursive: true });
+    writeFileSync(join(t.dir, 'review/old/old.json'), '{}\n');
     const r = await runSeal(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', '--fixtures', '*.json', '--seed', '1', '--clock', 'frozen', '--locale', 'C']);
     assert.equal(r.exit, 0, r.stderr);
     const lines = execFileSync('cat', [join(t.dir, 'review/runner/inputs.sha256')], { encoding: 'utf8' }).split('\n').filter((l) => l.includes('  ')).map((l) => l.slice(66));

@@ -24,6 +24,8 @@ test('npm start: the bundled example gives the spec trace, code by code', { skip
     assert.deepEqual(code(/^reuse the author's id as the runner's/), ['E_SHARED_JOB']);
     assert.deepEqual(code(/^verify after the fixture edit/), ['E_DIGEST_OPEN']);
     assert.deepEqual(code(/^try to read the logs before the seal/), ['E_DIGEST_OPEN']);
+    assert.deepEqual(code(/^verify checks the signatures/), ['ALLOW'], 'the runner and the reviewer signed; verify checked both');
+    assert.deepEqual(code(/^verify after the forged credit/), ['E_SIGNATURE_INVALID']);
     if (summary.users === 2) assert.deepEqual(code(/hidden log store/), ['denied'], 'the author (uid 65534) cannot read the hidden store');
     else process.stderr.write('example: author and runner ran as one OS user (not root, or uid 65534 cannot read the checkout): the log barrier between users was not exercised\n');
     if (process.getuid?.() === 0 && summary.users !== 2) process.stderr.write('example: running as root, but uid 65534 cannot read this checkout\n');

@@ -1,7 +1,9 @@
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { readSignatureState } from '../../attest/read.js';
 import { CODE_INFO } from '../../core/codes.js';
-import { decide } from '../../gate/decide.js';
-import { readGateInputs } from '../../gate/read.js';
+import { decide, type Decision } from '../../gate/decide.js';
+import { SealgateError } from '../../core/errors.js';
+import { parseGateFiles, readGateFiles } from '../../gate/read.js';
 import { explainDecision } from '../../report/explain.js';
 import { parseCommandArgs, parseNowOption, requireOption } from '../args.js';
 import type { Command } from '../context.js';
@@ -9,9 +11,13 @@ import { policyFor, recordBase } from '../policy.js';
 import { formatJson, formatReasons } from '../report.js';
 
 export const command: Command = {
-  usage: `Usage: sealgate gate --record R --credit C [--freeze F] [--results FILE] --now T [--repo DIR] [--policy FILE] [--explain | --json]
+  usage: `Usage: sealgate gate --record R --credit C [--freeze F] [--results FILE] --now T [--repo DIR] [--policy FILE]
+                     [--attestation A] [--freeze-attestation FA] [--explain | --json]
 
 Decides one proposal and prints exactly one code on stdout: ALLOW or a reject code.
+When the config has a trust section, the runner's attestation must be signed by a
+trusted runner key over exactly the bytes judged, and a freeze by a trusted reviewer
+key (else E_SIGNATURE_INVALID, which outranks every other reject; docs/attest.md).
 
   --record R     the proposal record (JSON, or YAML by .yaml/.yml extension)
   --credit C     the runner's credit file (JSON); a missing file is E_CREDIT_MISSING
@@ -24,6 +30,8 @@ Decides one proposal and prints exactly one code on stdout: ALLOW or a reject co
   --policy FILE  a sealgate config outside --repo (default: sealgate.config.json|yaml|yml
                  at the record's base_commit in --repo; a record without base_commit is
                  classified with the defaults and never allowed: E_CREDIT_UNBOUND)
+  --attestation A         the runner's envelope (default: review/runner/attestation.dsse.json in --repo)
+  --freeze-attestation FA the freeze's envelope (default: freeze.dsse.json beside the freeze)
   --explain      a full human account on stderr
   --json         a machine-readable account on stderr
 
@@ -38,6 +46,8 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
       now: { type: 'string' },
       repo: { type: 'string' },
       policy: { type: 'string' },
+      attestation: { type: 'string' },
+      'freeze-attestation': { type: 'string' },
       explain: { type: 'boolean' },
       json: { type: 'boolean' },
     });
@@ -55,11 +65,26 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
       ...(base === null ? {} : { base }),
     };
     const policy = policyFor(ctx, repo, values.policy, base);
-    const inputs = readGateInputs(paths, policy.config, now);
-    const decision = decide(inputs);
+    const config = policy.config;
+    const files = readGateFiles(paths);
+    const parsed = parseGateFiles(files, config, now);
+    if (!parsed.ok) throw new SealgateError('E_INPUT_INVALID', parsed.findings);
+    const inputs = parsed.value;
+    const signatures = readSignatureState({
+      repo,
+      config,
+      files,
+      inputs,
+      expect: { policy_digest: policy.digest },
+      attestation: values.attestation === undefined ? undefined : resolve(ctx.cwd, values.attestation),
+      freezeAttestation: values['freeze-attestation'] !== undefined ? resolve(ctx.cwd, values['freeze-attestation']) : paths.freeze === undefined ? undefined : join(dirname(paths.freeze), 'freeze.dsse.json'),
+    });
+    const judged = decide(inputs);
+    // A signature problem voids every other finding: it says who wrote the files at all.
+    const decision: Decision = signatures.findings.length > 0 ? { code: 'E_SIGNATURE_INVALID', decisive: signatures.findings[0] ?? null, findings: [...signatures.findings, ...judged.findings] } : judged;
     ctx.stdout(`${decision.code}\n`);
-    if (values.json) ctx.stderr(formatJson(decision.code, decision.findings, { now: now.text }));
-    else if (values.explain) ctx.stderr(explainDecision(inputs, decision));
+    if (values.json) ctx.stderr(formatJson(decision.code, decision.findings, { now: now.text, signatures: { checked: signatures.checked, runner_attestation: signatures.runnerEnvelope, freeze_attestation: signatures.freezeEnvelope, runner_key: signatures.runnerKeyId, reviewer_key: signatures.reviewerKeyId } }));
+    else if (values.explain) ctx.stderr(explainDecision(inputs, decision, signatures));
     else if (decision.code !== 'ALLOW') ctx.stderr(formatReasons(decision.code, decision.decisive ? [decision.decisive] : []));
     return CODE_INFO[decision.code].exit;
   },

@@ -17,6 +17,8 @@ export const COMMANDS: Readonly<Record<keyof typeof SUMMARIES, CommandEntry>> = 
   'discard-logs': { summary: SUMMARIES['discard-logs'], load: async () => (await import('./discard-logs.js')).command },
   credit: { summary: SUMMARIES.credit, load: async () => (await import('./credit.js')).command },
   runner: { summary: SUMMARIES.runner, load: async () => (await import('./runner.js')).command },
+  keygen: { summary: SUMMARIES.keygen, load: async () => (await import('./keygen.js')).command },
+  attest: { summary: SUMMARIES.attest, load: async () => (await import('./attest.js')).command },
   init: { summary: SUMMARIES.init, load: async () => (await import('./init.js')).command },
   codes: { summary: SUMMARIES.codes, load: async () => (await import('./codes.js')).command },
 };

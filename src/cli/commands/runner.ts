@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import type { KeyObject } from 'node:crypto';
+import { writeRunnerAttestation } from '../../attest/write.js';
 import { CODE_INFO, isDecisionCode, type DecisionCode } from '../../core/codes.js';
 import { readDocument } from '../../core/document.js';
 import { SealgateError, usageError } from '../../core/errors.js';
@@ -11,7 +13,8 @@ import { parseCommandArgs, parseJobOption } from '../args.js';
 import type { Command, CommandContext, RunnerShared } from '../context.js';
 import { policyFor } from '../policy.js';
 import { buildRecordTree } from '../../tree/build.js';
-import { main } from '../main.js';
+import { main, VERSION } from '../main.js';
+import { readSigningKey, signingKeyPath, SIGNING_KEY_ENV } from '../keys.js';
 
 export interface StepOutcome {
   readonly step: string;
@@ -34,7 +37,7 @@ async function step(ctx: CommandContext, shared: RunnerShared, name: string, arg
 const firstLine = (s: string): string => s.trim().split('\n')[0] ?? '';
 
 export const command: Command = {
-  usage: `Usage: sealgate runner --runner-job R [--repo DIR] [--policy FILE] [--seed S] [--now T] [--verbose]
+  usage: `Usage: sealgate runner --runner-job R [--repo DIR] [--policy FILE] [--seed S] [--now T] [--signing-key FILE] [--verbose]
 
 The runner job in one command. It first builds its own tree from the record's base_commit
 and patch (a temporary git index: read-tree, apply --cached once, write-tree, checkout-
@@ -49,6 +52,8 @@ committed or absent there. Then, in the spec's order, a line per step on stderr:
   run       sealgate run: the tests on the sealed digest, in a fresh copy of the tree
   credit    sealgate credit: the mutation oracle; cases.json and credit.json
   publish   sealgate publish: the logs become readable, after the seal only
+  attest    sealgate attest: with a signing key, every evidence file and the predicate
+            signed into review/runner/attestation.dsse.json (docs/attest.md)
 then the full audit (sealgate verify) on the files it wrote, whose code is printed on
 stdout. A step that refuses stops the job and its code is the result; missing credit
 (E_CREDIT_MISSING) is a result, not a refusal, so the logs are still published.
@@ -59,6 +64,9 @@ Each step stays available as its own command.
   --policy FILE   a sealgate config outside the repository (default: the one at base_commit)
   --seed S        the seed to seal (default: $SEED)
   --now T         the clock for the closing audit (default: the current time)
+  --signing-key FILE  the runner's Ed25519 private key (default: the file $${SIGNING_KEY_ENV}
+                  names). Read before any test runs; the variable is removed from every
+                  child's environment. Required when the config has a trust section.
   --verbose       show every step's own output
 
 Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
@@ -71,17 +79,24 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
       seed: { type: 'string' },
       now: { type: 'string' },
       verbose: { type: 'boolean' },
+      'signing-key': { type: 'string' },
     });
     const runner = parseJobOption(values['runner-job'], 'runner-job');
     const repo = resolve(ctx.cwd, values.repo ?? '.');
     const nowText = values.now ?? ctx.clock().toISOString();
     const now = parseInstant(nowText);
     if (!isInstant(now)) throw usageError(`--now: ${now.problem}`);
+    // The key is read before anything runs, and its variable leaves the steps' environment.
+    const keyPath = signingKeyPath(values['signing-key'], ctx.env);
+    const signingKey: KeyObject | null = keyPath === null ? null : readSigningKey(resolve(ctx.cwd, keyPath)).key;
+    const env = Object.fromEntries(Object.entries(ctx.env).filter(([k]) => k !== SIGNING_KEY_ENV));
+    const inner: CommandContext = { ...ctx, env };
     const record = readDocument(layoutPath(repo, 'record'), RecordSchema, 'json', LAYOUT.record);
     const say = (label: string, text: string): void => ctx.stderr(`runner: ${label.padEnd(8)} ${text}\n`);
     let shared: RunnerShared;
     try {
       const policy = policyFor(ctx, repo, values.policy, record.base_commit ?? null);
+      if (signingKey === null && policy.config.trust !== undefined) throw usageError('the policy trusts runner keys (trust.runnerKeys): give --signing-key FILE so the evidence is signed');
       const t0 = performance.now();
       const tree = buildRecordTree(repo);
       shared = { tree, policy };
@@ -94,14 +109,14 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
       return CODE_INFO[err.code].exit;
     }
     try {
-      return await runSteps(ctx, shared, repo, runner, values.seed, now, values.verbose === true, say);
+      return await runSteps(inner, shared, repo, runner, values.seed, now, values.verbose === true, say, signingKey);
     } finally {
       shared.tree.dispose();
     }
   },
 };
 
-async function runSteps(ctx: CommandContext, shared: RunnerShared, repo: string, runner: string, seed: string | undefined, now: Instant, verbose: boolean, say: (label: string, text: string) => void): Promise<number> {
+async function runSteps(ctx: CommandContext, shared: RunnerShared, repo: string, runner: string, seed: string | undefined, now: Instant, verbose: boolean, say: (label: string, text: string) => void, signingKey: KeyObject | null): Promise<number> {
     const job = ['--runner-job', runner, '--repo', repo];
     const plan: [string, string, string[]][] = [
       ['symbols', 'symbols', ['--repo', repo]],
@@ -133,6 +148,10 @@ async function runSteps(ctx: CommandContext, shared: RunnerShared, repo: string,
     }
     let code: DecisionCode;
     try {
+      if (signingKey !== null) {
+        const signed = writeRunnerAttestation(repo, signingKey, shared.policy.config, VERSION, { base_commit: shared.tree.baseCommit, tree_id: shared.tree.treeId, policy_digest: shared.policy.digest, sandbox: shared.policy.config.sandbox });
+        say('attest', `ok  ${signed.subjects} evidence file(s) signed by ${signed.envelope.signatures[0]?.keyid ?? '?'}`);
+      }
       const audit = await auditReview({ repo, policy: shared.policy, now, tree: shared.tree });
       code = audit.code;
       say('audit', `${code}${audit.decisive ? `: ${audit.decisive.path ? `${audit.decisive.path}: ` : ''}${audit.decisive.detail}` : ''}`);

@@ -14,6 +14,8 @@ export const SUMMARIES = {
   'discard-logs': 'runner: remove logs that are not from a run after the seal (after E_LOGS_EARLY)',
   credit: 'runner: score property credit with a mutation oracle per changed symbol (writes cases.json, credit.json)',
   runner: 'runner: seal, verify, run, symbols, credit and publish in one job, a line per step',
+  keygen: 'write an Ed25519 key pair (runner or reviewer) and print its key id',
+  attest: "runner: sign the evidence (review/runner/attestation.dsse.json) with the runner's key",
   init: 'write a starting sealgate.config.json and the GitHub Actions workflow into a repository',
   codes: 'list every decision code with its condition, next step and exit status',
 } as const satisfies Readonly<Record<string, string>>;
