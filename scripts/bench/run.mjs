@@ -7,6 +7,7 @@
 // the direct ones are not: the difference is what the sandbox and the bookkeeping cost
 // together. Target: sealgate <= direct * 1.05 + 100 ms.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,10 +79,34 @@ export async function run() {
     const dir = join(work, 'repo');
     mkdirSync(dir);
     const what = makeProject(dir);
+    // The new flow: a base commit and a recorded patch; `sealgate run` builds its own tree from
+    // them (temporary index, checkout, a fresh copy per run), so that cost is in the figure.
+    const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@example.invalid', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@example.invalid' };
+    const git = (...args) => {
+      const r = spawnSync('git', args, { cwd: dir, env: gitEnv, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+      return r.stdout;
+    };
+    writeFileSync(join(dir, '.gitignore'), 'node_modules\nreview/\npatches/\njunit.xml\n');
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'base');
+    const agent = join(EXAMPLE, 'agent', '001-clamp-discount-refund-tax.diff');
+    let patch;
+    if (what === 'examples/pricing' && existsSync(agent)) patch = readFileSync(agent);
+    else {
+      writeFileSync(join(dir, 'README.txt'), 'bench\n');
+      git('add', '-N', 'README.txt');
+      patch = Buffer.from(git('diff'));
+      rmSync(join(dir, 'README.txt'));
+      git('reset', '-q');
+    }
+    mkdirSync(join(dir, 'patches'), { recursive: true });
+    writeFileSync(join(dir, 'patches', 'bench.diff'), patch);
     mkdirSync(join(dir, 'review'), { recursive: true });
     writeFileSync(
       join(dir, 'review', 'proposal.json'),
-      JSON.stringify({ proposal_id: 'p-bench', author_job: 'bench-author-1', runner_job: RUNNER, patch_path: 'patches/none.diff', digest_status: 'open', logs_present: false, logs_after_seal: true, log_visibility: 'hidden' }, null, 2) + '\n',
+      JSON.stringify({ proposal_id: 'p-bench', author_job: 'bench-author-1', runner_job: RUNNER, patch_path: 'patches/bench.diff', digest_status: 'open', logs_present: false, logs_after_seal: true, log_visibility: 'hidden', patch_sha256: createHash('sha256').update(patch).digest('hex'), base_commit: git('rev-parse', 'HEAD').trim() }, null, 2) + '\n',
     );
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, SEED: '42' };
     const seal = spawnSync(process.execPath, [BIN, 'seal', '--runner-job', RUNNER], { cwd: dir, env, encoding: 'utf8' });

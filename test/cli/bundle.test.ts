@@ -5,7 +5,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, write
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { git, makeRepo, tempDir } from '../helpers/git.js';
+import { bindRecord, git, makeRepo, tempDir } from '../helpers/git.js';
 
 // The built CLI as users run it: bin/sealgate.js compiling the CommonJS bundles in dist/bundle
 // from their source bytes (no code cache: test/adversarial/code-cache-forgery.test.ts). These
@@ -86,13 +86,16 @@ test('the built CLI loads tree-sitter (a Python patch) and hashes on worker thre
     mkdirSync(join(repo.dir, 'fixtures'));
     for (let i = 0; i < 100; i++) writeFileSync(join(repo.dir, 'fixtures', `f${String(i).padStart(3, '0')}.txt`), `fixture ${i}\n`.repeat(i + 1));
     mkdirSync(join(repo.dir, 'review'));
-    const record = { proposal_id: 'p-1', author_job: 'author-1', runner_job: 'runner-1', patch_path: 'p.diff', digest_status: 'open', logs_present: false, logs_after_seal: true, log_visibility: 'hidden' };
+    // The fixtures arrive through the recorded patch: the runner hashes its own tree.
+    const record = { proposal_id: 'p-1', author_job: 'author-1', runner_job: 'runner-1', patch_path: 'patches/p.diff', digest_status: 'open', logs_present: false, logs_after_seal: true, log_visibility: 'hidden' };
     writeFileSync(join(repo.dir, 'review', 'proposal.json'), JSON.stringify(record, null, 2) + '\n');
+    bindRecord(repo.dir, 'review/proposal.json', 'patches/p.diff');
     const seal = cli(bin, ['seal', '--repo', repo.dir, '--runner-job', 'runner-1', '--fixtures', 'fixtures/**', '--seed', '7', '--clock', 'live', '--locale', 'C']);
     assert.equal(seal.status, 0, seal.stdout + seal.stderr);
     // The spec's recipe, with coreutils alone, gives the same inputs file.
     const expected = execFileSync('sh', ['-c', 'find fixtures -type f | LC_ALL=C sort | xargs sha256sum; printf "seed=7\\nclock=live\\nlocale=C\\n"'], { cwd: repo.dir, encoding: 'utf8' });
-    assert.equal(readFileSync(join(repo.dir, 'review', 'runner', 'inputs.sha256'), 'utf8'), expected);
+    const inputs = readFileSync(join(repo.dir, 'review', 'runner', 'inputs.sha256'), 'utf8');
+    assert.equal(inputs.replace(/tree=[0-9a-f]{40}\npolicy=default\n$/, ''), expected);
   } finally {
     repo.dispose();
     t.dispose();

@@ -9,7 +9,7 @@ import { runCli } from '../helpers/cli.js';
 
 const acceptance = fileURLToPath(new URL('../../acceptance/', import.meta.url));
 const allowCase = `${acceptance}trace-3-freeze-other-test-allows`;
-const gateArgs = (dir: string, now = '2026-10-12T12:00:00Z'): string[] => ['gate', '--repo', dir, '--record', `${dir}/record.json`, '--credit', `${dir}/credit.json`, '--freeze', `${dir}/freeze.json`, '--now', now];
+const gateArgs = (dir: string, now = '2026-10-12T12:00:00Z'): string[] => ['gate', '--repo', dir, '--record', `${dir}/record.json`, '--credit', `${dir}/credit.json`, '--freeze', `${dir}/freeze.json`, '--policy', `${acceptance}policy.json`, '--now', now];
 
 const oneCode = (stdout: string): string => {
   const lines = stdout.split('\n').filter((l) => l !== '');

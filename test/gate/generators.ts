@@ -14,7 +14,7 @@ export const DIGESTS = ['abc123', 'def456'] as const;
 export const TESTS = ['prop-discount-bounds', 'prop-tax-bounds', 'test_report_timezone_flake'] as const;
 export const SYMBOLS = ['apply_discount', 'tax_cents'] as const;
 export const SHAS = ['a'.repeat(64), 'b'.repeat(64)] as const;
-export const BASES = ['1'.repeat(40), '2'.repeat(40)];
+export const BASES = ['1'.repeat(40), '2'.repeat(40)] as const;
 export const NOW_TEXT = '2026-10-12T12:00:00+00:00';
 export const NOW = parseInstant(NOW_TEXT) as Instant;
 export const EXPIRIES = ['2026-10-19T00:00:00+00:00', '2026-10-12T12:00:00Z', '2026-10-12T13:59:59+02:00', '2026-10-12T07:00:01-05:00', '2020-01-01T00:00:00Z'] as const;
@@ -137,7 +137,7 @@ export const allowArb: fc.Arbitrary<GateInputs> = fc
       log_visibility: published ? 'published' : 'hidden',
       digest: 'abc123',
       patch_sha256: sha,
-      base_commit: BASES[0] as string,
+      base_commit: BASES[0],
     };
     const credit: Credit = {
       credit_id: 'credit-014',

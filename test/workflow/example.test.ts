@@ -13,7 +13,7 @@ test('npm start: the bundled example gives the spec trace, code by code', { skip
   const summary = JSON.parse(last) as { work: string; report: string; users: number; results: { step: string; who: string; code: string }[]; sandboxes: unknown[] };
   try {
     const code = (re: RegExp): string[] => summary.results.filter((x) => re.test(x.step)).map((x) => x.code);
-    assert.deepEqual(code(/^the runner job: symbols/), ['E_CREDIT_MISSING'], 'first proposal: the tautology earns nothing');
+    assert.deepEqual(code(/^the runner job: tree, symbols/), ['E_CREDIT_MISSING'], 'first proposal: the tautology earns nothing');
     assert.deepEqual(code(/^verify: the full audit/), ['E_CREDIT_MISSING']);
     assert.deepEqual(code(/^reuse the first proposal id/), ['E_INPUT_INVALID'], 'a follow-up needs a new proposal id');
     assert.deepEqual(code(/^the runner job on the follow-up/), ['ALLOW'], 'the real bound on taxCents');
