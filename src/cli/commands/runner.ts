@@ -47,6 +47,7 @@ async function step(ctx: CommandContext, name: string, argv: readonly string[], 
   const onStderr = (t: string): void => {
     stderr += t;
     // A terminal's live line comes as one "\r\x1b[2K..." write without a newline.
+    // eslint-disable-next-line no-control-regex
     if (t.startsWith('\r') && PROGRESS_LINE.test(t.replace(/^\r(?:\x1b\[2K)?/, ''))) return live(t);
     const lines = (pending + t).split('\n');
     pending = lines.pop() ?? '';
