@@ -78,6 +78,18 @@ function lstatOrNull(path: string): Stats | null {
   }
 }
 
+/** A run that reported no test case proves nothing: refused, naming every JUnit path read and what it held. */
+export function zeroCases(r: Results): SealgateError {
+  const read = r.junit.map((j) => `${j.path} (${j.status}${j.detail !== undefined ? `: ${j.detail}` : j.status === 'ok' ? ', no <testcase>' : ''})`);
+  const how = r.timed_out ? 'timed out' : r.signal !== null ? `ended by ${r.signal}` : `exited ${String(r.exit_code)}`;
+  return inputInvalid(
+    'sealgate.config#test.junit',
+    read.length === 0
+      ? `the run reported no test case: no JUnit path is configured (set test.junit to the files the command writes); the command ${how} (recorded in ${LAYOUT.results})`
+      : `the run reported no test case; JUnit read: ${read.join(', ')}; the command ${how} (recorded in ${LAYOUT.results})`,
+  );
+}
+
 export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
   const { repo, runnerJob, config } = req;
   const { params } = checkRunnerJob(repo, runnerJob);
@@ -207,5 +219,6 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
   if (exec.spawn_error !== null) {
     throw inputInvalid('command', `could not start ${JSON.stringify(command[0])}: ${exec.spawn_error} (recorded in ${LAYOUT.results})`);
   }
+  if (results.cases.length === 0) throw zeroCases(results);
   return { results, exec, clock: plan, logs };
 }

@@ -33,7 +33,8 @@ journal. A wall-clock timeout (test.timeoutSeconds, default 1800) kills the whol
   --timeout SECONDS  override test.timeoutSeconds
   -- COMMAND ...     the test command (overrides test.command)
 
-A failing test command is a result: exit 0. Exit 1 with a code when the run is refused
+A failing test command is a result: exit 0. A run that reports no test case is refused
+(E_INPUT_INVALID, naming the JUnit paths read). Exit 1 with a code when the run is refused
 or could not start or record; 2 bad arguments; 3 internal error.
 `,
   async run(ctx) {
