@@ -2,7 +2,8 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, st
 import { tmpdir } from 'node:os';
 import { basename, join, relative, sep } from 'node:path';
 import { execInGroup } from '../runner/exec.js';
-import { parseJunitXml, type JunitCase } from '../runner/junit.js';
+import type { JunitCase } from '../runner/junit.js';
+import { parseTestReport } from '../runner/report.js';
 
 /** Directories never copied: VCS data, the review tree, byte-code caches; dependency folders are linked instead. */
 const SKIP_DIRS = new Set(['.git', '__pycache__', '.pytest_cache', '.hypothesis']);
@@ -79,7 +80,7 @@ export async function runTestCommand(ws: string, command: readonly string[], jun
   for (const j of junit) {
     const p = join(ws, j);
     if (!existsSync(p)) return { status: 'crash', detail: `${j} was not written`, durationMs, cases: [] };
-    const r = parseJunitXml(readFileSync(p), j);
+    const r = parseTestReport(readFileSync(p), j, [ws, realpathSync(ws)]);
     if (!r.ok) return { status: 'crash', detail: r.findings.map((f) => f.detail).join('; '), durationMs, cases: [] };
     cases.push(...r.value);
   }

@@ -133,7 +133,7 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
     ]),
   ];
   // The XML parser loads while the tests run (a second core is idle then).
-  const junitModule = junitPaths.length > 0 ? import('./junit.js') : null;
+  const junitModule = junitPaths.length > 0 ? import('./report.js') : null;
   const env = pinnedEnv(req.baseEnv, { seed: params.seed, clock: params.clock, locale: params.locale, digest }, plan);
   let exec: ExecOutcome;
   try {
@@ -160,7 +160,8 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
   // JUnit output joins the hidden store; what it says is read from there.
   const junit: JunitFileResult[] = [];
   const cases: JunitCase[] = [];
-  const { foldDuplicates, parseJunitXml, MAX_JUNIT_BYTES } = junitModule ? await junitModule : await import('./junit.js');
+  const { parseTestReport } = junitModule ? await junitModule : await import('./report.js');
+  const { foldDuplicates, MAX_JUNIT_BYTES } = await import('./junit.js');
   for (const [k, j] of junitPaths.entries()) {
     const st = lstatOrNull(j.full);
     if (st === null) {
@@ -172,7 +173,7 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
       junit.push({ path: j.rel, sha256: null, status: 'missing', detail: 'not a regular file (a link or special file); removed unread' });
       continue;
     }
-    const stored = moveIntoStore(repo, j.full, `junit-${k + 1}.xml`);
+    const stored = moveIntoStore(repo, j.full, `junit-${k + 1}${/\.json$/i.test(j.rel) ? ".json" : ".xml"}`);
     let bytes: Buffer;
     try {
       bytes = readBoundedFile(stored, MAX_JUNIT_BYTES, j.rel);
@@ -186,7 +187,7 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
       junit.push({ path: j.rel, sha256: sha, status: 'empty', detail: 'the file is empty' });
       continue;
     }
-    const parsed = parseJunitXml(bytes, j.rel);
+    const parsed = parseTestReport(bytes, j.rel, [repo, realpathSync(repo)]);
     if (!parsed.ok) {
       junit.push({ path: j.rel, sha256: sha, status: 'malformed', detail: parsed.findings.map((f) => f.detail).join('; ') });
       continue;
