@@ -13,7 +13,7 @@ import { caseId } from './results.js';
  * lists hold, and a test file that failed to run becomes an error case, never nothing.
  */
 
-type Obj = { readonly [k: string]: JsonValue };
+type Obj = Readonly<Record<string, JsonValue>>;
 
 const isObj = (v: JsonValue | undefined): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const MAX_ID_LENGTH = 4096;
