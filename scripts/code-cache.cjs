@@ -15,13 +15,16 @@ const { loadBundle, BUNDLES } = require('../bin/sealgate.js');
 const ACCEPTANCE = join(__dirname, '..', 'acceptance');
 const RUNNER = 'warm-runner-1';
 
+/** A test command's whole job in the warm-up: one JUnit case (a run with none is refused). */
+const ONE_CASE = `require('fs').writeFileSync('junit.xml', '<testsuite name="warm" tests="1"><testcase classname="warm" name="one"/></testsuite>\\n')`;
+
 /** A scratch repository where `seal` and `run` do real work. */
 function scratchRepo() {
   const dir = mkdtempSync(join(tmpdir(), 'sealgate-code-cache-'));
   mkdirSync(join(dir, 'fixtures'));
   mkdirSync(join(dir, 'review'));
   writeFileSync(join(dir, 'fixtures', 'orders.json'), '{"orders":[100,250]}\n');
-  const config = { fixtures: ['fixtures/**'], clock: 'live', locale: 'C.UTF-8', test: { command: [process.execPath, '-e', '0'], junit: [] } };
+  const config = { fixtures: ['fixtures/**'], clock: 'live', locale: 'C.UTF-8', test: { command: [process.execPath, '-e', ONE_CASE], junit: ['junit.xml'] } };
   writeFileSync(join(dir, 'sealgate.config.json'), JSON.stringify(config) + '\n');
   const record = { proposal_id: 'p-warm', author_job: 'warm-author-1', runner_job: RUNNER, patch_path: 'patches/none.diff', digest_status: 'open', logs_present: false, logs_after_seal: true, log_visibility: 'hidden' };
   writeFileSync(join(dir, 'review', 'proposal.json'), JSON.stringify(record, null, 2) + '\n');
