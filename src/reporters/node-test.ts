@@ -69,7 +69,9 @@ function toXml(n: Node, depth: number, out: string[]): void {
     out.push(`${pad}</testsuite>`);
     return;
   }
-  const attrs = `name="${esc(d.name)}" classname="test"${file !== null ? ` file="${esc(file)}"` : ''} time="${seconds(d)}"`;
+  // A file that fails to load is reported as a test named by its absolute path: name it as the file.
+  const name = file !== null && d.name === d.file ? file : d.name;
+  const attrs = `name="${esc(name)}" classname="test"${file !== null ? ` file="${esc(file)}"` : ''} time="${seconds(d)}"`;
   if (d.skip !== undefined && d.skip !== false) out.push(`${pad}<testcase ${attrs}><skipped message="skip"/></testcase>`);
   else if (d.todo !== undefined && d.todo !== false) out.push(`${pad}<testcase ${attrs}><skipped message="todo"/></testcase>`);
   else if (!n.passed) out.push(`${pad}<testcase ${attrs}><failure message="${esc(errorText(d.details?.error).split('\n')[0] ?? '')}">${esc(errorText(d.details?.error))}</failure></testcase>`);
