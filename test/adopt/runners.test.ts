@@ -43,6 +43,10 @@ for (const kind of Object.keys(PROJECTS) as (keyof typeof PROJECTS)[]) {
       assert.ok(credit.credited.some((s) => s.endsWith('discounted')), credit.credited.join(', '));
       const v = await a.cli(['verify', '--repo', a.dir, '--now', NOW]);
       assert.equal(v.stdout, 'ALLOW\n', v.stderr);
+      // The report says which test command ran, and per symbol the decisive mutant and test.
+      const x = await a.cli(['explain', '--repo', a.dir, '--now', NOW]);
+      assert.ok(x.stdout.includes(`tests:    ${JSON.stringify(config.test.command)}`), x.stdout);
+      assert.match(x.stdout, /decisive: mutant \S+ .*killed by \S+/);
     } finally {
       a.dispose();
     }

@@ -69,6 +69,7 @@ test('html report: hostile ids are shown as text and fetch nothing', { skip }, a
   const css = 'src/y.ts::</style><link rel=stylesheet href="http://127.0.0.1:9/s.css">';
   const report: ReviewReport = {
     now: NOW,
+    run: { command: [evil], policyDigest: css, sandbox: evil },
     decision: { code: 'E_CREDIT_MISSING', exit: 1, row: 'Merge rule, row 3', condition: 'c', nextStep: 'n', decisive: { code: 'E_CREDIT_MISSING', path: 'credit', detail: '<script>fetch("http://127.0.0.1:9/")</script>' }, findings: [] },
     patch: { proposalId: 'p-1', authorJob: 'a', path: 'p.diff', sha256: '0'.repeat(64), matchesRecord: true, files: [] },
     seal: { runnerJob: 'b', sealedBy: 'b', sealedAt: NOW, recordStatus: 'sealed', fileStatus: 'sealed', digest: 'abc123', recomputed: 'match', drift: [], logs: { present: false, afterSeal: true, visibility: 'hidden' } },
