@@ -4,7 +4,7 @@ import { spawn, spawnSync, type StdioOptions } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RUNNER, makeSealedRepo } from '../runner/helpers.js';
+import { ONE_CASE, RUNNER, makeSealedRepo } from '../runner/helpers.js';
 
 // bin/sealgate.js is a shell script and a CommonJS file at once. Run as a program, its first
 // line starts Node without NODE_EXTRA_CA_CERTS (which Node would parse before any of our code
@@ -58,7 +58,7 @@ test('the test command of `sealgate run` gets NODE_EXTRA_CA_CERTS back exactly: 
       if (value !== undefined) env.NODE_EXTRA_CA_CERTS = value;
       // Something that inherits the environment must not mistake the launcher's slot for the real variable.
       const probe = 'if [ -n "${NODE_EXTRA_CA_CERTS+x}" ]; then printf "set:%s" "$NODE_EXTRA_CA_CERTS"; else printf unset; fi; printf "|%s" "${SEALGATE_NODE_EXTRA_CA_CERTS-none}"';
-      const r = asProgram(['run', '--runner-job', RUNNER, '--', 'sh', '-c', probe], env, repo.dir);
+      const r = asProgram(['run', '--runner-job', RUNNER, '--', ...ONE_CASE, 'sh', '-c', probe], env, repo.dir);
       assert.equal(r.status, 0, `${label}: ${r.stdout}${r.stderr}`);
       assert.equal(repo.read('review/runner/logs/stdout.log'), `${value === undefined ? 'unset' : `set:${value}`}|none`, label);
     } finally {
@@ -80,7 +80,7 @@ test('a value set aside by hand is restored only where the real variable is unse
   for (const [label, program, extra, expected] of cases) {
     const repo = await makeSealedRepo();
     try {
-      const args = ['run', '--runner-job', RUNNER, '--', 'sh', '-c', probe];
+      const args = ['run', '--runner-job', RUNNER, '--', ...ONE_CASE, 'sh', '-c', probe];
       const env = { ...BASE, ...extra };
       const r = program ? asProgram(args, env, repo.dir) : spawnSync(process.execPath, [BIN, ...args], { cwd: repo.dir, env, encoding: 'utf8' });
       assert.equal(r.status, 0, `${label}: ${r.stdout}${r.stderr}`);
