@@ -53,7 +53,12 @@ test('strict: unknown keys, wrong types, bad globs, duplicates, two config files
   refuses({ 'sealgate.config.json': '{"a": 1, "a": 2}\n' }, /duplicate key/);
   refuses({ 'sealgate.config.yaml': 'clock: frozen\nclock: live\n' }, /duplicate key/);
   refuses({ 'sealgate.config.json': '{}\n', 'sealgate.config.yaml': '{}\n' }, /more than one sealgate config/);
-  refuses({ 'sealgate.config.json': '{"fixtures": []}\n' }, /at least one fixture glob/);
+  refuses({ 'sealgate.config.json': '{"fixtures": ["a/**", "a/**"]}\n' }, /must not repeat/);
+});
+
+test('"fixtures": [] is a project without fixtures, not a missing field', () => {
+  withConfig({ 'sealgate.config.json': '{"fixtures": []}\n' }, (dir) => assert.deepEqual(readConfig(dir).fixtures, []));
+  withConfig({ 'sealgate.config.json': '{}\n' }, (dir) => assert.equal(readConfig(dir).fixtures, undefined));
 });
 
 test('sandbox: "bwrap" by default, "none" only as that exact string; test.env is a strict map of names the seal does not own', () => {

@@ -78,8 +78,8 @@ export const ConfigSchema = v.strictObject({
   policyFiles: v.optional(uniqueStrings(glob, 'patterns')),
   /** Added to the default policy files. */
   extraPolicyFiles: v.optional(uniqueStrings(glob, 'patterns')),
-  /** Fixture globs hashed into the sealed digest. */
-  fixtures: v.optional(v.pipe(uniqueStrings(glob, 'patterns'), v.minLength(1, 'list at least one fixture glob'))),
+  /** Fixture globs hashed into the sealed digest; [] for a project without fixtures. */
+  fixtures: v.optional(uniqueStrings(glob, 'patterns')),
   /** Clock mode: "frozen", "frozen:<RFC 3339 instant>" or "live". */
   clock: v.optional(nonEmpty),
   locale: v.optional(nonEmpty),

@@ -28,10 +28,10 @@ export function formatFor(path: string, format: DocumentFormat): 'json' | 'yaml'
   return ext === '.yaml' || ext === '.yml' ? 'yaml' : 'json';
 }
 
-/** Bytes to a JSON value: size cap, strict UTF-8, final newline, strict syntax. */
+/** Bytes to a JSON value: size cap, strict UTF-8, a final newline for YAML, strict syntax. */
 export function parseDocumentBytes(bytes: Uint8Array, format: 'json' | 'yaml', label: string): Result<JsonValue> {
   if (bytes.length > MAX_INPUT_BYTES) return fail([{ code: 'E_INPUT_INVALID', path: label, detail: `larger than the ${MAX_INPUT_BYTES}-byte cap` }]);
-  const decoded = decodeDocument(bytes);
+  const decoded = decodeDocument(bytes, format);
   if ('problem' in decoded) return fail([{ code: 'E_INPUT_INVALID', path: label, detail: decoded.detail }]);
   return parseDocumentText(decoded.text, format, label);
 }

@@ -20,12 +20,15 @@ export function decodeStrictUtf8(bytes: Uint8Array): { text: string } | { proble
 }
 
 /**
- * A document must end with a newline: a file cut short at any byte then either breaks its
- * syntax or loses its final newline, so truncation cannot pass as a shorter valid file.
+ * A YAML or line-oriented document must end with a newline: a file cut short at any byte
+ * then either breaks its syntax or loses its final newline, so truncation cannot pass as a
+ * shorter valid file. JSON needs no such rule: every document sealgate reads is an object,
+ * and an object cut at any byte before its closing brace does not parse (what follows the
+ * brace is whitespace), so JSON without a final newline, as most writers save it, is accepted.
  */
-export function decodeDocument(bytes: Uint8Array): { text: string } | { problem: TextProblem; detail: string } {
+export function decodeDocument(bytes: Uint8Array, format: 'json' | 'yaml' | 'lines'): { text: string } | { problem: TextProblem; detail: string } {
   const r = decodeStrictUtf8(bytes);
   if ('problem' in r) return r;
-  if (!r.text.endsWith('\n')) return { problem: 'no-final-newline', detail: 'does not end with a newline (truncated?)' };
+  if (format !== 'json' && !r.text.endsWith('\n')) return { problem: 'no-final-newline', detail: 'does not end with a newline (truncated?)' };
   return r;
 }

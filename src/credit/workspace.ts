@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readBoundedFile } from '../core/io.js';
-import { MAX_JUNIT_BYTES, parseJunitXml, type JunitCase } from '../runner/junit.js';
+import { MAX_JUNIT_BYTES, type JunitCase } from '../runner/junit.js';
+import { parseTestReport } from '../runner/report.js';
 import { SealgateError } from '../core/errors.js';
 import { dependencyFolders, resolveOutput, runInFreshCopy, type Box } from '../sandbox/run.js';
 
@@ -74,7 +75,7 @@ export async function runTestCommand(
         for (const j of junit) {
           const found = resolveOutput(dirs.work, j);
           if (!('path' in found)) return fail('crash', `${j}: ${found.missing}`);
-          const r = parseJunitXml(readBoundedFile(found.path, MAX_JUNIT_BYTES, j), j);
+          const r = parseTestReport(readBoundedFile(found.path, MAX_JUNIT_BYTES, j), j, [cwd, dirs.work]);
           if (!r.ok) return fail('crash', r.findings.map((f) => f.detail).join('; '));
           cases.push(...r.value);
         }

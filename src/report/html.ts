@@ -1,5 +1,5 @@
 import type { Finding } from '../core/errors.js';
-import { groupKills, isolationText, type ReviewReport, type SymbolRow } from './model.js';
+import { FEW, groupKills, isolationText, type ReviewReport, type SymbolRow } from './model.js';
 
 /** Escape for HTML text and attribute values. */
 export function escapeHtml(s: string): string {
@@ -37,19 +37,34 @@ th{background:var(--bg)}
 ul{margin:4px 0;padding-left:20px}
 `;
 
+/** A list shown as its first FEW entries, the whole of it in a collapsed <details>. */
+function collapsible(xs: readonly string[], none = 'none'): string {
+  if (xs.length === 0) return `<span class="muted">${none}</span>`;
+  const head = xs.slice(0, FEW).map(code).join('<br>');
+  if (xs.length <= FEW) return head;
+  return `${head}<details><summary>all ${xs.length}</summary>${xs.map(code).join('<br>')}</details>`;
+}
+
 function symbolRows(rows: readonly SymbolRow[]): string {
   if (rows.length === 0) return '<p class="muted">No changed production symbols.</p>';
   const body = rows
     .map((s) => {
-      const kills = s.killed.length > 0 ? `<ul>${groupKills(s).map(([t, ms]) => `<li>${code(t)} killed ${ms.length}: ${ms.map(code).join(' ')}</li>`).join('')}</ul>` : '<span class="muted">none</span>';
+      const short = (m: string): string => (m.startsWith(`${s.id}#`) ? m.slice(s.id.length + 1) : m);
+      const decisive = s.decisive ? `mutant ${code(short(s.decisive.mutant))}${s.decisive.description ? ` <span class="muted">${e(s.decisive.description)}</span>` : ''} killed by ${code(s.decisive.test)}` : s.tests.length > 0 ? `credited by ${code(s.tests[0] as string)}` : '<span class="muted">none</span>';
+      const kills = groupKills(s).map(([t, ms]) => `${t} killed ${ms.length}: ${ms.join(' ')}`);
+      const more = [
+        ['Credit-bearing tests', s.tests],
+        ['Mutants killed', kills],
+        ['Insensitive tests', s.insensitive],
+        ['Tautologies', s.tautologies],
+      ] as const;
+      const details = more.filter(([, xs]) => xs.length > 0).map(([title, xs]) => `<details><summary>${e(title)} (${xs.length})</summary>${xs.map(code).join('<br>')}</details>`).join('');
       return `<tr data-symbol="${e(s.id)}"><td>${code(s.id)}${s.location ? `<div class="muted">${e(s.location)}</div>` : ''}</td>`
         + `<td><span class="pill ${e(s.status)}">${e(s.status)}</span>${s.status === 'missing' && s.reason ? `<div class="muted">${e(s.reason)}</div>` : ''}</td>`
-        + `<td>${s.tests.map(code).join('<br>') || '<span class="muted">none</span>'}</td><td>${kills}</td>`
-        + `<td>${s.insensitive.map(code).join('<br>') || '<span class="muted">none</span>'}</td>`
-        + `<td>${s.tautologies.map(code).join('<br>') || '<span class="muted">none</span>'}</td></tr>`;
+        + `<td>${decisive}</td><td>${s.reached.length} ${collapsible(s.reached, '')}</td><td>${details || '<span class="muted">none</span>'}</td></tr>`;
     })
     .join('\n');
-  return `<table id="symbols"><thead><tr><th>Changed symbol</th><th>Credit</th><th>Credit-bearing tests</th><th>Mutants killed</th><th>Insensitive tests</th><th>Tautologies</th></tr></thead><tbody>\n${body}\n</tbody></table>`;
+  return `<table id="symbols"><thead><tr><th>Changed symbol</th><th>Credit</th><th>Decisive evidence</th><th>Reaching tests</th><th>More</th></tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
 
 /**
@@ -67,7 +82,7 @@ export function toHtmlReport(r: ReviewReport): string {
   const q4 = r.freeze ? (r.freeze.checks.every((c) => c.ok) ? 'yes, every field' : `no: ${r.freeze.checks.filter((c) => !c.ok).map((c) => e(c.name)).join('; ')}`) : 'no freeze';
   const lists: string[] = [];
   const item = (title: string, id: string, xs: readonly string[]): void => {
-    if (xs.length > 0) lists.push(`<h3>${e(title)}</h3><ul id="${id}">${xs.map((x) => `<li>${x}</li>`).join('')}</ul>`);
+    if (xs.length > 0) lists.push(`<details id="${id}"${xs.length <= FEW ? ' open' : ''}><summary><strong>${e(title)}</strong> (${xs.length})</summary><ul>${xs.map((x) => `<li>${x}</li>`).join('')}</ul></details>`);
   };
   item('Moved (body unchanged, no credit needed)', 'moved', r.moved.map((m) => `<span data-symbol="${e(m.to)}">${code(m.from)} → ${code(m.to)}</span>`));
   item('Deleted', 'deleted', r.deleted.map((s) => `<span data-symbol="${e(s)}">${code(s)}</span>`));
@@ -102,6 +117,7 @@ ${r.freeze.checks.map((c) => `<tr><td>${e(c.name)}</td><td>${mark(c.ok)}</td><td
 ${d.decisive ? `<p><strong>Because</strong> ${where(d.decisive)}${e(d.decisive.detail)}</p>` : ''}
 ${d.nextStep ? `<p><strong>Next step:</strong> ${e(d.nextStep)}</p>` : '<p>ALLOW opens a human review; it is not an auto-merge.</p>'}
 <p>Proposal ${code(r.patch.proposalId)} · review clock ${code(r.now)}</p>
+<p>Tests: ${r.run.command ? code(r.run.command.join(' ')) : 'no sealed run in the journal'}${r.run.policyDigest ? ` · policy ${code(r.run.policyDigest)}` : ''}${r.run.sandbox ? ` · sandbox ${e(r.run.sandbox)}` : ''}</p>
 </section>
 
 <div class="qs">
@@ -124,7 +140,7 @@ ${lists.join('\n')}
 ${r.seal.drift.map((f) => `<li class="bad">drift: ${where(f)}${e(f.detail)}</li>`).join('\n')}
 <li>Logs present ${String(r.seal.logs.present)}, written after the seal ${String(r.seal.logs.afterSeal)}, ${e(r.seal.logs.visibility)}</li>
 <li>Sandbox: ${e(isolationText(r.isolation))}</li>
-<li>Patch files: ${r.patch.files.map((f) => `${code(f.path)} <span class="muted">${e(f.class)}</span>`).join(', ') || 'none'}</li>
+<li>Patch files (${r.patch.files.length}): <details${r.patch.files.length <= FEW ? ' open' : ''}><summary>list</summary>${r.patch.files.map((f) => `${code(f.path)} <span class="muted">${e(f.class)}</span>`).join(', ') || 'none'}</details></li>
 </ul>
 
 <h2>Freeze</h2>
@@ -134,7 +150,7 @@ ${freeze}
 <table id="audit"><tbody>
 ${r.steps.map((s) => `<tr><td>${s.ok && s.warn ? '<span class="bad">!</span>' : mark(s.ok)}</td><td>${e(s.stage)}</td><td>${e(s.summary)}</td></tr>`).join('\n')}
 </tbody></table>
-${d.findings.length > 0 ? `<h2>All findings, in the order that decided</h2><ul id="findings">${d.findings.map((f) => `<li>${code(f.code)} ${where(f)}${e(f.detail)}</li>`).join('')}</ul>` : ''}
+${d.findings.length > 0 ? `<h2>All findings, in the order that decided</h2><details${d.findings.length <= FEW ? ' open' : ''}><summary>${d.findings.length} finding(s)</summary><ul id="findings">${d.findings.map((f) => `<li>${code(f.code)} ${where(f)}${e(f.detail)}</li>`).join('')}</ul></details>` : ''}
 </main>
 </body>
 </html>

@@ -1,11 +1,16 @@
 import type { Finding } from '../core/errors.js';
-import { groupKills, isolationText, type ReviewReport } from './model.js';
+import { FEW, isolationText, type ReviewReport } from './model.js';
 
 /** Markdown table cells: no pipes, no newlines, code spans for ids. */
 const cell = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 const code = (s: string): string => (s === '' ? '' : `\`${s.replace(/`/g, "'")}\``);
 const where = (f: Finding): string => (f.path ? `${code(f.path)}: ` : '');
 const mark = (ok: boolean): string => (ok ? '✅' : '❌');
+/** At most FEW code spans, the rest counted. */
+const fewCode = (xs: readonly string[]): string => (xs.length <= FEW ? xs.map(code).join(', ') : `${xs.slice(0, FEW).map(code).join(', ')} and ${xs.length - FEW} more`);
+const MAX_FINDINGS = 20;
+const MAX_DETAIL = 400;
+const detail = (f: Finding): string => cell(f.detail.length > MAX_DETAIL ? `${f.detail.slice(0, MAX_DETAIL)}... (${f.detail.length} characters; explain --format json)` : f.detail);
 
 /** The report as GitHub-flavoured Markdown, for a CI job summary. */
 export function toMarkdownReport(r: ReviewReport): string {
@@ -15,7 +20,7 @@ export function toMarkdownReport(r: ReviewReport): string {
   out.push('');
   // One item per line: consecutive lines would run together into one paragraph.
   out.push(`- **Rule:** ${cell(d.row)}. ${cell(d.condition)}`);
-  if (d.decisive) out.push(`- **Because:** ${where(d.decisive)}${cell(d.decisive.detail)}`);
+  if (d.decisive) out.push(`- **Because:** ${where(d.decisive)}${detail(d.decisive)}`);
   if (d.nextStep) out.push(`- **Next step:** ${cell(d.nextStep)}`);
   out.push(`- **Review clock:** ${code(r.now)}`);
   out.push(`- **Tested:** base ${code(r.seal.baseCommit ?? '(none)')}, tree ${code(r.seal.treeSealed ?? '(not sealed)')}${r.seal.treeRebuilt !== null && r.seal.treeRebuilt !== r.seal.treeSealed ? ` (**rebuilt now: ${code(r.seal.treeRebuilt)}**)` : ''}`);
@@ -26,18 +31,20 @@ export function toMarkdownReport(r: ReviewReport): string {
   out.push('|---|---|');
   out.push(`| 1. Which job wrote the patch? | ${code(r.patch.authorJob ?? '(missing)')} (proposal ${code(r.patch.proposalId)}, ${code(r.patch.path)}, hash ${r.patch.matchesRecord ? 'matches the record' : '**does not match the record**'}) |`);
   out.push(`| 2. Which job wrote digest.status? | ${code(r.seal.sealedBy ?? '(no seal in the journal)')} (record's runner ${code(r.seal.runnerJob ?? '(missing)')}; status ${code(r.seal.recordStatus)}; digest ${code(r.seal.digest ?? '(none)')}) |`);
-  const credited = r.symbols.filter((s) => s.status !== 'missing').map((s) => code(s.id));
-  out.push(`| 3. Which changed symbols have non-tautological credit? | ${credited.join(', ') || 'none'}${r.credit ? ` (credit ${code(r.credit.creditId)}, pass ${String(r.credit.pass)})` : ' (no credit file)'} |`);
+  const credited = r.symbols.filter((s) => s.status !== 'missing').map((s) => s.id);
+  out.push(`| 3. Which changed symbols have non-tautological credit? | ${credited.length} of ${r.symbols.length}${credited.length > 0 ? `: ${fewCode(credited)}` : ''}${r.credit ? ` (credit ${code(r.credit.creditId)}, pass ${String(r.credit.pass)})` : ' (no credit file)'} |`);
   out.push(`| 4. Does the freeze cite that digest, a passing credit, another test and a future expiry? | ${r.freeze ? (r.freeze.checks.every((c) => c.ok) ? 'yes, every field' : `**no**: ${r.freeze.checks.filter((c) => !c.ok).map((c) => c.name).join('; ')}`) : 'no freeze'} |`);
   out.push('');
   out.push('### Symbols');
   out.push('');
   if (r.symbols.length === 0) out.push('No changed production symbols.');
   else {
-    out.push('| Symbol | Credit | Tests | Mutants killed | Insensitive | Tautologies |');
-    out.push('|---|---|---|---|---|---|');
+    out.push('| Symbol | Credit | Decisive evidence | Reaching tests |');
+    out.push('|---|---|---|---|');
     for (const s of r.symbols) {
-      out.push(`| ${code(s.id)} | ${s.status === 'missing' ? `❌ missing${s.reason ? `: ${cell(s.reason)}` : ''}` : `✅ ${s.status}`} | ${s.tests.map(code).join(', ')} | ${groupKills(s).map(([t, ms]) => `${code(t)}: ${ms.length}`).join(', ')} | ${s.insensitive.map(code).join(', ')} | ${s.tautologies.map(code).join(', ')} |`);
+      const short = (m: string): string => (m.startsWith(`${s.id}#`) ? m.slice(s.id.length + 1) : m);
+      const decisive = s.decisive ? `mutant ${code(short(s.decisive.mutant))}${s.decisive.description ? ` (${cell(s.decisive.description)})` : ''} killed by ${code(s.decisive.test)}` : s.tests.length > 0 ? `credited by ${fewCode(s.tests)}` : '';
+      out.push(`| ${code(s.id)} | ${s.status === 'missing' ? `❌ missing${s.reason ? `: ${cell(s.reason)}` : ''}` : `✅ ${s.status}`} | ${decisive} | ${s.reached.length}${s.status === 'missing' && s.reached.length > 0 ? `: ${r.symbols.length > 20 ? fewCode(s.reached.slice(0, 1)) + (s.reached.length > 1 ? ` and ${s.reached.length - 1} more` : '') : fewCode(s.reached)}` : ''} |`);
     }
   }
   const extra: [string, readonly string[]][] = [
@@ -49,7 +56,8 @@ export function toMarkdownReport(r: ReviewReport): string {
     ['Undefined tests (no test file defines them; no credit)', r.undefinedTests.map(code)],
     ['Tautologies', r.tautologies.map((t) => `${code(t.id)}${t.rule ? ` (${cell(t.rule)})` : ''}`)],
   ];
-  for (const [title, xs] of extra) if (xs.length > 0) out.push('', `**${title}:** ${xs.join(', ')}`);
+  const shown = (xs: readonly string[]): string => (xs.length <= FEW ? xs.join(', ') : `${xs.slice(0, FEW).join(', ')} and ${xs.length - FEW} more`);
+  for (const [title, xs] of extra) if (xs.length > 0) out.push('', `**${title} (${xs.length}):** ${shown(xs)}`);
   out.push('');
   out.push('### Freeze');
   out.push('');
@@ -69,9 +77,12 @@ export function toMarkdownReport(r: ReviewReport): string {
     out.push('');
     out.push('<details><summary>All findings</summary>');
     out.push('');
-    for (const f of d.findings) out.push(`- ${code(f.code)} ${where(f)}${cell(f.detail)}`);
+    for (const f of d.findings.slice(0, MAX_FINDINGS)) out.push(`- ${code(f.code)} ${where(f)}${detail(f)}`);
+    if (d.findings.length > MAX_FINDINGS) out.push(`- and ${d.findings.length - MAX_FINDINGS} more (\`explain --format json\`)`);
     out.push('');
     out.push('</details>');
   }
+  out.push('');
+  out.push(`<sub>At most ${FEW} names per list; \`sealgate explain --format json\` has every test, mutant and finding.</sub>`);
   return out.join('\n') + '\n';
 }

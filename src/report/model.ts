@@ -12,6 +12,8 @@ import { lastLiveSeal } from '../verify/audit.js';
  */
 export interface ReviewReport {
   readonly now: string;
+  /** How the sealed run ran: the test command (from the journal's run-start), and the policy digest and sandbox where the evidence records them. */
+  readonly run: { readonly command: readonly string[] | null; readonly policyDigest: string | null; readonly sandbox: string | null };
   readonly decision: {
     readonly code: DecisionCode;
     readonly exit: number;
@@ -107,6 +109,8 @@ export interface SymbolRow {
   readonly tautologies: readonly string[];
   readonly reason: string | null;
   readonly location: string | null;
+  /** The evidence that decided: the first mutant a credit-bearing test killed (and by which test), else null. */
+  readonly decisive?: { readonly mutant: string; readonly test: string; readonly description: string | null } | null;
 }
 
 export interface FreezeCheck {
@@ -147,6 +151,7 @@ export function toReviewReport(a: Audit): ReviewReport {
       tautologies: ev?.tautologies ?? (a.cases?.cases ?? []).filter((k) => k.kind === 'tautology' && k.symbols.includes(id)).map((k) => k.id),
       reason: ev?.reason ?? (credited.has(id) ? null : c === null ? 'no property run' : 'no passing non-tautological test kills a mutant of it'),
       location: loc ? `${loc.path}:${loc.start_line}-${loc.end_line}` : null,
+      decisive: ev?.killed[0] ? { mutant: ev.killed[0].mutant, test: ev.killed[0].test, description: ev.mutants?.find((m) => m.id === ev.killed[0]?.mutant)?.description ?? null } : null,
     };
   });
 
@@ -199,8 +204,15 @@ export function toReviewReport(a: Audit): ReviewReport {
     freeze = { freezeId: z.freeze_id, authorJob: z.author_job, testId: z.test_id, expiresAt: z.expires_at, checks };
   }
 
+  const runStart = a.journal === null ? undefined : [...a.journal].reverse().find((ev) => ev.type === 'run-start' && (live === null || ev.digest === live.digest));
+  const recorded = (k: string): string | null => {
+    // Other stages may record these beside the run (policy digest, sandbox); shown when present.
+    const v = runStart !== undefined ? (runStart as unknown as Record<string, unknown>)[k] : undefined;
+    return typeof v === 'string' ? v : null;
+  };
   return {
     now: x.now.text,
+    run: { command: runStart?.type === 'run-start' ? runStart.command : null, policyDigest: recorded('policy_digest'), sandbox: recorded('sandbox') },
     decision: {
       code: a.code,
       exit: info.exit,
@@ -262,6 +274,15 @@ export function toReviewReport(a: Audit): ReviewReport {
       noneAllowed: x.sandbox === 'none',
     },
   };
+}
+
+/** How many names a concise report shows of a list; the rest is counted (all of it is in --format json). */
+export const FEW = 3;
+
+/** `a, b, c and 12 more`, or `(none)`. */
+export function few(xs: readonly string[], n = FEW): string {
+  if (xs.length === 0) return '(none)';
+  return xs.length <= n ? xs.join(', ') : `${xs.slice(0, n).join(', ')} and ${xs.length - n} more`;
 }
 
 /** Killed mutants grouped by test, mutant ids without the repeated symbol prefix. */

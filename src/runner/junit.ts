@@ -169,6 +169,8 @@ function detectProducer(root: XmlNode, rootName: string): Producer {
   const name = rootName === 'testsuites' ? attr(root, 'name') : undefined;
   if (name === 'vitest tests') return 'vitest';
   if (name === 'jest tests') return 'jest';
+  // sealgate's own node:test reporter (src/reporters/node-test.ts): node's shape, with a file on every case.
+  if (name === 'node:test') return 'node';
   if (rootName === 'testsuites' && root[':@'] === undefined) {
     // node:test: a bare <testsuites> and the constant classname "test" on every case.
     let all = true;

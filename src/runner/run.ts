@@ -91,6 +91,18 @@ function lstatOrNull(path: string): Stats | null {
   }
 }
 
+/** A run that reported no test case proves nothing: refused, naming every JUnit path read and what it held. */
+export function zeroCases(r: Results): SealgateError {
+  const read = r.junit.map((j) => `${j.path} (${j.status}${j.detail !== undefined ? `: ${j.detail}` : j.status === 'ok' ? ', no <testcase>' : ''})`);
+  const how = r.timed_out ? 'timed out' : r.signal !== null ? `ended by ${r.signal}` : `exited ${String(r.exit_code)}`;
+  return inputInvalid(
+    'sealgate.config#test.junit',
+    read.length === 0
+      ? `the run reported no test case: no JUnit path is configured (set test.junit to the files the command writes); the command ${how} (recorded in ${LAYOUT.results})`
+      : `the run reported no test case; JUnit read: ${read.join(', ')}; the command ${how} (recorded in ${LAYOUT.results})`,
+  );
+}
+
 export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
   const { repo, runnerJob, config } = req;
   const { params } = checkRunnerJob(repo, runnerJob);
@@ -140,7 +152,7 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
     ]),
   ];
   // The XML parser loads while the tests run (a second core is idle then).
-  const junitModule = junitPaths.length > 0 ? import('./junit.js') : null;
+  const junitModule = junitPaths.length > 0 ? import('./report.js') : null;
   const env = pinnedEnv(req.baseEnv, { seed: params.seed, clock: params.clock, locale: params.locale, digest }, plan, config.test.env);
   let exec: ExecOutcome;
   let cwd: string;
@@ -163,7 +175,7 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
       (outcome, dirs, sandboxPlan) => {
         for (const [k, j] of junitPaths.entries()) {
           const found = resolveOutput(dirs.work, j.rel);
-          taken.push('path' in found ? { stored: moveIntoStore(repo, found.path, `junit-${k + 1}.xml`) } : found);
+          taken.push('path' in found ? { stored: moveIntoStore(repo, found.path, `junit-${k + 1}${/\.json$/i.test(j.rel) ? '.json' : '.xml'}`) } : found);
         }
         return [outcome, sandboxPlan.cwd] as const;
       },
@@ -182,7 +194,8 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
   // JUnit output joins the hidden store; what it says is read from there.
   const junit: JunitFileResult[] = [];
   const cases: JunitCase[] = [];
-  const { foldDuplicates, parseJunitXml, MAX_JUNIT_BYTES } = junitModule ? await junitModule : await import('./junit.js');
+  const { parseTestReport } = junitModule ? await junitModule : await import('./report.js');
+  const { foldDuplicates, MAX_JUNIT_BYTES } = await import('./junit.js');
   for (const [k, j] of junitPaths.entries()) {
     const t = taken[k] ?? { missing: 'the test command did not write it' };
     if ('missing' in t) {
@@ -203,7 +216,8 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
       junit.push({ path: j.rel, sha256: sha, status: 'empty', detail: 'the file is empty' });
       continue;
     }
-    const parsed = parseJunitXml(bytes, j.rel);
+    // jest's report names files by absolute path: the sandbox's working directory, or the copy's.
+    const parsed = parseTestReport(bytes, j.rel, [cwd, req.tree.root, realpathSync(req.tree.root)]);
     if (!parsed.ok) {
       junit.push({ path: j.rel, sha256: sha, status: 'malformed', detail: parsed.findings.map((f) => f.detail).join('; ') });
       continue;
@@ -238,5 +252,6 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
   if (exec.spawn_error !== null) {
     throw inputInvalid('command', `could not start ${JSON.stringify(command[0])}: ${exec.spawn_error} (recorded in ${LAYOUT.results})`);
   }
+  if (results.cases.length === 0) throw zeroCases(results);
   return { results, exec, clock: plan, logs, cwd };
 }

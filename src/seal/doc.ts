@@ -7,7 +7,7 @@ import { decodeDocument } from '../core/text.js';
 
 /**
  * seal.json read with the same rules as src/core/document.ts (size cap, strict UTF-8,
- * final newline, strict JSON, strict schema, every issue at its dotted path), as
+ * strict JSON (no final-newline rule), strict schema, every issue at its dotted path), as
  * exceptions rather than a Result.
  */
 
@@ -17,7 +17,7 @@ function fail(findings: Finding[]): never {
 
 export function parseJsonBytes(bytes: Uint8Array, label: string): JsonValue {
   if (bytes.length > MAX_INPUT_BYTES) fail([{ code: 'E_INPUT_INVALID', path: label, detail: `larger than the ${MAX_INPUT_BYTES}-byte cap` }]);
-  const d = decodeDocument(bytes);
+  const d = decodeDocument(bytes, 'json');
   if ('problem' in d) fail([{ code: 'E_INPUT_INVALID', path: label, detail: d.detail }]);
   try {
     return parseStrictJson(d.text);

@@ -32,11 +32,12 @@ export const SealParamsSchema = v.strictObject({
   version: v.literal(2),
   runner_job: jobId,
   record: v.pipe(v.string(), v.minLength(1)),
-  fixtures: v.pipe(v.array(glob), v.minLength(1)),
+  /** Empty for a project without fixtures: the digest still covers seed, clock and locale. */
+  fixtures: v.array(glob),
   seed: v.pipe(v.string(), v.check((s) => checkSeed(s) === undefined, 'not a sealable seed')),
   clock: v.pipe(v.string(), v.check((s) => checkClock(s) === undefined, 'not a sealable clock mode')),
   locale: v.pipe(v.string(), v.check((s) => checkLocale(s) === undefined, 'not a sealable locale')),
-  files: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  files: v.pipe(v.number(), v.integer(), v.minValue(0)),
   /** The record's base commit, and the tree id of base + patch the fixtures were hashed in. */
   base_commit: gitObjectId,
   tree: gitObjectId,

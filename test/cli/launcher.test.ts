@@ -5,7 +5,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RUNNER, makeSealedRepo } from '../runner/helpers.js';
+import { ONE_CASE, RUNNER, makeSealedRepo } from '../runner/helpers.js';
 
 // bin/sealgate.js is a shell script and a CommonJS file at once. Run as a program, its first
 // line starts Node without NODE_EXTRA_CA_CERTS (which Node would parse before any of our code
@@ -58,7 +58,7 @@ test('the test command of `sealgate run` sees neither NODE_EXTRA_CA_CERTS nor th
       const env: Record<string, string> = { ...BASE };
       if (value !== undefined) env.NODE_EXTRA_CA_CERTS = value;
       const probe = 'if [ -n "${NODE_EXTRA_CA_CERTS+x}" ]; then printf "set:%s" "$NODE_EXTRA_CA_CERTS"; else printf unset; fi; printf "|%s" "${SEALGATE_NODE_EXTRA_CA_CERTS-none}"';
-      const r = asProgram(['run', '--runner-job', RUNNER, '--', 'sh', '-c', probe], env, repo.dir);
+      const r = asProgram(['run', '--runner-job', RUNNER, '--', ...ONE_CASE, 'sh', '-c', probe], env, repo.dir);
       assert.equal(r.status, 0, `${label}: ${r.stdout}${r.stderr}`);
       assert.equal(repo.read('review/runner/logs/stdout.log'), 'unset|none', label);
     } finally {

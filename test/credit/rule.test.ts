@@ -138,7 +138,7 @@ describe('sealgate credit --cases: the strict case file', () => {
     ['not UTF-8', new Uint8Array([0x7b, 0xff, 0x7d, 0x0a]), /UTF-8/],
     ['oversized', Buffer.alloc(17 * 1024 * 1024, 0x20), /cap/],
     ['empty', '', /./],
-    ['no final newline', JSON.stringify(SAMPLE), /newline/],
+    ['cut before its closing brace', JSON.stringify(SAMPLE).slice(0, -1), /not valid JSON/],
   ];
   for (const [name, text, why] of hostile) {
     it(`refuses ${name} with E_INPUT_INVALID`, async () => {
@@ -149,6 +149,11 @@ describe('sealgate credit --cases: the strict case file', () => {
       assert.match(r.stderr, why);
     });
   }
+  it('JSON without a final newline is accepted (as most writers save it)', async () => {
+    const r = await run(JSON.stringify(SAMPLE), '--digest', 'abc123');
+    assert.equal(r.exit, 1, r.stderr);
+    assert.deepEqual((JSON.parse(r.stdout) as { missing: string[] }).missing, ['tax_cents']);
+  });
   it('CRLF line ends are fine JSON whitespace', async () => {
     const r = await run(sample.replace(/\n/g, '\r\n'), '--digest', 'abc123');
     assert.equal(r.exit, 1);

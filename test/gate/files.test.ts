@@ -39,13 +39,31 @@ test('the untouched files are allowed, as JSON and as YAML', () => {
   assert.equal(run(files(true)), 'ALLOW');
 });
 
-test('property: cutting any input file at any byte never gives ALLOW', () => {
-  const keys = ['record', 'credit', 'freeze', 'patch', 'digestTxt', 'statusTxt', 'results'] as const;
-  fc.assert(
-    fc.property(fc.boolean(), fc.constantFrom(...keys), fc.nat(), (yaml, key, cut) => {
-      const f = files(yaml);
+const KEYS = ['record', 'credit', 'freeze', 'patch', 'digestTxt', 'statusTxt', 'results'] as const;
+const JSON_KEYS = new Set<string>(['credit', 'freeze', 'results']);
+const isJson = (yaml: boolean, key: string): boolean => JSON_KEYS.has(key) || (key === 'record' && !yaml);
+/** JSON needs no final newline: a cut that removes only trailing whitespace leaves the same document. */
+const contentLength = (bytes: Uint8Array, json: boolean): number => (json ? Buffer.from(bytes).toString('utf8').trimEnd().length : bytes.length);
+
+test('JSON inputs without a final newline are accepted; YAML and line-oriented files keep the rule', () => {
+  for (const yaml of [false, true]) {
+    const f = files(yaml);
+    for (const key of KEYS) {
       const bytes = f[key] as Uint8Array;
-      const k = cut % bytes.length; // a strict prefix, possibly empty
+      const code = run({ ...f, [key]: bytes.subarray(0, bytes.length - 1) });
+      assert.equal(code, isJson(yaml, key) ? 'ALLOW' : 'E_INPUT_INVALID', `${yaml ? 'yaml' : 'json'} ${key} without its final newline`);
+    }
+  }
+});
+
+test('property: cutting any input file at any byte of its content never gives ALLOW', () => {
+  fc.assert(
+    fc.property(fc.boolean(), fc.boolean(), fc.constantFrom(...KEYS), fc.nat(), (yaml, bare, key, cut) => {
+      const f = files(yaml);
+      const json = isJson(yaml, key);
+      // JSON files are tried both with their final newline and without (as most writers save them).
+      const bytes = json && bare ? (f[key] as Uint8Array).subarray(0, contentLength(f[key] as Uint8Array, true)) : (f[key] as Uint8Array);
+      const k = cut % contentLength(bytes, json); // a strict prefix of the content, possibly empty
       const code = run({ ...f, [key]: bytes.subarray(0, k) });
       assert.notEqual(code, 'ALLOW', `${key} cut at ${k} of ${bytes.length}`);
     }),
@@ -53,12 +71,15 @@ test('property: cutting any input file at any byte never gives ALLOW', () => {
   );
 });
 
-test('exhaustive: every prefix of every file is refused', () => {
+test('exhaustive: every prefix of every file is refused, down to its content', () => {
   for (const yaml of [false, true]) {
     const f = files(yaml);
-    for (const key of ['record', 'credit', 'freeze', 'patch', 'digestTxt', 'statusTxt', 'results'] as const) {
+    for (const key of KEYS) {
       const bytes = f[key] as Uint8Array;
-      for (let k = 0; k < bytes.length; k++) assert.notEqual(run({ ...f, [key]: bytes.subarray(0, k) }), 'ALLOW', `${key} cut at ${k}`);
+      const end = contentLength(bytes, isJson(yaml, key));
+      for (let k = 0; k < end; k++) assert.notEqual(run({ ...f, [key]: bytes.subarray(0, k) }), 'ALLOW', `${key} cut at ${k}`);
+      // What lies past the content of a JSON file is whitespace: cutting it leaves the document.
+      for (let k = end; k < bytes.length; k++) assert.equal(run({ ...f, [key]: bytes.subarray(0, k) }), 'ALLOW', `${key} cut at ${k} (whitespace only)`);
     }
   }
 });

@@ -70,6 +70,7 @@ test('html report: hostile ids are shown as text and fetch nothing', { skip }, a
   const report: ReviewReport = {
     isolation: { run: 'bwrap', credit: 'bwrap', noneAllowed: false },
     now: NOW,
+    run: { command: [evil], policyDigest: css, sandbox: evil },
     decision: { code: 'E_CREDIT_MISSING', exit: 1, row: 'Merge rule, row 3', condition: 'c', nextStep: 'n', decisive: { code: 'E_CREDIT_MISSING', path: 'credit', detail: '<script>fetch("http://127.0.0.1:9/")</script>' }, findings: [] },
     patch: { proposalId: 'p-1', authorJob: 'a', path: 'p.diff', sha256: '0'.repeat(64), matchesRecord: true, files: [] },
     seal: { runnerJob: 'b', sealedBy: 'b', sealedAt: NOW, recordStatus: 'sealed', fileStatus: 'sealed', digest: 'abc123', recomputed: 'match', drift: [], logs: { present: false, afterSeal: true, visibility: 'hidden' }, baseCommit: 'a'.repeat(40), treeSealed: 'b'.repeat(40), treeRebuilt: '<img src="http://127.0.0.1:9/">', policyDigest: 'default', policySource: '<script>fetch(1)</script>', testCommand: ['<iframe>'] },

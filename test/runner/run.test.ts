@@ -10,7 +10,7 @@ import { findLibfaketime } from '../../src/runner/env.js';
 import { readJournal } from '../../src/runner/journal.js';
 import { readResults } from '../../src/runner/results.js';
 import { runSealedTests } from '../../src/runner/run.js';
-import { AUTHOR, ENV, PASS_FAIL_XML, RUNNER, makeSealedRepo, shWritingJunit } from './helpers.js';
+import { AUTHOR, ENV, ONE_CASE, PASS_FAIL_XML, RUNNER, makeSealedRepo, shWritingJunit } from './helpers.js';
 
 const mode = (p: string): number => statSync(p).mode & 0o777;
 
@@ -46,7 +46,7 @@ test('a failing test command is a result: exit 0, results and journal recorded, 
 test('the sealed inputs are pinned in the environment of the test command', async () => {
   const repo = await makeSealedRepo();
   try {
-    const r = await repo.cli('run', '--runner-job', RUNNER, '--', 'sh', '-c', 'env | sort');
+    const r = await repo.cli('run', '--runner-job', RUNNER, '--', ...ONE_CASE, 'sh', '-c', 'env | sort');
     assert.equal(r.exit, 0, r.stderr);
     const env = Object.fromEntries(repo.read('review/runner/logs/stdout.log').trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
     assert.equal(env.SEED, '1234');
@@ -65,7 +65,7 @@ test('the sealed inputs are pinned in the environment of the test command', asyn
 test('refusals: unsealed, another runner job, the author job', async () => {
   const repo = await makeSealedRepo({ seal: false });
   try {
-    let r = await repo.cli('run', '--runner-job', RUNNER, '--', 'true');
+    let r = await repo.cli('run', '--runner-job', RUNNER, '--', ...ONE_CASE, 'true');
     assert.equal(r.stdout, 'E_DIGEST_OPEN\n');
     assert.equal(r.exit, 1);
     assert.equal((await repo.cli('seal', '--runner-job', RUNNER)).exit, 0);
@@ -85,9 +85,9 @@ test('refusals: unsealed, another runner job, the author job', async () => {
 test('drift after the seal: the run reopens the seal (logs and credit gone) and refuses with E_DIGEST_OPEN', async () => {
   const repo = await makeSealedRepo();
   try {
-    assert.equal((await repo.cli('run', '--runner-job', RUNNER, '--', 'echo', 'first')).exit, 0);
+    assert.equal((await repo.cli('run', '--runner-job', RUNNER, '--', ...ONE_CASE, 'echo', 'first')).exit, 0);
     repo.write('fixtures/orders.json', '{"orders":[1,2,3,4]}\n');
-    const r = await repo.cli('run', '--runner-job', RUNNER, '--', 'echo', 'second');
+    const r = await repo.cli('run', '--runner-job', RUNNER, '--', ...ONE_CASE, 'echo', 'second');
     assert.equal(r.stdout, 'E_DIGEST_OPEN\n');
     assert.match(r.stderr, /fixtures\/orders\.json/);
     assert.equal(repo.read('review/runner/digest.status'), 'open\n');
@@ -104,7 +104,7 @@ test('logs not written by a run after the seal: E_LOGS_EARLY for run and publish
   try {
     mkdirSync(join(repo.dir, 'review/runner/logs'), { recursive: true });
     writeFileSync(join(repo.dir, 'review/runner/logs/stdout.log'), 'a stack trace from before the seal\n');
-    let r = await repo.cli('run', '--runner-job', RUNNER, '--', 'true');
+    let r = await repo.cli('run', '--runner-job', RUNNER, '--', ...ONE_CASE, 'true');
     assert.equal(r.stdout, 'E_LOGS_EARLY\n');
     let rec = repo.record();
     assert.deepEqual([rec.logs_present, rec.logs_after_seal, rec.log_visibility], [true, false, 'hidden']);
@@ -118,7 +118,7 @@ test('logs not written by a run after the seal: E_LOGS_EARLY for run and publish
     rec = repo.record();
     assert.deepEqual([rec.logs_present, rec.logs_after_seal, rec.log_visibility], [false, true, 'hidden']);
     assert.equal(existsSync(join(repo.dir, 'review/runner/logs')), false);
-    r = await repo.cli('run', '--runner-job', RUNNER, '--', 'true');
+    r = await repo.cli('run', '--runner-job', RUNNER, '--', ...ONE_CASE, 'true');
     assert.equal(r.exit, 0, r.stderr);
     assert.ok(readJournal(repo.dir).some((e) => e.type === 'discard'));
   } finally {
@@ -129,7 +129,7 @@ test('logs not written by a run after the seal: E_LOGS_EARLY for run and publish
 test('a log file replaced after the run is not one the journal accounts for: publish refuses', async () => {
   const repo = await makeSealedRepo();
   try {
-    assert.equal((await repo.cli('run', '--runner-job', RUNNER, '--', 'echo', 'real')).exit, 0);
+    assert.equal((await repo.cli('run', '--runner-job', RUNNER, '--', ...ONE_CASE, 'echo', 'real')).exit, 0);
     writeFileSync(join(repo.dir, 'review/runner/logs/stdout.log'), 'forged\n');
     const r = await repo.cli('publish', '--runner-job', RUNNER);
     assert.equal(r.stdout, 'E_LOGS_EARLY\n');
@@ -144,7 +144,7 @@ test('a readable copy that no publish made is E_LOGS_EARLY', async () => {
   try {
     mkdirSync(join(repo.dir, 'review/logs'), { recursive: true });
     writeFileSync(join(repo.dir, 'review/logs/stdout.log'), 'leaked\n');
-    const r = await repo.cli('run', '--runner-job', RUNNER, '--', 'true');
+    const r = await repo.cli('run', '--runner-job', RUNNER, '--', ...ONE_CASE, 'true');
     assert.equal(r.stdout, 'E_LOGS_EARLY\n');
   } finally {
     repo.dispose();
@@ -189,11 +189,14 @@ test('publish, then the author reader: refused before, readable after', async ()
   }
 });
 
-test('a stale JUnit file in the tree is never read (the run\'s copy drops it) nor touched; missing and malformed files give no cases', async () => {
+test('a stale JUnit file in the tree is never read (the run\'s copy drops it) nor touched; missing and malformed files give no cases, and a run with no case is refused naming them', async () => {
   const repo = await makeSealedRepo({ files: { 'junit.xml': PASS_FAIL_XML.replace('<failure message="boom">stack</failure>', '') }, config: { test: { junit: ['junit.xml', 'out/bad.xml'] } } });
   try {
     const r = await repo.cli('run', '--runner-job', RUNNER, '--', 'sh', '-c', 'mkdir -p out; printf "<testsuite><testcase name=\\"x\\">" > out/bad.xml');
-    assert.equal(r.exit, 0, r.stderr);
+    assert.equal(r.stdout, 'E_INPUT_INVALID\n');
+    assert.equal(r.exit, 1);
+    assert.match(r.stderr, /the run reported no test case; JUnit read: junit\.xml \(missing: the test command did not write it\), out\/bad\.xml \(malformed: /);
+    assert.equal(r.stderr.split('E_INPUT_INVALID').length, 2, 'the code is stated once');
     const results = readResults(repo.dir);
     assert.deepEqual(results.junit.map((j) => j.status), ['missing', 'malformed']);
     assert.deepEqual(results.cases, []);
@@ -205,11 +208,29 @@ test('a stale JUnit file in the tree is never read (the run\'s copy drops it) no
   }
 });
 
+test('zero test cases: a JUnit file with no <testcase>, or no JUnit path configured, is refused (results still recorded)', async () => {
+  for (const [config, argv, why] of [
+    [{ test: { junit: ['junit.xml'] } }, shWritingJunit('<testsuites name="vitest tests" tests="0"></testsuites>', 0), /JUnit read: junit\.xml \(ok, no <testcase>\); the command exited 0/],
+    [{ test: { junit: [] } }, ['true'], /no JUnit path is configured/],
+  ] as const) {
+    const repo = await makeSealedRepo({ config });
+    try {
+      const r = await repo.cli('run', '--runner-job', RUNNER, '--', ...argv);
+      assert.deepEqual([r.stdout, r.exit], ['E_INPUT_INVALID\n', 1], r.stderr);
+      assert.match(r.stderr, why);
+      assert.deepEqual(readResults(repo.dir).cases, []);
+      assert.equal(readJournal(repo.dir).at(-1)?.type, 'run-end');
+    } finally {
+      repo.dispose();
+    }
+  }
+});
+
 test('a JUnit path outside the repository or inside review/ is refused', async () => {
   for (const junit of ['../x.xml', '/tmp/x.xml', 'review/logs/j.xml']) {
     const repo = await makeSealedRepo({ config: { test: { junit: [junit] } } });
     try {
-      const r = await repo.cli('run', '--runner-job', RUNNER, '--', 'true');
+      const r = await repo.cli('run', '--runner-job', RUNNER, '--', ...ONE_CASE, 'true');
       assert.equal(r.stdout, 'E_INPUT_INVALID\n', junit);
     } finally {
       repo.dispose();
@@ -221,7 +242,7 @@ test('the timeout kills the command; the run is still recorded and exits 0', asy
   const repo = await makeSealedRepo();
   try {
     const t0 = Date.now();
-    const r = await repo.cli('run', '--runner-job', RUNNER, '--timeout', '1', '--', 'sh', '-c', 'echo started; sleep 30');
+    const r = await repo.cli('run', '--runner-job', RUNNER, '--timeout', '1', '--', ...ONE_CASE, 'sh', '-c', 'echo started; sleep 30');
     assert.equal(r.exit, 0, r.stderr);
     assert.ok(Date.now() - t0 < 10_000);
     assert.match(r.stdout, /timed out \(process group killed\)/);
@@ -277,7 +298,7 @@ test('clock frozen:<instant> holds the wall clock of the test process (libfaketi
   const repo = await makeSealedRepo({ clock: 'frozen:2001-02-03T04:05:06Z' });
   try {
     const script = 'console.log(new Date().toISOString()); setTimeout(() => console.log(new Date().toISOString(), "timers run"), 50);';
-    const r = await repo.cli('run', '--runner-job', RUNNER, '--', 'sh', '-c', `date -u +%Y-%m-%dT%H:%M:%SZ; sleep 1; date -u +%Y-%m-%dT%H:%M:%SZ; ${JSON.stringify(process.execPath)} -e '${script}'`);
+    const r = await repo.cli('run', '--runner-job', RUNNER, '--', ...ONE_CASE, 'sh', '-c', `date -u +%Y-%m-%dT%H:%M:%SZ; sleep 1; date -u +%Y-%m-%dT%H:%M:%SZ; ${JSON.stringify(process.execPath)} -e '${script}'`);
     assert.equal(r.exit, 0, r.stderr);
     assert.match(r.stdout, /wall clock frozen at 2001-02-03 04:05:06 UTC/);
     assert.equal(
@@ -298,7 +319,7 @@ test('a YAML record keeps its comments; only the log fields change', async () =>
     );
     bindRecord(repo.dir, 'review/proposal.yaml', 'patches/1.diff');
     assert.equal((await repo.cli('seal', '--runner-job', RUNNER, '--record', 'review/proposal.yaml')).exit, 0);
-    assert.equal((await repo.cli('run', '--runner-job', RUNNER, '--', 'echo', 'x')).exit, 0);
+    assert.equal((await repo.cli('run', '--runner-job', RUNNER, '--', ...ONE_CASE, 'echo', 'x')).exit, 0);
     const yaml = repo.read('review/proposal.yaml');
     assert.match(yaml, /^# proposal under review\n/);
     assert.match(yaml, /author_job: author-job-1 # the model\n/);
@@ -312,7 +333,7 @@ test('a YAML record keeps its comments; only the log fields change', async () =>
 test('options end at --: a --help after it belongs to the test command', async () => {
   const repo = await makeSealedRepo();
   try {
-    const r = await repo.cli('run', '--runner-job', RUNNER, '--', 'echo', '--help', '-h', '--json');
+    const r = await repo.cli('run', '--runner-job', RUNNER, '--', ...ONE_CASE, 'echo', '--help', '-h', '--json');
     assert.equal(r.exit, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /^run: /);
     assert.equal(repo.read('review/runner/logs/stdout.log'), '--help -h --json\n');

@@ -21,7 +21,7 @@ test('seal.json is strict: truncation, trailing garbage, CRLF, BOM, duplicates, 
     assert.equal(readSealParams(t.dir)?.seed, '42');
     const cases: [string, string | Buffer, RegExp][] = [
       ['truncated', good.slice(0, good.length - 3), /seal\.json/],
-      ['no final newline', good.slice(0, -1), /does not end with a newline/],
+      ['cut before the closing brace', good.slice(0, -2), /seal\.json: not valid JSON/],
       ['trailing garbage', good + '{}\n', /trailing content/],
       ['BOM', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(good)]), /byte-order mark/],
       ['duplicate key', good.replace('"seed": "42",', '"seed": "42",\n  "seed": "43",'), /duplicate key "seed"/],
@@ -36,6 +36,9 @@ test('seal.json is strict: truncation, trailing garbage, CRLF, BOM, duplicates, 
       assert.throws(() => readSealParams(t.dir), isInvalid(re), what);
       await assert.rejects(verifySeal(t.dir, { policy: DEFAULT }), isInvalid(re), what);
     }
+    // JSON needs no final newline: an object cut before its brace does not parse.
+    writeFileSync(path, good.trimEnd());
+    assert.equal(readSealParams(t.dir)?.seed, '42');
     // CRLF line ends are still valid JSON whitespace: the content decides, and it is intact.
     writeFileSync(path, good.replace(/\n/g, '\r\n'));
     assert.equal(readSealParams(t.dir)?.seed, '42');

@@ -484,3 +484,31 @@ test('after a drift reopen, the same runner job cannot seal the new bytes; a new
     t.dispose();
   }
 });
+
+test('empty fixtures: "fixtures": [] seals no file, and the digest still covers seed, clock and locale', async () => {
+  const t = sealRepo({ 'sealgate.config.json': '{"fixtures": [], "clock": "frozen", "locale": "C.UTF-8"}\n' });
+  try {
+    const sealWith = (job: string, seed: string, clock = 'frozen') => runCli(['seal', '--repo', t.dir, '--runner-job', job, '--seed', seed, '--clock', clock], {});
+    const a = await sealWith('server-job-88', '42');
+    assert.equal(a.exit, 0, a.stderr);
+    assert.match(a.stderr, /0 fixture file\(s\)/);
+    assert.equal(read(t.dir, 'review/runner/inputs.sha256'), 'seed=42\nclock=frozen\nlocale=C.UTF-8\n');
+    const digest = read(t.dir, 'review/runner/digest.txt').trim();
+    assert.equal(digest, sha256Hex(Buffer.from('seed=42\nclock=frozen\nlocale=C.UTF-8\n')));
+    assert.equal((await runCli(['seal', '--verify', '--repo', t.dir], {})).exit, 0, 'verify recomputes the empty set');
+    // Another seed (or clock) gives another digest: the seal still binds the verdict inputs.
+    const b = await sealWith('server-job-88', '43');
+    assert.notEqual(b.exit, 0, 'the same runner job cannot reseal other inputs');
+    writeFiles(t.dir, { 'review/proposal.json': JSON.stringify({ ...RECORD, runner_job: 'server-job-89' }, null, 2) + '\n' });
+    const c = await sealWith('server-job-89', '43', 'live');
+    assert.equal(c.exit, 0, c.stderr);
+    assert.notEqual(read(t.dir, 'review/runner/digest.txt').trim(), digest);
+    // Without a fixtures field at all it is still a usage error: nothing is defaulted silently.
+    writeFiles(t.dir, { 'sealgate.config.json': '{"clock": "frozen", "locale": "C.UTF-8"}\n' });
+    const d = await runCli(['seal', '--repo', t.dir, '--runner-job', 'server-job-89', '--seed', '43'], {});
+    assert.equal(d.exit, 2);
+    assert.match(d.stderr, /no fixtures/);
+  } finally {
+    t.dispose();
+  }
+});

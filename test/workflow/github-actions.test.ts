@@ -192,14 +192,15 @@ test('init writes the same workflow and a config the schema accepts; refuses to 
   try {
     mkdirSync(join(t.dir, 'test/fixtures'), { recursive: true });
     writeFileSync(join(t.dir, 'package.json'), '{}\n');
-    const out = await runCli(['init', '--repo', t.dir], { cwd: t.dir });
+    writeFileSync(join(t.dir, 'test/a.test.js'), '');
+    const out = await runCli(['init', '--repo', t.dir, '--no-run'], { cwd: t.dir });
     assert.equal(out.exit, 0, out.stderr);
     assert.equal(readFileSync(join(t.dir, '.github/workflows/sealgate.yml'), 'utf8'), text);
     const config = JSON.parse(readFileSync(join(t.dir, 'sealgate.config.json'), 'utf8')) as { fixtures: string[] };
     assert.deepEqual(config.fixtures, ['test/fixtures/**']);
-    const again = await runCli(['init', '--repo', t.dir], { cwd: t.dir });
+    const again = await runCli(['init', '--repo', t.dir, '--no-run'], { cwd: t.dir });
     assert.deepEqual([again.stdout.trim(), again.exit], ['E_INPUT_INVALID', 1]);
-    assert.equal((await runCli(['init', '--repo', t.dir, '--force'], { cwd: t.dir })).exit, 0);
+    assert.equal((await runCli(['init', '--repo', t.dir, '--force', '--no-run'], { cwd: t.dir })).exit, 0);
     // The written config is one sealgate itself reads.
     assert.deepEqual(readConfig(t.dir).fixtures, ['test/fixtures/**']);
     assert.ok(existsSync(join(t.dir, 'sealgate.config.json')));

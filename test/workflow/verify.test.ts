@@ -162,8 +162,8 @@ test('verify: --review names the review folder; anything else is a usage error',
     const bad = await runCli(['verify', '--review', r.dir, '--now', NOW], { cwd: '/' });
     assert.equal(bad.stdout.trim(), 'E_INPUT_INVALID');
     assert.equal(bad.exit, 2);
-    const noNow = await runCli(['verify', '--repo', r.dir], { cwd: '/' });
-    assert.equal(noNow.exit, 2);
+    const badNow = await runCli(['verify', '--repo', r.dir, '--now', '2026-10-12T12:00:00'], { cwd: '/' });
+    assert.equal(badNow.exit, 2, 'a naive --now is still a usage error');
   } finally {
     r.dispose();
   }
@@ -201,6 +201,26 @@ test('verify: a record that says sealed without digest.status is E_DIGEST_OPEN',
     writeScoring(r, 'property');
     rmSync(join(r.dir, LAYOUT.status));
     assert.equal((await verify(r.dir)).code, 'E_DIGEST_OPEN');
+  } finally {
+    r.dispose();
+  }
+});
+
+test('verify and explain default --now to the current time (the injected clock) and state the instant used', async () => {
+  const r = await proposedAndSealed();
+  try {
+    writeScoring(r, 'property');
+    const at = new Date('2026-10-13T08:30:00Z');
+    const v = await runCli(['verify', '--repo', r.dir], { cwd: r.dir, now: at });
+    assert.equal(v.stdout, 'ALLOW\n', v.stderr);
+    assert.match(v.stderr, /^verify: review clock 2026-10-13T08:30:00\.000Z \(the current time; --now fixes it\)$/m);
+    const j = await runCli(['verify', '--repo', r.dir, '--json'], { cwd: r.dir, now: at });
+    assert.equal((JSON.parse(j.stderr) as { now: string }).now, '2026-10-13T08:30:00.000Z');
+    const e = await runCli(['explain', '--repo', r.dir], { cwd: r.dir, now: at });
+    assert.match(e.stdout, /^clock: +2026-10-13T08:30:00\.000Z$/m);
+    // A fixed --now is used as given and not announced.
+    const fixed = await runCli(['verify', '--repo', r.dir, '--now', NOW], { cwd: r.dir, now: at });
+    assert.equal(fixed.stderr, '');
   } finally {
     r.dispose();
   }

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { CODE_INFO } from '../../core/codes.js';
 import { usageError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/io.js';
+import { toJsonText } from '../../core/json.js';
 import { isInstant, parseInstant } from '../../core/time.js';
 import { toHtmlReport } from '../../report/html.js';
 import { toMarkdownReport } from '../../report/md.js';
@@ -13,10 +14,10 @@ import type { Command } from '../context.js';
 import { policyFor } from '../policy.js';
 import { repoFromReviewOption } from './verify.js';
 
-const FORMATS = ['text', 'md', 'html'] as const;
+const FORMATS = ['text', 'md', 'html', 'json'] as const;
 
 export const command: Command = {
-  usage: `Usage: sealgate explain [--format text|md|html] [--out FILE] [--review DIR | --repo DIR] [--now T] [--policy FILE]
+  usage: `Usage: sealgate explain [--format text|md|html|json] [--out FILE] [--review DIR | --repo DIR] [--now T] [--policy FILE]
 
 The reviewer's report, from the files alone: the decision (the same audit as verify)
 with the merge-table row that produced it, then the spec's four questions:
@@ -27,8 +28,11 @@ with the merge-table row that produced it, then the spec's four questions:
   4. whether a freeze cites that digest, a passing credit id, a different test and a
      future expiry, field by field.
 
-  --format F     text (default, for a terminal), md (for a CI job summary), or html
-                 (one self-contained page: no script, no external request)
+  --format F     text (default, for a terminal), md (for a CI job summary), html
+                 (one self-contained page: no script, no external request; long
+                 lists collapsed), or json (the whole report: every test, mutant
+                 and finding). text and md are concise: per symbol the decisive
+                 mutant and test, the number of reaching tests and at most 3 names
   --out FILE     write the report there instead of stdout; stdout then gets the decision
                  code (like verify) and stderr the path
   --review DIR   the review folder (default: ./review); the repository is its parent
@@ -56,7 +60,7 @@ Exit: the decision's status (0 ALLOW, 1 reject), 2 bad arguments, 3 internal err
     const repo = repoFromReviewOption(ctx.cwd, values.review, values.repo);
     const policy = policyFor(ctx, repo, values.policy);
     const report = toReviewReport(await auditReview({ repo, policy, now }));
-    const text = format === 'html' ? toHtmlReport(report) : format === 'md' ? toMarkdownReport(report) : toTextReport(report);
+    const text = format === 'json' ? toJsonText(report) : format === 'html' ? toHtmlReport(report) : format === 'md' ? toMarkdownReport(report) : toTextReport(report);
     if (values.out !== undefined) {
       const out = resolve(ctx.cwd, values.out);
       writeFileAtomic(out, text);

@@ -2,12 +2,13 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigSchema } from '../../config/schema.js';
 import { checkSchema } from '../../core/document.js';
-import { SealgateError, inputInvalid } from '../../core/errors.js';
+import { SealgateError, inputInvalid, usageError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/io.js';
 import { toJsonText } from '../../core/json.js';
-import { CONFIG_PATH, FIXTURE_CANDIDATES, WORKFLOW_PATH, WORKFLOW_YML, toStartingConfig } from '../../init/templates.js';
+import { PROVABLE, detectStack, readRepoScan, toDetectedConfig, type Detection } from '../../init/detect.js';
+import { CONFIG_PATH, WORKFLOW_PATH, WORKFLOW_YML } from '../../init/templates.js';
 import { parseCommandArgs } from '../args.js';
-import type { Command } from '../context.js';
+import type { Command, CommandContext } from '../context.js';
 
 const isDir = (p: string): boolean => {
   try {
@@ -17,29 +18,79 @@ const isDir = (p: string): boolean => {
   }
 };
 
+const SHOWN_FAILURES = 5;
+
+/** Run the detected suite once and say what it showed; zero tests is a refusal. */
+async function prove(ctx: CommandContext, repo: string, d: Detection, timeoutMs: number): Promise<void> {
+  const { installedCopies, proveSuite } = await import('../../init/prove.js');
+  const say = (s: string): void => ctx.stderr(`init: ${s}\n`);
+  if (d.stack === 'pytest') {
+    for (const [pkg, where] of Object.entries(installedCopies(repo, d.srcPackages, ctx.env))) {
+      say(`warning: an installed copy of ${pkg} is at ${where}; a command that does not put src/ first would test it instead of src/${pkg} (this one does: -o pythonpath=src)`);
+    }
+  }
+  say(`running the suite once to prove the config: ${JSON.stringify(d.command)}`);
+  const p = await proveSuite({ repo, detection: d, baseEnv: ctx.env, timeoutMs });
+  const how = p.exec.timed_out ? `timed out after ${Math.round(timeoutMs / 1000)} s` : p.exec.spawn_error !== null ? `could not start (${p.exec.spawn_error})` : p.exec.signal !== null ? `ended by ${p.exec.signal}` : `exited ${String(p.exec.exit_code)}`;
+  const reports = p.reports.map((r) => `${r.path} ${r.status}${r.detail !== undefined ? ` (${r.detail})` : ''}`).join(', ');
+  if (p.cases.length === 0) {
+    const why = `the suite ran no test (the command ${how}; report: ${reports || 'none configured'})${p.tail ? `; its last output:\n${p.tail.replace(/^/gm, '    ')}` : ''}`;
+    throw inputInvalid(CONFIG_PATH, `${why}\nfix test.command in ${CONFIG_PATH} (or install the test runner), then run \`sealgate init --force\` again`);
+  }
+  const c = p.counts;
+  say(`${p.cases.length} test(s) ran: ${c.passed} passed, ${c.failed} failed, ${c.error} error, ${c.skipped} skipped (the command ${how}; report: ${reports})`);
+  const files = new Set(p.cases.map((k) => k.file));
+  say(files.has(null) ? `warning: ${p.cases.filter((k) => k.file === null).length} test id(s) name no file (e.g. ${p.cases.find((k) => k.file === null)?.id ?? ''})` : `every test id names its file (${files.size} test file(s))`);
+  const failing = p.cases.filter((k) => k.status === 'failed' || k.status === 'error');
+  if (failing.length > 0) say(`failing on the base tree (no test that fails can earn credit): ${failing.slice(0, SHOWN_FAILURES).map((k) => k.id).join(', ')}${failing.length > SHOWN_FAILURES ? `, and ${failing.length - SHOWN_FAILURES} more` : ''}`);
+  if (d.stack === 'pytest' && d.srcPackages.length > 0) {
+    for (const pkg of d.srcPackages) {
+      const at = p.origins[pkg];
+      if (at === undefined) say(`production code: ${pkg} was not imported by the suite (its __file__ was not found after the run)`);
+      else if (at.startsWith('src/')) say(`production code: ${pkg} imported from ${at} (the module's __file__ after the suite ran)`);
+      else say(`warning: production code: ${pkg} imported from ${at}, not src/: the tests test another copy`);
+    }
+  } else if (d.stack !== 'pytest') {
+    say('production code: the tests import the project\'s files by relative path from the work tree (a runner that transforms modules, like vitest and jest, does not report the files it loaded)');
+  }
+}
+
 export const command: Command = {
-  usage: `Usage: sealgate init [--repo DIR] [--force]
+  usage: `Usage: sealgate init [--repo DIR] [--force] [--no-run] [--timeout SECONDS]
 
-Writes a starting ${CONFIG_PATH} (fixture globs, clock, locale, a test command that
-writes JUnit XML) and the GitHub Actions workflow ${WORKFLOW_PATH} (author, runner
-and gate jobs) into a repository. Review both: every value is a starting guess.
-Existing files are left alone unless --force.
+Detects the project's test runner and writes a starting ${CONFIG_PATH} with a test
+command whose report sealgate reads and whose ids name their file, the report paths,
+and the fixture folders found (or none); and the GitHub Actions workflow
+${WORKFLOW_PATH} (author, runner and gate jobs).
 
-  --repo DIR   the repository (default: .)
-  --force      overwrite existing files
+  vitest     package.json: vitest (JUnit reporter, --outputFile.junit)
+  jest       package.json: jest (jest's own --json report; no jest-junit needed)
+  node:test  package.json scripts "node --test" or plain test files (sealgate's reporter)
+  mocha      package.json: mocha (xunit reporter)
+  pytest     pyproject.toml, setup.cfg, pytest.ini, tox.ini (xunit1 JUnit; with a src
+             layout, -o pythonpath=src puts src/ before any installed copy)
+  Go, Maven, Gradle, Rust: a starting command; it says what is supported today.
 
-Exit: 0 written, 1 a file exists (E_INPUT_INVALID), 2 bad arguments.
+Then it runs the suite once, the way \`sealgate run\` runs it, and prints how many tests
+ran, passed and failed, and where the production code was imported from where it can
+tell. A suite that reports zero tests is a refusal (E_INPUT_INVALID), not a success.
+Existing files are left alone unless --force. Review both files: they are a start.
+
+  --repo DIR         the repository (default: .)
+  --force            overwrite existing files
+  --no-run           write the files without running the suite
+  --timeout SECONDS  limit for the proof run (default 600)
+
+Exit: 0 written (and proven), 1 a refusal (E_INPUT_INVALID), 2 bad arguments.
 `,
   async run(ctx) {
-    const { values } = parseCommandArgs(ctx.argv, { repo: { type: 'string' }, force: { type: 'boolean' } });
+    const { values } = parseCommandArgs(ctx.argv, { repo: { type: 'string' }, force: { type: 'boolean' }, 'no-run': { type: 'boolean' }, timeout: { type: 'string' } });
     const repo = resolve(ctx.cwd, values.repo ?? '.');
     if (!isDir(repo)) throw inputInvalid('--repo', `"${repo}" is not a folder`);
-    const facts = {
-      fixtureDirs: FIXTURE_CANDIDATES.filter((d) => isDir(join(repo, d))),
-      node: existsSync(join(repo, 'package.json')),
-      python: ['pyproject.toml', 'setup.py', 'pytest.ini', 'setup.cfg'].some((f) => existsSync(join(repo, f))),
-    };
-    const config = toStartingConfig(facts);
+    if (values.timeout !== undefined && (!/^[1-9][0-9]{0,5}$/.test(values.timeout) || Number(values.timeout) > 86_400)) throw usageError('--timeout takes whole seconds, 1 to 86400');
+    const timeoutMs = Number(values.timeout ?? 600) * 1000;
+    const detection = detectStack(readRepoScan(repo));
+    const config = toDetectedConfig(detection);
     const checked = checkSchema(ConfigSchema, config, CONFIG_PATH);
     if (!checked.ok) throw new SealgateError('E_INTERNAL', checked.findings.map((f) => ({ ...f, code: 'E_INTERNAL' as const })));
     const files: [string, string][] = [
@@ -53,7 +104,24 @@ Exit: 0 written, 1 a file exists (E_INPUT_INVALID), 2 bad arguments.
       writeFileAtomic(join(repo, p), text);
       ctx.stdout(`${join(repo, p)}\n`);
     }
-    ctx.stderr(`init: review ${CONFIG_PATH} (fixtures: ${(config['fixtures'] as string[]).join(', ')}) and the test command before the first run\n`);
+    const say = (s: string): void => ctx.stderr(`init: ${s}\n`);
+    say(`stack: ${detection.stack} (${detection.evidence})`);
+    say(`test.command: ${detection.command === null ? '(none: set it by hand)' : JSON.stringify(detection.command)}`);
+    say(`test.junit: ${detection.junit.join(', ') || '(none)'}`);
+    say(`fixtures: ${detection.fixtures.join(', ') || 'none found ([]: the digest covers seed, clock and locale)'}`);
+    for (const n of detection.notes) say(n);
+    for (const w of detection.warnings) say(`warning: ${w}`);
+    if (detection.command === null) throw inputInvalid(`${CONFIG_PATH}#test.command`, 'no test runner recognised: set test.command and test.junit, then run `sealgate init --force`');
+    if (!PROVABLE.has(detection.stack)) {
+      say('the suite was not run: sealgate has no mutation oracle for this language yet (see above)');
+      return 0;
+    }
+    if (values['no-run']) {
+      say('the suite was not run (--no-run): run `sealgate init --force` without it to prove the config');
+      return 0;
+    }
+    await prove(ctx, repo, detection, timeoutMs);
+    say(`review ${CONFIG_PATH} and ${WORKFLOW_PATH}, then commit them: the runner reads the policy from the base commit`);
     return 0;
   },
 };

@@ -44,7 +44,8 @@ the record's log fields are set from the journal. A wall-clock timeout
   --timeout SECONDS  override test.timeoutSeconds
   -- COMMAND ...     the test command (overrides test.command)
 
-A failing test command is a result: exit 0. Exit 1 with a code when the run is refused
+A failing test command is a result: exit 0. A run that reports no test case is refused
+(E_INPUT_INVALID, naming the JUnit paths read). Exit 1 with a code when the run is refused
 or could not start or record; 2 bad arguments; 3 internal error.
 `,
   async run(ctx) {

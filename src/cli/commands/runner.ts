@@ -25,19 +25,68 @@ export interface StepOutcome {
   readonly stderr: string;
 }
 
-/** Run one sealgate command in-process, as its own CLI invocation would, capturing both streams. */
-async function step(ctx: CommandContext, shared: RunnerShared, name: string, argv: readonly string[]): Promise<StepOutcome> {
+/** A code at the start of a reason line, as formatReasons writes it (`sealgate: CODE: ...`). */
+const CODE_PREFIX = /^(?:sealgate: )?([A-Z][A-Z_]+): /;
+
+/** The reason a step gave, without the `sealgate:` prefix or the code (the caller states it once). */
+export function stepReason(stderr: string, code: DecisionCode): string {
+  for (const line of stderr.split('\n')) {
+    const m = CODE_PREFIX.exec(line);
+    if (m !== null && m[1] === code) return line.slice(m[0].length).trim();
+  }
+  return firstLine(stderr.replace(/^sealgate: /gm, ''));
+}
+
+/** Progress lines a step writes for a person watching (the credit oracle's); they go out live. */
+const PROGRESS_LINE = /^credit: \S+ \d+\/\d+ runs/;
+
+/**
+ * Run one sealgate command in-process, as its own CLI invocation would, capturing both
+ * streams; the step's progress lines are passed to `live` as they come, not held to the end.
+ */
+async function step(ctx: CommandContext, shared: RunnerShared, name: string, argv: readonly string[], live: (text: string) => void): Promise<StepOutcome> {
   let stdout = '';
   let stderr = '';
-  const exit = await main({ ...ctx, runner: shared, argv: [name, ...argv], stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, COMMANDS);
+  let pending = '';
+  const onStderr = (t: string): void => {
+    stderr += t;
+    // A terminal's live line comes as one "\r\x1b[2K..." write without a newline.
+    // eslint-disable-next-line no-control-regex
+    if (t.startsWith('\r') && PROGRESS_LINE.test(t.replace(/^\r(?:\x1b\[2K)?/, ''))) return live(t);
+    const lines = (pending + t).split('\n');
+    pending = lines.pop() ?? '';
+    for (const l of lines) if (PROGRESS_LINE.test(l)) live(`${l}\n`);
+  };
+  const exit = await main({ ...ctx, runner: shared, argv: [name, ...argv], stdout: (t) => (stdout += t), stderr: onStderr }, COMMANDS);
   const last = stdout.trim().split('\n').pop() ?? '';
   return { step: name, exit, code: isDecisionCode(last) ? last : null, stdout, stderr };
 }
 
 const firstLine = (s: string): string => s.trim().split('\n')[0] ?? '';
 
+const fmtS = (ms: number): string => (ms >= 60_000 ? `${Math.floor(ms / 60_000)}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s` : `${(ms / 1000).toFixed(1)}s`);
+
+/**
+ * While a step runs: on a terminal, a live line updated every second; otherwise a plain
+ * line every `everyMs` (so a CI log shows the job is alive). Returns the function that stops it.
+ */
+function heartbeat(ctx: CommandContext, label: string, index: number, total: number, startedAt: number, everyMs: number, quiet: () => boolean): () => void {
+  const tick = (): void => {
+    if (quiet()) return;
+    const line = `runner: ${label.padEnd(8)} step ${index}/${total} running, ${fmtS(ctx.clock().getTime() - startedAt)} elapsed`;
+    ctx.stderr(ctx.isTTY ? `\r\x1b[2K${line}` : `${line}\n`);
+  };
+  const timer = setInterval(tick, ctx.isTTY ? 1000 : everyMs);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    if (ctx.isTTY) ctx.stderr('\r\x1b[2K');
+  };
+}
+
 export const command: Command = {
-  usage: `Usage: sealgate runner --runner-job R [--repo DIR] [--policy FILE] [--seed S] [--now T] [--signing-key FILE] [--verbose]
+  usage: `Usage: sealgate runner --runner-job R [--repo DIR] [--policy FILE] [--seed S] [--now T] [--signing-key FILE]
+                      [--workers N] [--no-cache] [--quiet | --verbose]
 
 The runner job in one command. It first builds its own tree from the record's base_commit
 and patch (a temporary git index: read-tree, apply --cached once, write-tree, checkout-
@@ -55,9 +104,14 @@ committed or absent there. Then, in the spec's order, a line per step on stderr:
   attest    sealgate attest: with a signing key, every evidence file and the predicate
             signed into review/runner/attestation.dsse.json (docs/attest.md)
 then the full audit (sealgate verify) on the files it wrote, whose code is printed on
-stdout. A step that refuses stops the job and its code is the result; missing credit
-(E_CREDIT_MISSING) is a result, not a refusal, so the logs are still published.
-Each step stays available as its own command.
+stdout; the closing line names every changed symbol that lacks credit. A step that
+refuses stops the job and its code is the result; missing credit (E_CREDIT_MISSING) is
+a result, not a refusal, so the logs are still published. Each step stays available as
+its own command.
+
+Progress goes to stderr while each step runs: the step, its elapsed time, and for the
+credit step the phase, runs done/total, kills and an estimate of the time left. On a
+terminal it is one live line; otherwise a plain line every 10 seconds.
 
   --runner-job R  the record's runner job
   --repo DIR      the repository holding the record and the patch (default: .)
@@ -66,7 +120,10 @@ Each step stays available as its own command.
   --now T         the clock for the closing audit (default: the current time)
   --signing-key FILE  the runner's Ed25519 private key (default: the file $${SIGNING_KEY_ENV}
                   names). Read before any test runs; the variable is removed from every
-                  child's environment. Required when the config has a trust section.
+                  child's environment. Required when the policy has a trust section.
+  --workers N     parallel mutant runs in the credit step (default: the number of cores)
+  --no-cache      the credit step neither reads nor writes its mutant result cache
+  --quiet         no progress while steps run (the line per step stays)
   --verbose       show every step's own output
 
 Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
@@ -78,6 +135,9 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
       policy: { type: 'string' },
       seed: { type: 'string' },
       now: { type: 'string' },
+      workers: { type: 'string' },
+      'no-cache': { type: 'boolean' },
+      quiet: { type: 'boolean' },
       verbose: { type: 'boolean' },
       'signing-key': { type: 'string' },
     });
@@ -86,6 +146,8 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
     const nowText = values.now ?? ctx.clock().toISOString();
     const now = parseInstant(nowText);
     if (!isInstant(now)) throw usageError(`--now: ${now.problem}`);
+    if (values.workers !== undefined && !/^[1-9][0-9]{0,2}$/.test(values.workers)) throw usageError('--workers: a whole number from 1 to 999');
+    if (values.quiet && values.verbose) throw usageError('--quiet and --verbose contradict each other');
     // The key is read before anything runs, and its variable leaves the steps' environment.
     const keyPath = signingKeyPath(values['signing-key'], ctx.env);
     const signingKey: KeyObject | null = keyPath === null ? null : readSigningKey(resolve(ctx.cwd, keyPath)).key;
@@ -109,26 +171,50 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
       return CODE_INFO[err.code].exit;
     }
     try {
-      return await runSteps(inner, shared, repo, runner, values.seed, now, values.verbose === true, say, signingKey);
+      return await runSteps(inner, shared, repo, runner, now, say, signingKey, { seed: values.seed, verbose: values.verbose === true, quiet: values.quiet === true, workers: values.workers, noCache: values['no-cache'] === true });
     } finally {
       shared.tree.dispose();
     }
   },
 };
 
-async function runSteps(ctx: CommandContext, shared: RunnerShared, repo: string, runner: string, seed: string | undefined, now: Instant, verbose: boolean, say: (label: string, text: string) => void, signingKey: KeyObject | null): Promise<number> {
+interface StepOptions {
+  readonly seed: string | undefined;
+  readonly verbose: boolean;
+  readonly quiet: boolean;
+  readonly workers: string | undefined;
+  readonly noCache: boolean;
+}
+
+async function runSteps(ctx: CommandContext, shared: RunnerShared, repo: string, runner: string, now: Instant, say: (label: string, text: string) => void, signingKey: KeyObject | null, o: StepOptions): Promise<number> {
+    const { seed, verbose } = o;
     const job = ['--runner-job', runner, '--repo', repo];
     const plan: [string, string, string[]][] = [
       ['symbols', 'symbols', ['--repo', repo]],
       ['seal', 'seal', [...job, ...(seed !== undefined ? ['--seed', seed] : [])]],
       ['verify', 'seal', ['--verify', '--repo', repo]],
       ['run', 'run', job],
-      ['credit', 'credit', job],
+      ['credit', 'credit', [...job, ...(o.workers !== undefined ? ['--workers', o.workers] : []), ...(o.noCache ? ['--no-cache'] : [])]],
       ['publish', 'publish', job],
     ];
+    const jobStart = ctx.clock().getTime();
+    let lastLive = -Infinity;
+    const live = (text: string): void => {
+      if (o.quiet) return;
+      lastLive = ctx.clock().getTime();
+      ctx.stderr(text);
+    };
     let refused: DecisionCode | null = null;
-    for (const [label, name, argv] of plan) {
-      const raw = await step(ctx, shared, name, argv);
+    for (const [k, [label, name, argv]] of plan.entries()) {
+      const started = ctx.clock().getTime();
+      const stop = o.quiet ? () => undefined : heartbeat(ctx, label, k + 1, plan.length, started, 10_000, () => ctx.clock().getTime() - lastLive < 3000);
+      let raw: StepOutcome;
+      try {
+        raw = await step(ctx, shared, name, argv, live);
+      } finally {
+        stop();
+      }
+      const took = fmtS(ctx.clock().getTime() - started);
       const out = name === 'run' ? { ...raw, stdout: raw.stdout.replace(/^run: \[.*?\] /, 'tests ') } : raw;
       if (verbose) {
         if (out.stdout.trim()) ctx.stderr(out.stdout.replace(/^/gm, '  | '));
@@ -137,10 +223,10 @@ async function runSteps(ctx: CommandContext, shared: RunnerShared, repo: string,
       const softMiss = name === 'credit' && out.code === 'E_CREDIT_MISSING';
       if (out.exit !== 0 && !softMiss) {
         refused = out.code ?? 'E_INTERNAL';
-        say(label, `${refused}: ${firstLine(out.stderr.replace(/^sealgate: /gm, '')) || CODE_INFO[refused].condition}`);
+        say(label, `${refused}: ${stepReason(out.stderr, refused) || CODE_INFO[refused].condition}`);
         break;
       }
-      say(label, softMiss ? `E_CREDIT_MISSING: ${firstLine(out.stderr.split('\n').filter((l) => l.includes('missing')).join('\n')) || 'a changed symbol lacks credit'}` : `ok  ${firstLine(out.stdout) || firstLine(out.stderr)}`);
+      say(label, softMiss ? `E_CREDIT_MISSING: ${firstLine(out.stderr.split('\n').filter((l) => /^credit: \d+ of /.test(l)).join('\n')) || 'a changed symbol lacks credit'} (${took})` : `ok  ${firstLine(out.stdout) || firstLine(out.stderr)} (${took})`);
     }
     if (refused !== null) {
       ctx.stdout(`${refused}\n`);
@@ -154,7 +240,9 @@ async function runSteps(ctx: CommandContext, shared: RunnerShared, repo: string,
       }
       const audit = await auditReview({ repo, policy: shared.policy, now, tree: shared.tree });
       code = audit.code;
-      say('audit', `${code}${audit.decisive ? `: ${audit.decisive.path ? `${audit.decisive.path}: ` : ''}${audit.decisive.detail}` : ''}`);
+      const missing = audit.inputs.credit?.missing ?? [];
+      const because = audit.decisive ? `${audit.decisive.path ? `${audit.decisive.path}: ` : ''}${audit.decisive.detail}` : '';
+      say('audit', `${code}${because ? `: ${because}` : ''}${missing.length > 0 ? `; missing (${missing.length}): ${missing.join(', ')}` : ''} (job ${fmtS(ctx.clock().getTime() - jobStart)})`);
     } catch (err) {
       if (!(err instanceof SealgateError)) throw err;
       code = err.code;

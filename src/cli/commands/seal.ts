@@ -24,7 +24,8 @@ digest_status, digest and runner_job; nothing else in it changes. Prints the dig
   --runner-job J   the runner job sealing; must differ from the record's author_job and
                    match the record's runner_job when it names one
   --fixtures GLOB  a fixture glob, relative to the repository root (repeatable);
-                   default: "fixtures" in sealgate.config.json
+                   default: "fixtures" in sealgate.config.json, where [] seals
+                   no fixture file (the digest still covers seed, clock, locale)
   --seed S         the seed; default: $SEED (one of them is required)
   --clock MODE     frozen, frozen:<RFC 3339 instant> or live; default: config "clock"
   --locale L       e.g. C.UTF-8; default: config "locale"
@@ -93,7 +94,7 @@ Exit: 0 sealed (or --verify match), 1 a reject code, 2 bad arguments, 3 internal
     const policy = policyFor(ctx, repo, values.policy, recordBase(repo, recordRel));
     const config = policy.config;
     const fixtures = values.fixtures ?? config?.fixtures;
-    if (fixtures === undefined || fixtures.length === 0) throw usageError('no fixtures: pass --fixtures GLOB or set "fixtures" in sealgate.config.json');
+    if (fixtures === undefined) throw usageError('no fixtures: pass --fixtures GLOB or set "fixtures" in sealgate.config.json (`[]` for a project without fixtures)');
     const envSeed = ctx.env['SEED'];
     if (values.seed !== undefined && envSeed !== undefined && envSeed !== '' && envSeed !== values.seed) {
       throw usageError('--seed and $SEED disagree; pass one seed');

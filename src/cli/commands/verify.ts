@@ -19,7 +19,7 @@ export function repoFromReviewOption(cwd: string, review: string | undefined, re
 }
 
 export const command: Command = {
-  usage: `Usage: sealgate verify [--review DIR | --repo DIR] --now T [--policy FILE] [--explain | --json]
+  usage: `Usage: sealgate verify [--review DIR | --repo DIR] [--now T] [--policy FILE] [--explain | --json]
 
 The full audit from the files alone, for the gate job. In order:
   1. the fixture digest recomputed from the current bytes (drift: E_DIGEST_OPEN),
@@ -32,7 +32,8 @@ A shared or missing job id outranks everything. Prints one code on stdout, like 
 
   --review DIR   the review folder (default: ./review); the repository is its parent
   --repo DIR     the repository instead (default: .)
-  --now T        the review clock, RFC 3339 with an offset
+  --now T        the review clock, RFC 3339 with an offset (default: the current
+                 time, stated on stderr; the report states the instant either way)
   --policy FILE  a sealgate config outside the repository (default: sealgate.config.
                  json|yaml|yml at the record's base_commit); must be the sealed policy
   --explain      the reviewer's report on stderr
@@ -49,14 +50,17 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
       explain: { type: 'boolean' },
       json: { type: 'boolean' },
     });
-    const now = parseNowOption(values.now);
+    const now = parseNowOption(values.now ?? ctx.clock().toISOString());
     const repo = repoFromReviewOption(ctx.cwd, values.review, values.repo);
     const policy = policyFor(ctx, repo, values.policy);
     const audit = await auditReview({ repo, policy, now });
     ctx.stdout(`${audit.code}\n`);
     if (values.json) ctx.stderr(formatJson(audit.code, audit.findings, { now: now.text, steps: audit.steps.map((s) => ({ stage: s.stage, ok: s.findings.length === 0, summary: s.summary })) }));
     else if (values.explain) ctx.stderr(toTextReport(toReviewReport(audit)));
-    else if (audit.code !== 'ALLOW') ctx.stderr(formatReasons(audit.code, audit.decisive ? [audit.decisive] : []));
+    else {
+      if (values.now === undefined) ctx.stderr(`verify: review clock ${now.text} (the current time; --now fixes it)\n`);
+      if (audit.code !== 'ALLOW') ctx.stderr(formatReasons(audit.code, audit.decisive ? [audit.decisive] : []));
+    }
     return CODE_INFO[audit.code].exit;
   },
 };

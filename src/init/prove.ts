@@ -1,0 +1,160 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { execInGroup, type ExecOutcome } from '../runner/exec.js';
+import { pinnedEnv } from '../runner/env.js';
+import type { CaseStatus, JunitCase } from '../runner/junit.js';
+import { parseTestReport } from '../runner/report.js';
+import type { Detection } from './detect.js';
+
+/**
+ * `sealgate init`'s proof run: the detected command, once, through the runner's execution
+ * path (execInGroup: own process group, explicit environment, output to files, a timeout),
+ * then its report read with the runner's own readers. For pytest a plugin loaded only for
+ * this run records the `__file__` of each src/ package after the suite, which says where
+ * the production code was imported from.
+ */
+
+export interface ProofRequest {
+  readonly repo: string;
+  readonly detection: Detection;
+  readonly baseEnv: Readonly<Record<string, string | undefined>>;
+  readonly timeoutMs: number;
+}
+
+export interface ReportRead {
+  readonly path: string;
+  readonly status: 'ok' | 'missing' | 'malformed';
+  readonly detail?: string;
+}
+
+export interface Proof {
+  readonly command: readonly string[];
+  readonly exec: ExecOutcome;
+  readonly reports: readonly ReportRead[];
+  readonly cases: readonly JunitCase[];
+  readonly counts: Readonly<Record<CaseStatus, number>>;
+  /** package -> the file it was imported from, repository-relative where inside it. */
+  readonly origins: Readonly<Record<string, string>>;
+  /** The last lines of the command's stderr (and stdout), for a run that reported nothing. */
+  readonly tail: string;
+}
+
+/** The pytest plugin: after the session, each named module's __file__, as JSON. It runs inside the tests' process. */
+const ORIGIN_PLUGIN = `import json, os, sys
+
+def pytest_sessionfinish(session, exitstatus):
+    out = os.environ.get("SEALGATE_ORIGIN_OUT")
+    names = [n for n in os.environ.get("SEALGATE_ORIGIN_MODULES", "").split(",") if n]
+    if not out:
+        return
+    found = {}
+    for name in names:
+        mod = sys.modules.get(name)
+        path = getattr(mod, "__file__", None) if mod is not None else None
+        if path:
+            found[name] = os.path.realpath(path)
+    with open(out, "w") as f:
+        json.dump(found, f)
+`;
+
+const toRepoRel = (repo: string, p: string): string => {
+  const rel = relative(repo, p);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : p;
+};
+
+function tail(path: string, lines = 12): string {
+  try {
+    const text = readFileSync(path, 'utf8');
+    return text.trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+export async function proveSuite(req: ProofRequest): Promise<Proof> {
+  const { detection: d } = req;
+  const repo = realpathSync(req.repo);
+  if (d.command === null) throw new Error('proveSuite: no command');
+  const work = mkdtempSync(join(tmpdir(), 'sealgate-init-'));
+  try {
+    const env = pinnedEnv(req.baseEnv, { seed: '0', clock: 'live', locale: 'C.UTF-8', digest: 'init' }, { kind: 'live' });
+    let command = [...d.command];
+    const originOut = join(work, 'origins.json');
+    if (d.stack === 'pytest' && d.srcPackages.length > 0) {
+      writeFileSync(join(work, 'sealgate_init_origin.py'), ORIGIN_PLUGIN);
+      env['PYTHONPATH'] = env['PYTHONPATH'] ? `${work}:${env['PYTHONPATH']}` : work;
+      env['SEALGATE_ORIGIN_OUT'] = originOut;
+      env['SEALGATE_ORIGIN_MODULES'] = d.srcPackages.join(',');
+      command = [...command, '-p', 'sealgate_init_origin'];
+    }
+    for (const j of d.junit) rmSync(join(repo, j), { force: true });
+    const exec = await execInGroup({
+      command,
+      cwd: repo,
+      env,
+      timeoutMs: req.timeoutMs,
+      stdoutPath: join(work, 'stdout.log'),
+      stderrPath: join(work, 'stderr.log'),
+      capBytes: 8 * 1024 * 1024,
+      umask: 0o022,
+    });
+    const reports: ReportRead[] = [];
+    const cases: JunitCase[] = [];
+    for (const j of d.junit) {
+      const p = join(repo, j);
+      if (!existsSync(p) || !lstatSync(p).isFile()) {
+        reports.push({ path: j, status: 'missing', detail: 'the command did not write it' });
+        continue;
+      }
+      const r = parseTestReport(readFileSync(p), j, [repo, req.repo]);
+      rmSync(p, { force: true });
+      if (!r.ok) reports.push({ path: j, status: 'malformed', detail: r.findings.map((f) => f.detail).join('; ') });
+      else {
+        reports.push({ path: j, status: 'ok' });
+        cases.push(...r.value);
+      }
+    }
+    const counts: Record<CaseStatus, number> = { passed: 0, failed: 0, error: 0, skipped: 0 };
+    for (const c of cases) counts[c.status]++;
+    const origins: Record<string, string> = {};
+    if (existsSync(originOut)) {
+      const raw = JSON.parse(readFileSync(originOut, 'utf8')) as unknown;
+      if (raw !== null && typeof raw === 'object') for (const [k, v] of Object.entries(raw)) if (typeof v === 'string') origins[k] = toRepoRel(repo, v);
+    }
+    const out = [tail(join(work, 'stderr.log')), tail(join(work, 'stdout.log'))].filter(Boolean).join('\n');
+    return { command, exec, reports, cases, counts, origins, tail: out };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Where Python would import each src/ package from without src/ on the path: an installed
+ * copy (site-packages) there would shadow src/ for a command that does not put src/ first.
+ * Run from an empty folder so the current directory does not count.
+ */
+export function installedCopies(repo: string, packages: readonly string[], baseEnv: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  if (packages.length === 0) return {};
+  const dir = mkdtempSync(join(tmpdir(), 'sealgate-init-py-'));
+  try {
+    const script = 'import importlib.util, json, sys\nout = {}\nfor n in sys.argv[1:]:\n    try:\n        s = importlib.util.find_spec(n)\n    except Exception:\n        s = None\n    if s is not None and s.origin:\n        out[n] = s.origin\nprint(json.dumps(out))\n';
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(baseEnv)) if (v !== undefined && k !== 'PYTHONPATH') env[k] = v;
+    const r = spawnSync('python3', ['-c', script, ...packages], { cwd: dir, env, encoding: 'utf8', timeout: 30_000 });
+    if (r.status !== 0) return {};
+    const parsed = JSON.parse(r.stdout) as Record<string, string>;
+    const top = realpathSync(repo);
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(parsed)) {
+      const real = resolve(v);
+      if (!real.startsWith(top + sep)) out[k] = real;
+    }
+    return out;
+  } catch {
+    return {};
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
