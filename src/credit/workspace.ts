@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative, sep } from 'node:path';
 import { execInGroup } from '../runner/exec.js';
@@ -19,6 +19,27 @@ export interface Workspace {
 
 export function makeWorkspace(repo: string, parent: string): Workspace {
   const root = mkdtempSync(join(parent, 'ws-'));
+  copyTree(repo, root);
+  return { root, dispose: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/**
+ * A fresh copy of the tree at a fixed path, for one run that judges a test: whatever an earlier
+ * run left in its copy (a marker file, a cache) is gone, and every judging run of a worker sees
+ * the same path. `files` are written over the copy (a mutant's file).
+ */
+export function freshTree(repo: string, root: string, files: ReadonlyMap<string, string> = new Map()): void {
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  copyTree(repo, root);
+  // The copy's file is replaced, never written through: it may be a symlink the patch made.
+  for (const [p, text] of files) {
+    rmSync(join(root, p), { force: true });
+    writeFileSync(join(root, p), text);
+  }
+}
+
+function copyTree(repo: string, root: string): void {
   cpSync(repo, root, {
     recursive: true,
     verbatimSymlinks: true,
@@ -34,7 +55,6 @@ export function makeWorkspace(repo: string, parent: string): Workspace {
     const src = join(repo, d);
     if (existsSync(src) && statSync(src).isDirectory()) symlinkSync(realpathSync(src), join(root, d), 'dir');
   }
-  return { root, dispose: () => rmSync(root, { recursive: true, force: true }) };
 }
 
 export function makeScratch(): { dir: string; dispose: () => void } {
