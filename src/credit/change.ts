@@ -116,6 +116,12 @@ export function checkSymbolChange(language: string, patchedText: string, patched
   const b = tokensOf(baseText, basePieces, python);
   const p = tokensOf(patchedText, patchedPieces, python);
   const pairs = matches(b, p);
+  // Before the first token and after the last, the symbol's own text reaches to its edges.
+  const baseOwn = ownRanges(basePieces);
+  const pStart = own[0]?.[0] ?? 0;
+  const pEnd = own[own.length - 1]?.[1] ?? pStart;
+  const bStart = baseOwn[0]?.[0] ?? 0;
+  const bEnd = baseOwn[baseOwn.length - 1]?.[1] ?? bStart;
   const changed: [number, number][] = [];
   const revert: Edit[] = [];
   let skipped = 0;
@@ -132,15 +138,35 @@ export function checkSymbolChange(language: string, patchedText: string, patched
       // A pure deletion: the tokens either side of it are where the change is.
       for (const t of [p[p0], p[p1]]) if (t && !t.cut) changed.push([t.start, t.end]);
     }
-    if (pTok.some((t) => t.cut) || bTok.some((t) => t.cut)) {
+    if (bTok.some((t) => t.cut)) {
+      // The base had a nested declaration here that the patch removed: not this symbol's to put back.
       skipped++;
       continue;
     }
+    if (pTok.some((t) => t.cut)) {
+      // The patch added a nested declaration inside the change: it stays (it is its own symbol);
+      // the symbol's own tokens around it are put back, the base text before the first of them.
+      const runs: Tok[][] = [[]];
+      for (const t of pTok) {
+        if (t.cut) runs.push([]);
+        else (runs[runs.length - 1] as Tok[]).push(t);
+      }
+      const bFrom = b0 >= 0 ? (b[b0] as Tok).end : bStart;
+      const bTo = b1 < b.length ? (b[b1] as Tok).start : bEnd;
+      const firstCut = pTok.find((t) => t.cut) as Tok;
+      const head = runs[0] as Tok[];
+      const at = p0 >= 0 ? (p[p0] as Tok).end : (head[0]?.start ?? firstCut.start);
+      const edits: Edit[] = [{ start: at, end: head.length > 0 ? (head[head.length - 1] as Tok).end : at, text: head.length > 0 || bTok.length > 0 ? baseText.slice(bFrom, bTo) : '' }];
+      for (const r of runs.slice(1)) if (r.length > 0) edits.push({ start: (r[0] as Tok).start, end: (r[r.length - 1] as Tok).end, text: '' });
+      if (edits.every((e) => inside(own, e.start, e.end) || e.start === e.end)) revert.push(...edits.filter((e) => e.start !== e.end || e.text !== ''));
+      else skipped++;
+      continue;
+    }
     // Replace the patched text between the anchors' tokens by the base text between theirs.
-    const pFrom = p0 >= 0 ? (p[p0] as Tok).end : (pTok[0]?.start ?? (p[p1] as Tok | undefined)?.start ?? 0);
-    const pTo = p1 < p.length ? (p[p1] as Tok).start : (pTok[pTok.length - 1]?.end ?? pFrom);
-    const bFrom = b0 >= 0 ? (b[b0] as Tok).end : (bTok[0]?.start ?? (b[b1] as Tok | undefined)?.start ?? 0);
-    const bTo = b1 < b.length ? (b[b1] as Tok).start : (bTok[bTok.length - 1]?.end ?? bFrom);
+    const pFrom = p0 >= 0 ? (p[p0] as Tok).end : pStart;
+    const pTo = p1 < p.length ? (p[p1] as Tok).start : pEnd;
+    const bFrom = b0 >= 0 ? (b[b0] as Tok).end : bStart;
+    const bTo = b1 < b.length ? (b[b1] as Tok).start : bEnd;
     // Nothing outside the symbol's own text is touched.
     if (!inside(own, pFrom, pTo)) {
       skipped++;

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, w
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { sha256Hex } from '../core/ids.js';
 import { applyEdits, type Edit, type Mutant } from './mutant.js';
-import { freshTree, makeScratch, runTestCommand, type RunStatus } from './workspace.js';
+import { freshTree, makeScratch, runTestCommand, type RunStatus, type TestRun } from './workspace.js';
 
 /** One changed symbol ready for the oracle. */
 export interface SymbolPlan {
@@ -70,6 +70,8 @@ export interface OracleOptions {
   readonly narrow: (testIds: readonly string[]) => readonly string[] | null;
   /** Narrowed command for trace targets (test files, or pytest node ids), or null. */
   readonly narrowTargets: (targets: readonly string[]) => readonly string[] | null;
+  /** A test's candidate files (repository-relative), to tell which tests a file that failed to load held. */
+  readonly filesOf?: (testId: string) => readonly string[];
   /** Cache folder, or null for none; keys bind digest, patch hash and mutant id. */
   readonly cacheDir: string | null;
   readonly cacheSalt: string;
@@ -213,9 +215,9 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     }
     const run = await runFresh(slot, new Map([[m.path, applyEdits(original(m.path), m.edits)]]), command, opts.env, timeoutMs, logDir);
     mutantsRun++;
-    const failed = run.status === 'ok' ? run.cases.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.id) : [];
-    writeCache(opts.cacheDir, k, { status: run.status, detail: run.detail, failed, durationMs: run.durationMs });
-    return { mutant: m, status: run.status, detail: run.detail, failed: failed.filter((t) => open.has(t)), ranAgainst: against, cached: false };
+    const seen = toFailures(run, against, slotRoot(slot), command, opts.filesOf);
+    writeCache(opts.cacheDir, k, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs });
+    return { mutant: m, status: seen.status, detail: seen.detail, failed: seen.failed.filter((t) => open.has(t)), ranAgainst: against, cached: false };
   };
 
   try {
@@ -315,9 +317,9 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
         if (hitA) runs.push({ ...hitA, cached: true });
         else {
           const run = await runFresh(slot, new Map(), command, opts.env, timeoutMs, logDir);
-          const failed = run.status === 'ok' ? run.cases.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.id) : [];
-          writeCache(opts.cacheDir, ak, { status: run.status, detail: run.detail, failed, durationMs: run.durationMs });
-          runs.push({ status: run.status, detail: run.detail, failed, durationMs: run.durationMs, cached: false });
+          const seen = toFailures(run, reachedAll, slotRoot(slot), command, opts.filesOf);
+          writeCache(opts.cacheDir, ak, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs });
+          runs.push({ status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs, cached: false });
         }
         done++;
         report();
@@ -340,6 +342,42 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
   } finally {
     scratch.dispose();
   }
+}
+
+const isPytest = (command: readonly string[]): boolean => command.some((w) => /(^|\/)py\.?test$/.test(w) || w === 'pytest');
+
+/**
+ * The tests a run failed, reaching through load failures: a test file that failed to load
+ * (node:test's failed case named for the file, a jest or vitest suite failure, a pytest
+ * collection error) failed every test it holds that the report leaves out. pytest's exit 4
+ * without a report (an import error in a conftest.py) failed every test it was asked to run.
+ */
+export function toFailures(run: TestRun, against: readonly string[], root: string, command: readonly string[], filesOf?: (testId: string) => readonly string[]): { status: RunStatus; detail: string; failed: string[] } {
+  if (run.status !== 'ok') {
+    if (run.status === 'crash' && isPytest(command) && (run.exitCode === 4 || run.exitCode === 2)) {
+      return { status: 'ok', detail: `${run.detail}: the tests could not be collected (a load failure), so every selected test failed`, failed: [...against] };
+    }
+    return { status: run.status, detail: run.detail, failed: [] };
+  }
+  const failed = run.cases.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.id);
+  if (filesOf === undefined) return { status: 'ok', detail: run.detail, failed };
+  const reported = new Set(run.cases.map((c) => c.id));
+  const known = new Set(against.flatMap((t) => filesOf(t)));
+  const broken = new Set<string>();
+  const rel = (x: string): string => {
+    const y = x.replace(/\\/g, '/');
+    return isAbsolute(y) ? relative(root, y).split(sep).join('/') : y.replace(/^\.\//, '');
+  };
+  for (const c of run.cases) {
+    if (c.status !== 'failed' && c.status !== 'error') continue;
+    for (const cand of [c.file, c.name, c.suite, `${c.suite.replace(/\./g, '/')}.py`, `${c.name.replace(/\./g, '/')}.py`]) {
+      if (cand === null || cand === '') continue;
+      const r = rel(cand);
+      if (known.has(r)) broken.add(r);
+    }
+  }
+  const extra = broken.size === 0 ? [] : against.filter((t) => !reported.has(t) && filesOf(t).some((f) => broken.has(f)));
+  return { status: 'ok', detail: extra.length > 0 ? `${run.detail}; ${[...broken].sort().join(', ')} failed to load` : run.detail, failed: [...new Set([...failed, ...extra])] };
 }
 
 interface TraceContext {

@@ -233,6 +233,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
       eligible,
       ignore: new Set([...verdicts].filter(([, v]) => v?.kind === 'tautology').map(([id]) => id)),
       narrow: narrowFor(results.command, caseSources),
+      filesOf: (t) => caseSources.get(t)?.files ?? [],
       narrowTargets: (targets) => narrowCommand(results.command, targets),
       cacheDir: opts.cacheDir === undefined ? defaultCacheDir(opts.env) : opts.cacheDir,
       cacheSalt: JSON.stringify([digest, patchSha, changed.base]),

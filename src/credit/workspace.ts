@@ -70,12 +70,15 @@ export interface TestRun {
   readonly durationMs: number;
   /** Every case the JUnit files report; empty unless status is ok. */
   readonly cases: readonly JunitCase[];
+  /** The exit status, when the command exited. */
+  readonly exitCode?: number | null;
 }
 
 /**
  * Run the test command in a workspace: own process group, pinned env, hard timeout, output
- * discarded. Only exit 0 or 1 with every JUnit file present and well-formed is a usable run;
- * a timeout, a signal, another exit status (a collection or usage error) or a missing report is not.
+ * discarded. Only exit 0 or 1 (or 2, pytest's "interrupted" after collection errors) with every
+ * JUnit file present and well-formed is a usable run; a timeout, a signal, another exit status
+ * (a usage error) or a missing report is not.
  */
 export async function runTestCommand(ws: string, command: readonly string[], junit: readonly string[], env: Readonly<Record<string, string>>, timeoutMs: number, logDir: string): Promise<TestRun> {
   for (const j of junit) rmSync(join(ws, j), { force: true });
@@ -94,16 +97,17 @@ export async function runTestCommand(ws: string, command: readonly string[], jun
   if (out.timed_out) return { status: 'timeout', detail: `timed out after ${Math.round(timeoutMs)} ms`, durationMs, cases: [] };
   if (out.spawn_error !== null) return { status: 'crash', detail: `could not start: ${out.spawn_error}`, durationMs, cases: [] };
   if (out.signal !== null) return { status: 'crash', detail: `killed by ${out.signal}`, durationMs, cases: [] };
-  if (out.exit_code !== 0 && out.exit_code !== 1) return { status: 'crash', detail: `exit status ${String(out.exit_code)}`, durationMs, cases: [] };
+  const exitCode = out.exit_code;
+  if (exitCode !== 0 && exitCode !== 1 && exitCode !== 2) return { status: 'crash', detail: `exit status ${String(exitCode)}`, durationMs, cases: [], exitCode };
   const cases: JunitCase[] = [];
   for (const j of junit) {
     const p = join(ws, j);
-    if (!existsSync(p)) return { status: 'crash', detail: `${j} was not written`, durationMs, cases: [] };
+    if (!existsSync(p)) return { status: 'crash', detail: `${j} was not written (exit status ${String(exitCode)})`, durationMs, cases: [], exitCode };
     const r = parseJunitXml(readFileSync(p), j);
-    if (!r.ok) return { status: 'crash', detail: r.findings.map((f) => f.detail).join('; '), durationMs, cases: [] };
+    if (!r.ok) return { status: 'crash', detail: r.findings.map((f) => f.detail).join('; '), durationMs, cases: [], exitCode };
     cases.push(...r.value);
   }
-  return { status: 'ok', detail: `exit status ${String(out.exit_code)}`, durationMs, cases };
+  return { status: 'ok', detail: `exit status ${String(exitCode)}`, durationMs, cases, exitCode };
 }
 
 /** Write a mutated file into a workspace, run `fn`, and put the original back whatever happens. */
