@@ -178,7 +178,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     opts.progress?.({ phase, done, total, kills, elapsedMs, etaMs: done > 0 ? (elapsedMs / done) * (total - done) : null });
   };
   const key = (what: string, selection: readonly string[] | null, edits: unknown): string =>
-    sha256Hex(JSON.stringify(['sealgate-credit-v2', opts.cacheSalt, what, sha256Hex(JSON.stringify(edits)), selection ?? opts.command]));
+    sha256Hex(JSON.stringify(['sealgate-credit-v3', opts.cacheSalt, what, sha256Hex(JSON.stringify(edits)), selection ?? opts.command]));
   /** Worker i's fixed path: every run it makes gets a fresh copy there. */
   const slotRoot = (i: number): string => join(scratch.dir, `w${i}`, 'tree');
 
@@ -344,6 +344,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
   }
 }
 
+const isInProcessNodeTest = (command: readonly string[]): boolean => /(^|\/)node(\.exe)?$/.test(command[0] ?? '') && !command.includes('--test');
 const isPytest = (command: readonly string[]): boolean => command.some((w) => /(^|\/)py\.?test$/.test(w) || w === 'pytest');
 
 /**
@@ -356,6 +357,12 @@ export function toFailures(run: TestRun, against: readonly string[], root: strin
   if (run.status !== 'ok') {
     if (run.status === 'crash' && isPytest(command) && (run.exitCode === 4 || run.exitCode === 2)) {
       return { status: 'ok', detail: `${run.detail}: the tests could not be collected (a load failure), so every selected test failed`, failed: [...against] };
+    }
+    // One node:test file run in this process (see narrowCommand): a throw while it loads exits 1 before any report.
+    const file = command[command.length - 1];
+    if (run.status === 'crash' && run.exitCode === 1 && /\bwas not written\b/.test(run.detail) && isInProcessNodeTest(command) && file !== undefined) {
+      const held = filesOf === undefined ? [...against] : against.filter((t) => filesOf(t).includes(file));
+      return { status: 'ok', detail: `${run.detail}: ${file} failed to load, so the tests it holds failed`, failed: held };
     }
     return { status: run.status, detail: run.detail, failed: [] };
   }

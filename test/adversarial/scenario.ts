@@ -66,7 +66,8 @@ export async function runScenario(files: Record<string, string>, config: (c: Rec
     git(repo.dir, 'reset', '-q');
     mkdirSync(join(repo.dir, 'patches'), { recursive: true });
     writeFileSync(join(repo.dir, 'patches/agent.diff'), diff);
-    const env = childEnv();
+    // A cache of its own: nothing from another scenario (or an earlier build) is reused.
+    const env = { ...childEnv(), XDG_CACHE_HOME: join(repo.dir, 'review', 'cache') };
     const p = await runCli(['propose', '--author-job', AUTHOR, '--runner-job', RUNNER, '--patch', 'patches/agent.diff', '--proposal-id', 'p-adversarial-1'], { cwd: repo.dir, env, now: new Date(NOW) });
     assert.equal(p.exit, 0, p.stderr);
     const r = await runCli(['runner', '--runner-job', RUNNER, '--seed', '42', '--now', NOW], { cwd: repo.dir, env, now: new Date(NOW) });
