@@ -41,9 +41,13 @@ Runner: score property credit on the sealed digest. Reads the record, review/run
 {changed.json,results.json} and the patch; refuses unless the digest is sealed and still
 matches (drift reopens the seal) and J is the record's runner, not its author. Classifies
 every test statically (tautologies earn nothing), then runs a mutation oracle per changed
-symbol in isolated copies of the work tree: a probe finds the tests that reach the symbol,
-behavioural mutants (chosen from the sealed seed, credit.mutantBudget per symbol) find
-which of them notice a change. Writes review/runner/cases.json and credit.json.
+symbol, each judging run on a fresh copy of the work tree: a probe finds the tests that
+reach the symbol; its revert (the base version put back), null mutants (bytes changed,
+behaviour kept) and behavioural mutants on the tokens the patch changed (chosen from the
+sealed seed, credit.mutantBudget per symbol) find which of them notice the change; the
+control runs again after them. A test failing a control or a null mutant earns nothing.
+credit.require "revert" credits a modified symbol only by a kill of its revert.
+Writes review/runner/cases.json and credit.json.
 
 With --cases: apply the spec's property_credit rule to a case file from another runner
 (cases on another digest or not passed are ignored, tautologies earn nothing) and print
