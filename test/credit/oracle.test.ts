@@ -64,7 +64,8 @@ async function score(repo: string, path: string, language: string, spans: Record
   const { caseSources, verdicts } = classifyCases(results.cases, sources);
   const { plans, unsupported } = await planSymbols(repo, changed, budget, 'seed-1');
   const oracle = await runOracle(plans, {
-    workTree: repo, command, junit: ['junit.xml'], env, controlTimeoutMs: 120_000, baselineMs: 1000, workers: 2,
+    workTree: repo, command, junit: ['junit.xml'], env, controlTimeoutMs: 120_000, baselineMs: 1000, workers: 2, seed: 'seed-1',
+    filesOf: (t) => caseSources.get(t)?.files ?? [],
     eligible: new Set(results.cases.filter((c) => c.status === 'passed').map((c) => c.id)),
     ignore: new Set([...verdicts].filter(([, v]) => v?.kind === 'tautology').map(([id]) => id)),
     narrow: narrowFor(command, caseSources), narrowTargets: (t) => narrowCommand(command, t), cacheDir: null, cacheSalt: 'test',
