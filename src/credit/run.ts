@@ -25,7 +25,7 @@ import { decodeSource, type FileSymbols } from '../symbols/model.js';
 import { runOracle, type OracleResult, type Progress, type SymbolPlan } from './oracle.js';
 import { CaseFileSchema, CreditSchema } from './schema.js';
 import { toScored, type Scored } from './score.js';
-import { narrowCommand } from './select.js';
+import { cheapCommand, narrowCommand } from './select.js';
 import { classifyCases, readTestSources, type CaseSource } from './tests.js';
 import { checkSchema } from '../core/document.js';
 
@@ -220,9 +220,10 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
 
   let oracle: OracleResult | null = null;
   if (plans.length > 0 && eligible.size > 0) {
+    const command = cheapCommand(results.command);
     oracle = await runOracle(plans, {
       workTree: repo,
-      command: results.command,
+      command,
       junit,
       env,
       controlTimeoutMs: opts.config.test.timeoutSeconds * 1000,
@@ -232,9 +233,9 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
       workers: Math.max(1, opts.workers ?? availableParallelism()),
       eligible,
       ignore: new Set([...verdicts].filter(([, v]) => v?.kind === 'tautology').map(([id]) => id)),
-      narrow: narrowFor(results.command, caseSources),
+      narrow: narrowFor(command, caseSources),
       filesOf: (t) => caseSources.get(t)?.files ?? [],
-      narrowTargets: (targets) => narrowCommand(results.command, targets),
+      narrowTargets: (targets) => narrowCommand(command, targets),
       cacheDir: opts.cacheDir === undefined ? defaultCacheDir(opts.env) : opts.cacheDir,
       cacheSalt: JSON.stringify([digest, patchSha, changed.base]),
       ...(opts.progress ? { progress: opts.progress } : {}),
