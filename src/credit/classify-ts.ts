@@ -346,6 +346,28 @@ function assertingHelpers(sf: TS.SourceFile, assertionFns: ReadonlySet<string>):
   return out;
 }
 
+const escapeRe = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** test.each's printf placeholders (%s %d %i %f %j %o %O %p %#) and $variable interpolations. */
+const PLACEHOLDER = /%[sdifjoOp#]|\$[A-Za-z_][\w.]*/g;
+
+/** The pattern of the names a computed test name produces, or null for a plain literal name. */
+function namePatternOf(e: TS.Expression | undefined, sf: TS.SourceFile): RegExp | null {
+  if (e === undefined) return null;
+  const lit = stringOf(e);
+  if (lit !== null) {
+    if (!PLACEHOLDER.test(lit)) return null;
+    PLACEHOLDER.lastIndex = 0;
+    return new RegExp(`^${lit.split(PLACEHOLDER).map(escapeRe).join('.*?')}$`, 's');
+  }
+  if (ts.isTemplateExpression(e)) {
+    const parts = [e.head.text, ...e.templateSpans.map((s) => s.literal.text)].map((p) => p.split(PLACEHOLDER).map(escapeRe).join('.*?'));
+    return new RegExp(`^${parts.join('.*?')}$`, 's');
+  }
+  if (isFn(e)) return null;
+  void sf;
+  return /^.+$/s;
+}
+
 /** Names a test file imports from its own project (relative or absolute specifiers): the code under test. */
 function importedNames(sf: TS.SourceFile): Set<string> {
   const out = new Set<string>();
@@ -404,7 +426,11 @@ export function classifyTsTests(path: string, text: string, assertionFunctions: 
       const mods = path?.slice(1) ?? [];
       const isTest = base !== undefined && (TEST_FNS.has(base) || base === 'xit' || base === 'xtest' || base === 'xspecify');
       const isSuite = base !== undefined && (SUITE_FNS.has(base) || base === 'xdescribe');
-      const name = stringOf(n.arguments[0]) ?? (n.arguments[0] && ts.isTemplateExpression(n.arguments[0]) ? n.arguments[0].getText(sf).slice(1, -1) : null);
+      const first = n.arguments[0];
+      const literalName = stringOf(first);
+      // A name computed at run time still names a test (or suite): classified from its body, matched by pattern.
+      const name = literalName ?? (first && ts.isTemplateExpression(first) ? first.getText(sf).slice(1, -1) : first && !isFn(first) ? first.getText(sf) : null);
+      const namePattern = namePatternOf(first, sf);
       const fn = [...n.arguments].reverse().find(isFn);
       if ((isTest || isSuite) && name !== null && mods.every((m) => SKIP_MODS.has(m) || m === 'only' || m === 'each' || m === 'concurrent' || m === 'sequential' || m === 'failing')) {
         const skipMod = mods.find((m) => SKIP_MODS.has(m));
@@ -433,6 +459,7 @@ export function classifyTsTests(path: string, text: string, assertionFunctions: 
           name,
           line: sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1,
           verdict: checkTest(assertions, verdictSkip, fn ? sourceTextUse(fn.body, imported, sf) : null),
+          ...(namePattern !== null ? { namePattern } : {}),
         });
         return;
       }

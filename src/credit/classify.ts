@@ -28,6 +28,11 @@ export interface TestSource {
   readonly name: string;
   readonly line: number;
   readonly verdict: Verdict;
+  /**
+   * For a name computed at run time (`test.each` placeholders, a template literal, a name built
+   * in a loop): the reported names it can produce. Exact names win over patterns.
+   */
+  readonly namePattern?: RegExp;
 }
 
 /** One side of an assertion, reduced to what the rules need. */

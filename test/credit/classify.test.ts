@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { classifyTsTests } from '../../src/credit/classify-ts.js';
 import { classifyPyTests } from '../../src/credit/classify-py.js';
 import type { TautologyRule } from '../../src/credit/classify.js';
+import { matchCase } from '../../src/credit/tests.js';
 
 type Want = TautologyRule | 'property';
 
@@ -111,5 +112,31 @@ describe('static classifier: Python corpus', () => {
     const src = `def helper():\n    return 1\n\nclass TestA:\n    def test_x(self):\n        assert helper() == 1\n\ndef test_y():\n    assert True\n`;
     const got = (await classifyPyTests('tests/test_a.py', src)).map((t) => [t.suite.join('/'), t.name, t.verdict.kind]);
     assert.deepEqual(got, [['TestA', 'test_x', 'property'], ['', 'test_y', 'tautology']]);
+  });
+});
+
+describe('computed test names (test.each, loops) are classified from the body and matched by pattern', () => {
+  const src = [
+    "test.each([[1, 2], [3, 4]])('tax %i of %i', (a, b) => { expect(taxCents(a, b)).toBe(0); });",
+    "for (const c of [1, 2]) test(`weak ${c}`, () => { expect(() => taxCents(c, 1)).not.toThrow(); });",
+    "const names = ['x'];",
+    "for (const n of names) it(n, () => { assert.equal(taxCents(1, 2), 0); });",
+    "test('plain', () => { assert.equal(taxCents(1, 2), 0); });",
+  ].join('\n');
+  const sources = classifyTsTests('t.test.ts', src);
+  const junit = (name: string) => ({ id: `::${name}`, file: null, suite: '', name, status: 'passed' as const, duration_ms: 1 });
+  it('finds every test, whatever its name', () => {
+    assert.equal(sources.length, 4);
+  });
+  it('a test.each case reported as "tax 1 of 2" is the property of its body', () => {
+    assert.equal(matchCase(junit('tax 1 of 2'), sources).verdict?.kind, 'property');
+  });
+  it('a loop test reported as "weak 2" is the weak assertion of its body', () => {
+    const v = matchCase(junit('weak 2'), sources).verdict;
+    assert.equal(v?.kind === 'tautology' ? v.rule : v?.kind, 'weak-assertion');
+  });
+  it('a literal name wins over patterns', () => {
+    assert.equal(matchCase(junit('plain'), sources).verdict?.kind, 'property');
+    assert.deepEqual(matchCase(junit('plain'), sources).files, ['t.test.ts']);
   });
 });
