@@ -251,6 +251,6 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
     writeFileAtomic(layoutPath(repo, 'cases'), toJsonText(scored.cases), 0o600);
     writeFileAtomic(layoutPath(repo, 'credit'), toJsonText(scored.credit), 0o644);
   }
-  const kills = [...(oracle?.mutants.values() ?? [])].flat().filter((r) => r.status === 'ok' && r.failed.length > 0).length;
+  const kills = [...(oracle?.mutants.values() ?? [])].flat().filter((r) => r.mutant.kind !== 'null' && r.status === 'ok' && r.failed.length > 0).length;
   return { ...scored, stats: { mutantsRun: oracle?.mutantsRun ?? 0, mutantsCached: oracle?.mutantsCached ?? 0, symbols: plans.length, kills, wallMs: performance.now() - t0 } };
 }
