@@ -192,7 +192,7 @@ export async function run() {
     const onlyStrykerProbe = notCredited.filter((s) => lastStryker.mutants.filter((m) => m.status === 'Killed' && bySymbol(m.file, m.location.start.line) === s).every((m) => m.mutatorName === 'BlockStatement'));
     const mo = median(ours);
     const mt = median(theirs);
-    console.log(`sealgate credit: ${last.runs} mutant runs (probes and behavioural), ${last.kills} behavioural kills, ${c.credited.length}/${changed.changed.length} symbols credited, median ${(mo / 1000).toFixed(1)} s`);
+    console.log(`sealgate credit: ${last.runs} mutant runs (probes, reverts, null and behavioural mutants), ${last.kills} kills by reverts and behavioural mutants, ${c.credited.length}/${changed.changed.length} symbols credited, median ${(mo / 1000).toFixed(1)} s`);
     console.log(`stryker:         ${lastStryker.mutants.length} mutants (${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}), killed in ${killedIn.size} symbols, median ${(mt / 1000).toFixed(1)} s`);
     console.log(`ratio sealgate/stryker: ${(mo / mt).toFixed(2)} (target <= 0.5) ${mo / mt <= 0.5 ? 'MET' : 'NOT MET'}`);
     console.log(`symbols with a Stryker kill that sealgate does not credit: ${notCredited.length === 0 ? 'none (target MET)' : `${notCredited.join(', ')} (target NOT MET${onlyStrykerProbe.length > 0 ? `; killed only by Stryker's block removal, which returns undefined, a probe here: ${onlyStrykerProbe.join(', ')}` : ''})`}`);

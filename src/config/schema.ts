@@ -105,6 +105,10 @@ export const ConfigSchema = v.strictObject({
     v.strictObject({
       mutantBudget: v.optional(positiveInt(1000)),
       assertionFunctions: v.optional(uniqueStrings(identifier, 'names')),
+      /** What earns a modified symbol: "change" (a kill of its revert or of a mutant on its changed tokens) or "revert" (a kill of its revert). */
+      require: v.optional(v.picklist(['change', 'revert'], 'must be "change" or "revert"')),
+      /** A mutant run's timeout: this many times the slower of the baseline and the control, plus 10 s. */
+      timeoutFactor: v.optional(positiveInt(100)),
     }),
   ),
   /** Keys whose signatures gate and verify require (docs/attest.md). Absent: evidence is unsigned. */
@@ -138,7 +142,7 @@ export interface Config {
     readonly env: Readonly<Record<string, string>>;
   };
   readonly symbols: { readonly docstringChanges: boolean };
-  readonly credit: { readonly mutantBudget: number; readonly assertionFunctions: readonly string[] };
+  readonly credit: { readonly mutantBudget: number; readonly assertionFunctions: readonly string[]; readonly require: 'change' | 'revert'; readonly timeoutFactor: number };
   /** undefined: no trust section, the evidence is not checked for signatures. */
   readonly trust: Trust | undefined;
 }
@@ -186,6 +190,8 @@ export function normaliseConfig(file: ConfigFile): Config {
     credit: {
       mutantBudget: file.credit?.mutantBudget ?? DEFAULT_MUTANT_BUDGET,
       assertionFunctions: file.credit?.assertionFunctions ?? [],
+      require: file.credit?.require ?? 'change',
+      timeoutFactor: file.credit?.timeoutFactor ?? 3,
     },
     trust: file.trust === undefined ? undefined : { runnerKeys: toTrustedKeys(file.trust.runnerKeys), reviewerKeys: toTrustedKeys(file.trust.reviewerKeys) },
   };

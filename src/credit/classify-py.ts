@@ -111,10 +111,48 @@ function isSwallowed(n: Node, stop: Node): boolean {
   return false;
 }
 
+/** Why a checked condition tells only a type or non-None-ness, or null. */
+function weakCondition(n0: Node): string | null {
+  const n = unparen(n0);
+  if (n.type === 'call' && /^(isinstance|issubclass|callable)$/.test(calleeText(n) ?? '')) return 'check only a type';
+  if (n.type === 'comparison_operator') {
+    const ops = n.children.filter((c): c is Node => c !== null && !c.isNamed).map((c) => c.type);
+    const sides = named(n);
+    if (ops.length === 1 && (ops[0] === 'is not' || ops[0] === '!=' || ops[0] === 'is') && sides.some((x) => x.type === 'none')) return ops[0] === 'is' ? null : 'check only that a value is not None';
+    if (sides.some((x) => x.type === 'call' && calleeText(x) === 'type')) return 'check only a type';
+  }
+  if (n.type === 'boolean_operator' && field(n, 'operator')?.type === 'and') {
+    const l = field(n, 'left');
+    const r = field(n, 'right');
+    const lw = l ? weakCondition(l) : null;
+    return lw !== null && r !== null && weakCondition(r) !== null ? lw : null;
+  }
+  return null;
+}
+
+const WEAK_METHODS: Record<string, string> = {
+  assertIsNotNone: 'check only that a value is not None',
+  assertIsInstance: 'check only a type',
+  assertNotIsInstance: 'check only a type',
+};
+
+/** How a test reads the source or byte code of the code under test, or null. */
+function sourceTextUse(body: Node): string | null {
+  let found: string | null = null;
+  const visit = (n: Node): void => {
+    if (found !== null) return;
+    if (n.type === 'call' && /^inspect\.(getsource|getsourcelines|getsourcefile|getfile)$|^(dis\.dis|dis\.Bytecode|dis\.get_instructions)$/.test(calleeText(n) ?? '')) found = `it reads the source text of the code under test (${calleeText(n) ?? ''} at line ${n.startPosition.row + 1})`;
+    else if (n.type === 'attribute' && /\.(__code__|co_code|__wrapped__\.__code__)$/.test(n.text.replace(/\s+/g, ''))) found = `it reads the byte code of the code under test (${n.text.slice(0, 60)} at line ${n.startPosition.row + 1})`;
+    for (const c of named(n)) visit(c);
+  };
+  visit(body);
+  return found;
+}
+
 function collectAssertions(body: Node, assertionFns: ReadonlySet<string>, helpers: ReadonlySet<string>): Assertion[] {
   const scope: Scope = { assigns: [], calls: [] };
   const assertionCalls = new Set<number>();
-  const found: { node: Node; make: () => Pick<Assertion, 'operands' | 'compares' | 'opaque'> }[] = [];
+  const found: { node: Node; make: () => Pick<Assertion, 'operands' | 'compares' | 'opaque' | 'weak'> }[] = [];
   const visit = (n: Node): void => {
     if (n.type === 'assignment' || n.type === 'augmented_assignment') {
       const left = field(n, 'left');
@@ -123,23 +161,30 @@ function collectAssertions(body: Node, assertionFns: ReadonlySet<string>, helper
     }
     if (n.type === 'assert_statement') {
       const cond = named(n)[0];
-      if (cond) found.push({ node: n, make: () => ({ ...truthAssertion(cond, n.startIndex, scope), opaque: false }) });
+      const weak = cond ? weakCondition(cond) : null;
+      if (cond) found.push({ node: n, make: () => ({ ...truthAssertion(cond, n.startIndex, scope), opaque: false, ...(weak !== null ? { weak } : {}) }) });
     } else if (n.type === 'call') {
       const callee = calleeText(n) ?? '';
       const last = callee.split('.').at(-1) ?? '';
       const args = named(field(n, 'arguments') ?? n).filter((a) => a.type !== 'keyword_argument' && a.type !== 'comment');
       const at = n.startIndex;
-      if (COMPARE_ASSERTS.has(last) || (callee.startsWith('self.') && EQUALITY_METHODS.has(last))) {
+      const weakMethod = WEAK_METHODS[last];
+      if (weakMethod !== undefined) {
+        assertionCalls.add(n.id);
+        found.push({ node: n, make: () => ({ operands: [], compares: false, opaque: true, weak: weakMethod }) });
+      } else if (COMPARE_ASSERTS.has(last) || (callee.startsWith('self.') && EQUALITY_METHODS.has(last))) {
         assertionCalls.add(n.id);
         found.push({ node: n, make: () => (args.length >= 2 ? { operands: args.slice(0, 2).map((a) => operandOf(a, at, scope)), compares: true, opaque: false } : { operands: [], compares: false, opaque: true }) });
       } else if (TRUTH_ASSERTS.has(last)) {
         assertionCalls.add(n.id);
         const a = args[0];
-        found.push({ node: n, make: () => (a ? { ...truthAssertion(a, at, scope), opaque: false } : { operands: [], compares: false, opaque: true }) });
+        const weak = a ? weakCondition(a) : null;
+        found.push({ node: n, make: () => (a ? { ...truthAssertion(a, at, scope), opaque: false, ...(weak !== null ? { weak } : {}) } : { operands: [], compares: false, opaque: true }) });
+
       } else if (assertionFns.has(last) || assertionFns.has(callee)) {
         assertionCalls.add(n.id);
         found.push({ node: n, make: () => ({ operands: args.map((a) => operandOf(a, at, scope)), compares: args.length === 2, opaque: args.length === 0 }) });
-      } else if (last.startsWith('assert') || /(^|\.)(fail|raises)$/.test(callee) || /^(self\.)?assertRaises/.test(callee) || (callee === last && helpers.has(last))) {
+      } else if (last.startsWith('assert') || /(^|\.)(fail|raises|warns|deprecated_call)$/.test(callee) || /^(self\.)?assertRaises/.test(callee) || (callee === last && helpers.has(last))) {
         assertionCalls.add(n.id);
         found.push({ node: n, make: () => ({ operands: [], compares: false, opaque: true }) });
       }
@@ -220,7 +265,7 @@ export async function classifyPyTests(path: string, text: string, assertionFunct
         const body = field(d.def, 'body');
         if (!name.startsWith('test') || !body) continue;
         const skip = skipReason([...classDecorators, ...d.decorators], body);
-        out.push({ file: path, suite, name, line: d.def.startPosition.row + 1, verdict: checkTest(collectAssertions(body, assertionFns, helpers), skip) });
+        out.push({ file: path, suite, name, line: d.def.startPosition.row + 1, verdict: checkTest(collectAssertions(body, assertionFns, helpers), skip, sourceTextUse(body)) });
       }
     };
     visitDefs(root, [], []);

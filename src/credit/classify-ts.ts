@@ -96,6 +96,50 @@ function operandOf(e: TS.Expression, at: number, scope: Scope): Operand {
   return { literal, isTrue: x.kind === ts.SyntaxKind.TrueKeyword, key, selfAssigned };
 }
 
+const TYPE_PREDICATES = new Set(['Number.isFinite', 'Number.isInteger', 'Number.isSafeInteger', 'Number.isNaN', 'isNaN', 'isFinite', 'Array.isArray', 'ArrayBuffer.isView', 'Buffer.isBuffer']);
+const isNullish = (e: TS.Expression): boolean => {
+  const x = unparen(e);
+  return x.kind === ts.SyntaxKind.NullKeyword || (ts.isIdentifier(x) && x.text === 'undefined') || ts.isVoidExpression(x);
+};
+const isTypeof = (e: TS.Expression): boolean => ts.isTypeOfExpression(unparen(e));
+
+/** Why a checked boolean expression tells only a type or non-nullness, or null. */
+function weakExpr(e0: TS.Expression): string | null {
+  const e = unparen(e0);
+  if (ts.isPrefixUnaryExpression(e) && e.operator === ts.SyntaxKind.ExclamationToken) return weakExpr(e.operand);
+  if (ts.isBinaryExpression(e)) {
+    const k = e.operatorToken.kind;
+    if (k === ts.SyntaxKind.InstanceOfKeyword) return 'check only a type';
+    if (COMPARISON_OPS.has(k) && (isTypeof(e.left) || isTypeof(e.right))) return 'check only a type';
+    if ((k === ts.SyntaxKind.ExclamationEqualsEqualsToken || k === ts.SyntaxKind.ExclamationEqualsToken) && (isNullish(e.left) || isNullish(e.right))) return 'check only that a value is not null or undefined';
+    if (k === ts.SyntaxKind.AmpersandAmpersandToken) {
+      const l = weakExpr(e.left);
+      const r = weakExpr(e.right);
+      return l !== null && r !== null ? l : null;
+    }
+  }
+  if (ts.isCallExpression(e)) {
+    const p = calleePath(e.expression)?.join('.');
+    if (p !== undefined && TYPE_PREDICATES.has(p)) return 'check only a type';
+  }
+  return null;
+}
+
+/** Why an expect(...) matcher tells only that nothing throws, a type or non-nullness, or null. */
+function weakMatcher(n: TS.CallExpression, actual: TS.Expression | undefined): string | null {
+  const matcher = ts.isPropertyAccessExpression(n.expression) ? n.expression.name.text : '';
+  const chain: string[] = [];
+  for (let x: TS.Expression = n.expression; ts.isPropertyAccessExpression(x); x = x.expression) chain.push(x.name.text);
+  const not = chain.includes('not');
+  const arg = n.arguments[0];
+  if (not && (matcher === 'toThrow' || matcher === 'toThrowError')) return 'check only that nothing throws';
+  if (matcher === 'toBeDefined' || (not && (matcher === 'toBeUndefined' || matcher === 'toBeNull' || matcher === 'toBeNaN'))) return 'check only that a value is not null or undefined';
+  if (not && (matcher === 'toBe' || matcher === 'toEqual' || matcher === 'toStrictEqual') && arg !== undefined && isNullish(arg)) return 'check only that a value is not null or undefined';
+  if (matcher === 'toBeInstanceOf' || matcher === 'toBeTypeOf' || matcher === 'toBeFinite') return 'check only a type';
+  if (actual !== undefined && (isTypeof(actual) || weakExpr(actual) !== null) && ['toBe', 'toEqual', 'toStrictEqual', 'toBeTruthy', 'toBeFalsy'].includes(matcher)) return 'check only a type';
+  return null;
+}
+
 /** A checked boolean expression: a comparison compares its sides; `!x` checks x. */
 function truthAssertion(e0: TS.Expression, at: number, scope: Scope): Pick<Assertion, 'operands' | 'compares'> {
   const e = unparen(e0);
@@ -140,7 +184,7 @@ function collectAssertions(body: TS.Node, ctx: Ctx): Assertion[] {
   const sf = ctx.sf;
   const scope: Scope = { sf, assigns: [], calls: [] };
   const assertionCalls = new Set<TS.Node>();
-  const found: { node: TS.Node; make: () => Pick<Assertion, 'operands' | 'compares' | 'opaque'> }[] = [];
+  const found: { node: TS.Node; make: () => Pick<Assertion, 'operands' | 'compares' | 'opaque' | 'weak'> }[] = [];
   const lineOf = (n: TS.Node): number => sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1;
 
   const markChain = (n: TS.Node): void => {
@@ -173,7 +217,8 @@ function collectAssertions(body: TS.Node, ctx: Ctx): Assertion[] {
           node: n,
           make: () => {
             const ops = [actual, ...args].filter((a): a is TS.Expression => a !== undefined).map((a) => operandOf(a, n.getStart(sf), scope));
-            return { operands: ops, compares: ops.length === 2, opaque: actual === undefined };
+            const weak = weakMatcher(n, actual);
+            return { operands: ops, compares: ops.length === 2, opaque: actual === undefined, ...(weak !== null ? { weak } : {}) };
           },
         });
       } else if (path && (path[0] === 'assert' || path.includes('assert')) && !(path.length === 2 && path[0] === 'fc')) {
@@ -253,16 +298,23 @@ function isExpectMatcher(n: TS.CallExpression): boolean {
   return rootCall(n) !== null;
 }
 
-function assertCall(n: TS.CallExpression, method: string, scope: Scope): Pick<Assertion, 'operands' | 'compares' | 'opaque'> {
+function assertCall(n: TS.CallExpression, method: string, scope: Scope): Pick<Assertion, 'operands' | 'compares' | 'opaque' | 'weak'> {
   const at = n.getStart(scope.sf);
   const args = n.arguments;
+  if (method === 'doesNotThrow' || method === 'doesNotReject') return { operands: [], compares: false, opaque: true, weak: 'check only that nothing throws' };
   if (method === 'ok' || method === 'assert' || method === 'isTrue' || method === 'isOk') {
     const a = args[0];
-    return a ? { ...truthAssertion(a, at, scope), opaque: false } : { operands: [], compares: false, opaque: true };
+    const weak = a ? weakExpr(a) : null;
+    return a ? { ...truthAssertion(a, at, scope), opaque: false, ...(weak !== null ? { weak } : {}) } : { operands: [], compares: false, opaque: true };
   }
+  if (method === 'isDefined' || method === 'isNotNull' || method === 'exists') return { operands: [], compares: false, opaque: true, weak: 'check only that a value is not null or undefined' };
   if (EQUALITY_METHODS.has(method) || method === 'match' || method === 'doesNotMatch' || method === 'notEqual') {
     const [a, b] = args;
-    if (a && b) return { operands: [operandOf(a, at, scope), operandOf(b, at, scope)], compares: true, opaque: false };
+    if (a && b) {
+      const negated = method.startsWith('not');
+      const weak = isTypeof(a) || isTypeof(b) ? 'check only a type' : negated && (isNullish(a) || isNullish(b)) ? 'check only that a value is not null or undefined' : null;
+      return { operands: [operandOf(a, at, scope), operandOf(b, at, scope)], compares: true, opaque: false, ...(weak !== null ? { weak } : {}) };
+    }
   }
   // throws / rejects / fail and anything unknown: judged by the oracle, not here.
   return { operands: [], compares: false, opaque: true };
@@ -294,11 +346,75 @@ function assertingHelpers(sf: TS.SourceFile, assertionFns: ReadonlySet<string>):
   return out;
 }
 
+const escapeRe = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** test.each's printf placeholders (%s %d %i %f %j %o %O %p %#) and $variable interpolations. */
+const PLACEHOLDER = /%[sdifjoOp#]|\$[A-Za-z_][\w.]*/g;
+
+/** The pattern of the names a computed test name produces, or null for a plain literal name. */
+function namePatternOf(e: TS.Expression | undefined, sf: TS.SourceFile): RegExp | null {
+  if (e === undefined) return null;
+  const lit = stringOf(e);
+  if (lit !== null) {
+    if (!PLACEHOLDER.test(lit)) return null;
+    PLACEHOLDER.lastIndex = 0;
+    return new RegExp(`^${lit.split(PLACEHOLDER).map(escapeRe).join('.*?')}$`, 's');
+  }
+  if (ts.isTemplateExpression(e)) {
+    const parts = [e.head.text, ...e.templateSpans.map((s) => s.literal.text)].map((p) => p.split(PLACEHOLDER).map(escapeRe).join('.*?'));
+    return new RegExp(`^${parts.join('.*?')}$`, 's');
+  }
+  if (isFn(e)) return null;
+  void sf;
+  return /^.+$/s;
+}
+
+/** Names a test file imports from its own project (relative or absolute specifiers): the code under test. */
+function importedNames(sf: TS.SourceFile): Set<string> {
+  const out = new Set<string>();
+  for (const st of sf.statements) {
+    if (!ts.isImportDeclaration(st) || !ts.isStringLiteral(st.moduleSpecifier) || !/^[./]/.test(st.moduleSpecifier.text)) continue;
+    const c = st.importClause;
+    if (!c) continue;
+    if (c.name) out.add(c.name.text);
+    const b = c.namedBindings;
+    if (b && ts.isNamespaceImport(b)) out.add(b.name.text);
+    if (b && ts.isNamedImports(b)) for (const e of b.elements) out.add(e.name.text);
+  }
+  return out;
+}
+
+/** How a test reads the source text of the code under test (`fn.toString()`, `String(fn)`, `${fn}`), or null. */
+function sourceTextUse(body: TS.Node, imported: ReadonlySet<string>, sf: TS.SourceFile): string | null {
+  let found: string | null = null;
+  const isImported = (e: TS.Expression): boolean => {
+    const x = unparen(e);
+    const head = calleePath(x)?.[0];
+    return head !== undefined && imported.has(head);
+  };
+  const visit = (n: TS.Node): void => {
+    if (found !== null) return;
+    const line = (): number => sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1;
+    if (ts.isPropertyAccessExpression(n) && (n.name.text === 'toString' || n.name.text === 'toSource')) {
+      if (isImported(n.expression) || calleePath(n.expression)?.join('.') === 'Function.prototype') found = `it reads the source text of the code under test (${n.getText(sf).slice(0, 60)} at line ${line()})`;
+    } else if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === 'String' && n.arguments[0] && isImported(n.arguments[0])) {
+      found = `it reads the source text of the code under test (String(...) at line ${line()})`;
+    } else if (ts.isTemplateSpan(n) && isImported(n.expression)) {
+      found = `it reads the source text of the code under test (a template at line ${line()})`;
+    } else if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.PlusToken && ((ts.isStringLiteral(n.left) && isImported(n.right)) || (ts.isStringLiteral(n.right) && isImported(n.left)))) {
+      found = `it reads the source text of the code under test (string concatenation at line ${line()})`;
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(body);
+  return found;
+}
+
 /** Every test in a TS/JS test file with its static verdict. */
 export function classifyTsTests(path: string, text: string, assertionFunctions: readonly string[] = []): TestSource[] {
   const sf = ts.createSourceFile(path, text, ts.ScriptTarget.ES2022, true, scriptKindOf(path));
   const assertionFns = new Set(assertionFunctions);
   const ctx: Ctx = { sf, assertionFns, helpers: assertingHelpers(sf, assertionFns) };
+  const imported = importedNames(sf);
   const out: TestSource[] = [];
   const walk = (n: TS.Node, suite: readonly string[], suiteSkip: string | null): void => {
     if (ts.isCallExpression(n)) {
@@ -310,7 +426,11 @@ export function classifyTsTests(path: string, text: string, assertionFunctions: 
       const mods = path?.slice(1) ?? [];
       const isTest = base !== undefined && (TEST_FNS.has(base) || base === 'xit' || base === 'xtest' || base === 'xspecify');
       const isSuite = base !== undefined && (SUITE_FNS.has(base) || base === 'xdescribe');
-      const name = stringOf(n.arguments[0]) ?? (n.arguments[0] && ts.isTemplateExpression(n.arguments[0]) ? n.arguments[0].getText(sf).slice(1, -1) : null);
+      const first = n.arguments[0];
+      const literalName = stringOf(first);
+      // A name computed at run time still names a test (or suite): classified from its body, matched by pattern.
+      const name = literalName ?? (first && ts.isTemplateExpression(first) ? first.getText(sf).slice(1, -1) : first && !isFn(first) ? first.getText(sf) : null);
+      const namePattern = namePatternOf(first, sf);
       const fn = [...n.arguments].reverse().find(isFn);
       if ((isTest || isSuite) && name !== null && mods.every((m) => SKIP_MODS.has(m) || m === 'only' || m === 'each' || m === 'concurrent' || m === 'sequential' || m === 'failing')) {
         const skipMod = mods.find((m) => SKIP_MODS.has(m));
@@ -338,7 +458,8 @@ export function classifyTsTests(path: string, text: string, assertionFunctions: 
           suite,
           name,
           line: sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1,
-          verdict: checkTest(assertions, verdictSkip),
+          verdict: checkTest(assertions, verdictSkip, fn ? sourceTextUse(fn.body, imported, sf) : null),
+          ...(namePattern !== null ? { namePattern } : {}),
         });
         return;
       }

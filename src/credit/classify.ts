@@ -12,6 +12,8 @@ export const TAUTOLOGY_RULES = [
   'same-expression',
   'self-assigned',
   'swallowed-catch',
+  'weak-assertion',
+  'source-text',
 ] as const;
 
 export type TautologyRule = (typeof TAUTOLOGY_RULES)[number];
@@ -26,6 +28,11 @@ export interface TestSource {
   readonly name: string;
   readonly line: number;
   readonly verdict: Verdict;
+  /**
+   * For a name computed at run time (`test.each` placeholders, a template literal, a name built
+   * in a loop): the reported names it can produce. Exact names win over patterns.
+   */
+  readonly namePattern?: RegExp;
 }
 
 /** One side of an assertion, reduced to what the rules need. */
@@ -48,6 +55,12 @@ export interface Assertion {
   readonly opaque: boolean;
   readonly swallowed: boolean;
   readonly line: number;
+  /**
+   * Set when the assertion checks only that nothing throws, only a type, or only that a value is
+   * not null/undefined: a mutant that throws, recurses or returns another value of the same type
+   * is not what it can tell, so a test with nothing stronger earns nothing.
+   */
+  readonly weak?: string;
 }
 
 /** Why one assertion cannot fail, or null when it can. */
@@ -68,15 +81,23 @@ export function checkAssertion(a: Assertion): TautologyRule | null {
 }
 
 /** A test's verdict from its assertions: a tautology when it has none, or when none of them can fail. */
-export function checkTest(assertions: readonly Assertion[], skipped: string | null): Verdict {
+export function checkTest(assertions: readonly Assertion[], skipped: string | null, sourceText: string | null = null): Verdict {
   if (skipped !== null) return { kind: 'tautology', rule: 'skipped', detail: skipped };
+  // A test that reads the symbol's source text tells bytes apart, not behaviour, whatever else it asserts.
+  if (sourceText !== null) return { kind: 'tautology', rule: 'source-text', detail: sourceText };
   if (assertions.length === 0) return { kind: 'tautology', rule: 'no-assertion', detail: 'the test asserts nothing' };
   let first: { rule: TautologyRule; line: number } | null = null;
+  let weak: { detail: string; line: number } | null = null;
   for (const a of assertions) {
     const rule = checkAssertion(a);
-    if (rule === null) return { kind: 'property' };
+    if (rule === null) {
+      if (a.weak === undefined || a.swallowed) return { kind: 'property' };
+      weak ??= { detail: a.weak, line: a.line };
+      continue;
+    }
     first ??= { rule, line: a.line };
   }
+  if (weak !== null) return { kind: 'tautology', rule: 'weak-assertion', detail: `its assertions ${weak.detail} (first at line ${weak.line}): a mutant that throws, recurses or returns another value of the same type is not what they tell apart` };
   const f = first as { rule: TautologyRule; line: number };
   return { kind: 'tautology', rule: f.rule, detail: `every assertion is trivial; first at line ${f.line} (${f.rule})` };
 }

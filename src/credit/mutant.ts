@@ -14,8 +14,13 @@ export interface Mutant {
   readonly id: string;
   readonly symbol: string;
   readonly path: string;
-  readonly kind: 'probe' | 'behavioural';
-  readonly category: MutantCategory | 'probe';
+  /**
+   * probe: throws on entry (finds the reaching tests). behavioural: a change on the patch's own
+   * tokens. revert: the symbol's base version put back. null: a byte change that keeps the
+   * behaviour (a test failing on it tells sources apart and earns nothing).
+   */
+  readonly kind: 'probe' | 'behavioural' | 'revert' | 'null';
+  readonly category: MutantCategory | 'probe' | 'revert' | 'null';
   readonly line: number;
   readonly description: string;
   readonly edits: readonly Edit[];
@@ -43,6 +48,16 @@ export interface Site {
 /** The probe mutant of a symbol: it fails on entry, so the tests that fail on it are the tests that reach it. */
 export function probeMutant(span: { readonly symbol: string; readonly path: string; readonly startLine: number }, description: string, edits: Edit[]): Mutant {
   return { id: `${span.symbol}#probe`, symbol: span.symbol, path: span.path, kind: 'probe', category: 'probe', line: span.startLine, description, edits };
+}
+
+/** The revert mutant of a modified symbol: its base version in the patched tree. */
+export function revertMutant(span: { readonly symbol: string; readonly path: string; readonly startLine: number }, edits: readonly Edit[]): Mutant {
+  return { id: `${span.symbol}#revert`, symbol: span.symbol, path: span.path, kind: 'revert', category: 'revert', line: span.startLine, description: 'the base version of the symbol put back', edits };
+}
+
+/** A null mutant: bytes change, behaviour does not. */
+export function nullMutant(span: { readonly symbol: string; readonly path: string; readonly startLine: number }, n: number, description: string, edits: readonly Edit[]): Mutant {
+  return { id: `${span.symbol}#null-${n}`, symbol: span.symbol, path: span.path, kind: 'null', category: 'null', line: span.startLine, description, edits };
 }
 
 export function toMutants(symbol: string, path: string, sites: readonly Site[]): Mutant[] {

@@ -1,14 +1,21 @@
 import type { Node } from 'web-tree-sitter';
 import { getParser } from '../symbols/treesitter.js';
+import type { SymbolChange } from './change.js';
+import { touchesChange } from './change.js';
 import type { Edit, MutantCategory, Site } from './mutant.js';
-import { probeMutant, toMutants } from './mutant.js';
-import type { SymbolMutants, SymbolSpan } from './mutate-ts.js';
+import { applyEdits, nullMutant, probeMutant, toMutants } from './mutant.js';
+import { isModuleSymbol, type SymbolMutants, type SymbolSpan } from './mutate-ts.js';
 
 const PROBE = "raise RuntimeError('sealgate-probe')";
 
-/** A statement that appends `<symbol>\t<pytest node id>` to $SEALGATE_TRACE_FILE, if set. */
+/**
+ * A statement that appends `<symbol>\t<pytest node id>` to $SEALGATE_TRACE_FILE, if set. The
+ * file is opened and closed in the statement (no ResourceWarning under `filterwarnings = error`),
+ * each symbol and test is written once, and nothing stays behind in the module's names.
+ */
 function traceStmt(symbol: string): string {
-  return `(lambda o: o.environ.get('SEALGATE_TRACE_FILE') and open(o.environ['SEALGATE_TRACE_FILE'], 'a').write(${JSON.stringify(symbol)} + '\\t' + o.environ.get('PYTEST_CURRENT_TEST', '').rsplit(' (', 1)[0] + '\\n'))(__import__('os'))`;
+  const key = JSON.stringify(symbol);
+  return `(lambda o, s: o.environ.get('SEALGATE_TRACE_FILE') and (lambda k: k not in s and (s.add(k), (lambda f: (f.write(k + '\\n'), f.close()))(open(o.environ['SEALGATE_TRACE_FILE'], 'a', encoding='utf-8'))))(${key} + '\\t' + o.environ.get('PYTEST_CURRENT_TEST', '').rsplit(' (', 1)[0]))(__import__('os'), __import__('sys').modules.setdefault('_sealgate_trace', type(__import__('sys'))('_sealgate_trace')).__dict__.setdefault('seen', set()))`;
 }
 
 // Swaps that keep int arithmetic int (only true division changes a type, from float to int).
@@ -36,7 +43,7 @@ function isDocstring(n: Node): boolean {
 }
 
 /** Mutants of one symbol in a Python file. */
-export async function mutatePy(text: string, span: SymbolSpan): Promise<SymbolMutants> {
+export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolChange): Promise<SymbolMutants> {
   const parser = await getParser('python');
   const tree = parser.parse(text);
   if (!tree) throw new Error(`tree-sitter could not parse ${span.path}`);
@@ -46,6 +53,7 @@ export async function mutatePy(text: string, span: SymbolSpan): Promise<SymbolMu
     const endLine = (n: Node): number => n.endPosition.row + 1;
     const bodies: Node[] = [];
     const find = (n: Node): void => {
+      if (isModuleSymbol(span.symbol)) return;
       if (n.type === 'function_definition' && line(n) >= span.startLine && endLine(n) <= span.endLine) {
         const b = n.childForFieldName('body');
         if (b) bodies.push(b);
@@ -74,11 +82,17 @@ export async function mutatePy(text: string, span: SymbolSpan): Promise<SymbolMu
     const probeEdits = entryEdits(PROBE);
     const trace = entryEdits(traceStmt(span.symbol));
     const probe = probeMutant(span, hasBody ? 'raises on entry' : 'raises when its module loads', probeEdits);
+    const nulls = [
+      nullMutant(span, 1, 'a no-op statement added', entryEdits('pass')),
+      nullMutant(span, 2, 'a comment added', entryEdits('# sealgate')),
+      nullMutant(span, 3, 'reformatted (a no-op expression added)', entryEdits('()')),
+    ];
 
     const inChanged = (n: Node): boolean => span.changedLines.some(([a, b]) => line(n) >= a && endLine(n) <= b);
     const sites: Site[] = [];
-    const add = (category: MutantCategory, n: Node, change: string, edits: Edit[]): void => {
-      sites.push({ category, line: line(n), column: n.startPosition.column + 1, change, edits });
+    const add = (category: MutantCategory, n: Node, what: string, edits: Edit[]): void => {
+      if (change && !touchesChange(change.changed, edits)) return;
+      sites.push({ category, line: line(n), column: n.startPosition.column + 1, change: what, edits });
     };
     const replace = (n: Node, t: string): Edit => ({ start: idx(n.startIndex), end: idx(n.endIndex), text: t });
     const sitesOf = (n: Node): void => {
@@ -153,12 +167,22 @@ export async function mutatePy(text: string, span: SymbolSpan): Promise<SymbolMu
     };
     const visit = (n: Node, allowed: boolean): void => {
       if (n.type === 'type' || n.type === 'decorator' || n.type === 'import_statement' || n.type === 'import_from_statement') return;
-      if (allowed || (!hasBody && inChanged(n))) sitesOf(n);
+      if (allowed || (!hasBody && (change !== undefined || inChanged(n)))) sitesOf(n);
       for (const c of named(n)) visit(c, allowed);
     };
     for (const b of bodies) visit(b, true);
     if (!hasBody) visit(tree.rootNode, false);
-    return { probe, trace, candidates: toMutants(span.symbol, span.path, sites), hasBody };
+    const candidates = toMutants(span.symbol, span.path, sites).filter((m) => {
+      // A mutant that does not parse is discarded before it runs.
+      const t = parser.parse(applyEdits(text, m.edits));
+      if (!t) return false;
+      try {
+        return !t.rootNode.hasError;
+      } finally {
+        t.delete();
+      }
+    });
+    return { probe, trace, candidates, nulls, hasBody };
   } finally {
     tree.delete();
   }

@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module';
 import type * as TS from 'typescript';
+import type { SymbolChange } from './change.js';
+import { touchesChange } from './change.js';
 import type { Edit, Mutant, MutantCategory, Site } from './mutant.js';
-import { probeMutant, toMutants } from './mutant.js';
+import { nullMutant, probeMutant, toMutants } from './mutant.js';
 
 // Required when this module is first used, not imported: the bundle must not load the 9 MB compiler at startup.
 const ts = createRequire(import.meta.url)('typescript') as typeof TS;
@@ -20,6 +22,8 @@ export interface SymbolMutants {
   /** Edits that record each entry to the symbol (with the running test file) in $SEALGATE_TRACE_FILE. */
   readonly trace: readonly Edit[];
   readonly candidates: readonly Mutant[];
+  /** Mutants that change bytes but not behaviour (a no-op statement, a comment, layout). */
+  readonly nulls: readonly Mutant[];
   /** Function bodies were found for the symbol (false: a module or class-level symbol). */
   readonly hasBody: boolean;
 }
@@ -30,12 +34,13 @@ const PROBE = "throw new Error('sealgate-probe')";
  * An expression that appends `<symbol>\t<test file>` to $SEALGATE_TRACE_FILE once per symbol and
  * test file. The test file is jest's or vitest's current test path, else the process's main
  * script (node:test runs each file in its own process). Where nothing can be written it does nothing.
+ * Its memory of what it wrote is a non-enumerable symbol-keyed property: no global name appears.
  */
 export function traceExpr(symbol: string, typed: boolean): string {
   const g = typed ? '(globalThis as any)' : 'globalThis';
   const a = typed ? ': any' : '';
   const id = JSON.stringify(symbol);
-  return `void ((g${a}, f${a}) => { if (!f) return; const w = String(g.expect?.getState?.()?.testPath ?? g.process?.argv?.[1] ?? ''); const k = ${id} + '\\t' + w; const s = (g.__sealgateHits ??= new Set()); if (s.has(k)) return; s.add(k); g.process?.getBuiltinModule?.('node:fs')?.appendFileSync(f, k + '\\n'); })(${g}, ${g}.process?.env?.SEALGATE_TRACE_FILE)`;
+  return `void ((g${a}, f${a}) => { if (!f) return; const w = String(g.expect?.getState?.()?.testPath ?? g.process?.argv?.[1] ?? ''); const k = ${id} + '\\t' + w; const y = Symbol.for('sealgate.trace'); if (!g[y]) Object.defineProperty(g, y, { value: new Set() }); const s = g[y]; if (s.has(k)) return; s.add(k); g.process?.getBuiltinModule?.('node:fs')?.appendFileSync(f, k + '\\n'); })(${g}, ${g}.process?.env?.SEALGATE_TRACE_FILE)`;
 }
 
 type FnLike = TS.FunctionLikeDeclaration & { body: TS.Block | TS.Expression };
@@ -78,8 +83,14 @@ function isFnLike(n: TS.Node): n is FnLike {
   return (ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isConstructorDeclaration(n) || ts.isGetAccessorDeclaration(n) || ts.isSetAccessorDeclaration(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n)) && n.body !== undefined;
 }
 
-/** Mutants of one symbol in a TS/JS file: a probe and every behavioural candidate. */
-export function mutateTs(text: string, span: SymbolSpan): SymbolMutants {
+/** A `<module>` symbol: its own top-level statements, never the bodies of other symbols. */
+export const isModuleSymbol = (symbol: string): boolean => symbol.endsWith('::<module>');
+
+/**
+ * Mutants of one symbol in a TS/JS file: a probe, null mutants and the behavioural candidates.
+ * With `change`, behavioural mutants sit only on the tokens the patch changed.
+ */
+export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange): SymbolMutants {
   const sf = ts.createSourceFile(span.path, text, ts.ScriptTarget.ES2022, true, scriptKindOf(span.path));
   const typed = /\.[cm]?tsx?$/.test(span.path);
   const lineOf = (pos: number): number => sf.getLineAndCharacterOfPosition(pos).line + 1;
@@ -88,6 +99,7 @@ export function mutateTs(text: string, span: SymbolSpan): SymbolMutants {
   // The symbol's bodies: the outermost functions lying inside its line span.
   const bodies: FnLike[] = [];
   const find = (n: TS.Node): void => {
+    if (isModuleSymbol(span.symbol)) return;
     if (isFnLike(n)) {
       const s = lineOf(n.getStart(sf));
       const e = lineOf(n.end);
@@ -119,6 +131,11 @@ export function mutateTs(text: string, span: SymbolSpan): SymbolMutants {
   const tr = traceExpr(span.symbol, typed);
   const trace = entryEdits(tr, (body) => `(${tr}, (${body}))`);
   const probe = probeMutant(span, hasBody ? 'throws on entry' : 'throws when its file loads', probeEdits);
+  const nulls = [
+    nullMutant(span, 1, 'a no-op statement added', entryEdits('void 0', (body) => `(void 0, (${body}))`)),
+    nullMutant(span, 2, 'a comment added', entryEdits('/* sealgate */', (body) => `/* sealgate */ (${body})`)),
+    nullMutant(span, 3, 'reformatted (a line break added)', entryEdits('\n', (body) => `\n(${body})`)),
+  ];
 
   // Behavioural sites: inside the bodies, or (no body) inside the changed lines.
   const inChanged = (n: TS.Node): boolean => {
@@ -127,13 +144,14 @@ export function mutateTs(text: string, span: SymbolSpan): SymbolMutants {
     return span.changedLines.some(([a, b]) => s >= a && e <= b);
   };
   const sites: Site[] = [];
-  const add = (category: MutantCategory, node: TS.Node, change: string, edits: Edit[]): void => {
+  const add = (category: MutantCategory, node: TS.Node, what: string, edits: Edit[]): void => {
+    if (change && !touchesChange(change.changed, edits)) return;
     const pos = node.getStart(sf);
-    sites.push({ category, line: lineOf(pos), column: colOf(pos), change, edits });
+    sites.push({ category, line: lineOf(pos), column: colOf(pos), change: what, edits });
   };
   const visit = (n: TS.Node, allowed: boolean): void => {
     if (ts.isTypeNode(n) || ts.isImportDeclaration(n) || ts.isExportDeclaration(n) || ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n)) return;
-    const ok = allowed || (!hasBody && inChanged(n));
+    const ok = allowed || (!hasBody && (change !== undefined || inChanged(n)));
     if (ok) sitesOf(n);
     ts.forEachChild(n, (c) => visit(c, allowed));
   };
@@ -194,7 +212,20 @@ export function mutateTs(text: string, span: SymbolSpan): SymbolMutants {
   };
   for (const b of bodies) visit(b.body, true);
   if (!hasBody) visit(sf, false);
-  return { probe, trace, candidates: toMutants(span.symbol, span.path, dedupeOverlaps(sites)), hasBody };
+  const candidates = toMutants(span.symbol, span.path, dedupeOverlaps(sites)).filter((m) => parsesTs(span.path, applyText(text, m.edits)));
+  return { probe, trace, candidates, nulls, hasBody };
+}
+
+function applyText(text: string, edits: readonly Edit[]): string {
+  let out = text;
+  for (const e of [...edits].sort((a, b) => b.start - a.start)) out = out.slice(0, e.start) + e.text + out.slice(e.end);
+  return out;
+}
+
+/** A mutant that does not even parse is discarded before it runs (it would show nothing). */
+export function parsesTs(path: string, text: string): boolean {
+  const sf = ts.createSourceFile(path, text, ts.ScriptTarget.ES2022, false, scriptKindOf(path)) as TS.SourceFile & { parseDiagnostics?: readonly TS.Diagnostic[] };
+  return (sf.parseDiagnostics ?? []).length === 0;
 }
 
 function unparen(e: TS.Expression): TS.Expression {

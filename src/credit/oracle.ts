@@ -3,7 +3,7 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import { sha256Hex } from '../core/ids.js';
 import { applyEdits, type Edit, type Mutant } from './mutant.js';
 import type { Box } from '../sandbox/run.js';
-import { makeScratch, makeWorkspace, runTestCommand, withFile, type RunStatus, type Workspace } from './workspace.js';
+import { makeScratch, makeWorkspace, runTestCommand, type RunStatus, type TestRun, type Workspace } from './workspace.js';
 
 /** One changed symbol ready for the oracle. */
 export interface SymbolPlan {
@@ -16,6 +16,14 @@ export interface SymbolPlan {
   readonly mutants: readonly Mutant[];
   /** How many behavioural mutants were possible before the budget. */
   readonly candidates: number;
+  /** added: no base version; modified: it has one. */
+  readonly change: 'added' | 'modified';
+  /** The base version put back (modified symbols), or null. */
+  readonly revert: Mutant | null;
+  /** Why a modified symbol has no (or only a partial) revert. */
+  readonly noRevert?: string;
+  /** Byte changes that keep the behaviour; a test failing on one earns nothing for the symbol. */
+  readonly nulls: readonly Mutant[];
 }
 
 export interface MutantRun {
@@ -24,6 +32,8 @@ export interface MutantRun {
   readonly detail: string;
   /** Eligible tests that failed or errored on the mutant (only when status is ok). */
   readonly failed: readonly string[];
+  /** The tests the run was narrowed to (the reaching tests still open for the symbol). */
+  readonly ranAgainst: readonly string[];
   /** Taken from the cache: no test ran for it this time. */
   readonly cached: boolean;
 }
@@ -52,7 +62,11 @@ export interface OracleOptions {
   readonly controlTimeoutMs: number;
   /** Baseline duration the per-mutant timeout is derived from. */
   readonly baselineMs: number;
+  /** Per-mutant timeout: this many times the slower of baseline and control (default 3). */
+  readonly timeoutFactor?: number;
   readonly workers: number;
+  /** The sealed seed: it orders the null and real mutants of each symbol. */
+  readonly seed: string;
   /** Tests that passed on the sealed baseline run. */
   readonly eligible: ReadonlySet<string>;
   /** Tests whose failures never earn credit (static tautologies): not run against behavioural mutants. */
@@ -61,6 +75,8 @@ export interface OracleOptions {
   readonly narrow: (testIds: readonly string[]) => readonly string[] | null;
   /** Narrowed command for trace targets (test files, or pytest node ids), or null. */
   readonly narrowTargets: (targets: readonly string[]) => readonly string[] | null;
+  /** A test's candidate files (repository-relative), to tell which tests a file that failed to load held. */
+  readonly filesOf?: (testId: string) => readonly string[];
   /** Cache folder, or null for none; keys bind digest, patch hash and mutant id. */
   readonly cacheDir: string | null;
   readonly cacheSalt: string;
@@ -68,12 +84,22 @@ export interface OracleOptions {
   readonly now?: () => number;
 }
 
+export interface ControlRun {
+  readonly status: RunStatus;
+  readonly detail: string;
+  readonly durationMs: number;
+  readonly cached: boolean;
+}
+
 export interface OracleResult {
-  readonly control: { readonly status: RunStatus; readonly detail: string; readonly durationMs: number; readonly cached: boolean };
+  readonly control: ControlRun;
   /** Eligible tests that also passed in the unmutated isolated copy. */
   readonly usable: ReadonlySet<string>;
   readonly probes: ReadonlyMap<string, MutantRun>;
+  /** Per symbol: its revert, null and behavioural mutant runs, in the order they ran. */
   readonly mutants: ReadonlyMap<string, readonly MutantRun[]>;
+  /** The unmutated controls run again after the mutants (one per worker path), null when none ran. */
+  readonly after: (ControlRun & { readonly failed: readonly string[]; readonly ranAgainst: readonly string[] }) | null;
   readonly mutantsRun: number;
   readonly mutantsCached: number;
 }
@@ -88,11 +114,12 @@ interface Cached {
 }
 
 /**
- * The per-mutant timeout: three times the slower of baseline and control, plus ten seconds of
- * slack for a loaded machine. A mutant that loops forever costs this much; a timeout is never a kill.
+ * The per-mutant timeout: `factor` (default three) times the slower of baseline and control, plus
+ * ten seconds of slack for a loaded machine. A mutant that loops forever costs this much; a
+ * timeout is never a kill.
  */
-export function mutantTimeoutMs(baselineMs: number, controlMs: number): number {
-  return Math.ceil(Math.max(baselineMs, controlMs) * 3 + 10_000);
+export function mutantTimeoutMs(baselineMs: number, controlMs: number, factor = 3): number {
+  return Math.ceil(Math.max(baselineMs, controlMs) * factor + 10_000);
 }
 
 function readCache(dir: string | null, key: string): Cached | null {
@@ -116,18 +143,25 @@ function writeCache(dir: string | null, key: string, v: Cached): void {
   renameSync(tmp, join(dir, `${key}.json`));
 }
 
+/** The seeded order of a symbol's judging runs: null and real mutants interleaved, the same for the same seed. */
+export function judgingOrder(seed: string, mutants: readonly Mutant[]): Mutant[] {
+  const rank = (m: Mutant): string => sha256Hex(`${seed}\u0000order\u0000${m.id}`);
+  return [...mutants].sort((a, b) => (rank(a) < rank(b) ? -1 : rank(a) > rank(b) ? 1 : 0));
+}
+
 /**
- * The mutation oracle. 1: run the unmutated suite once in an isolated copy, tracing which tests
- * enter which symbol (the control). 2: one probe per symbol on the traced tests; the tests that
- * fail are those that reach it. 3: behavioural mutants on the reaching tests only, where the
- * runner allows narrowing. Runs go in parallel over `workers` copies of the work tree; every
- * result is cached.
+ * The mutation oracle. 1: one tracing run (it never judges) tells which tests enter which
+ * symbol. 2: the unmutated control, in a fresh copy. 3: one probe per symbol on the traced
+ * tests; the tests that fail are those that reach it. 4: per symbol, its revert, its null
+ * mutants and its behavioural mutants in a seeded order, each on the reaching tests. 5: the
+ * unmutated control again, on every worker path. Every judging run (2, 4, 5) is made the same
+ * way: a fresh copy of the tree at the worker's fixed path, the same environment, through
+ * runTestCommand. Every result is cached.
  */
 export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOptions): Promise<OracleResult> {
   const now = opts.now ?? (() => performance.now());
   const t0 = now();
   const scratch = makeScratch();
-  const workspaces: Workspace[] = [];
   const originals = new Map<string, string>();
   const original = (path: string): string => {
     let t = originals.get(path);
@@ -140,7 +174,8 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
   let mutantsRun = 0;
   let mutantsCached = 0;
   let done = 0;
-  let total = 1 + plans.length + plans.reduce((n, p) => n + p.mutants.length, 0);
+  const slots = Math.max(1, opts.workers);
+  let total = 2 + plans.length + plans.reduce((n, p) => n + p.mutants.length + p.nulls.length + (p.revert ? 1 : 0), 0) + slots;
   let kills = 0;
   let phase: Progress['phase'] = 'control';
   const report = (): void => {
@@ -148,90 +183,88 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     opts.progress?.({ phase, done, total, kills, elapsedMs, etaMs: done > 0 ? (elapsedMs / done) * (total - done) : null });
   };
   const key = (what: string, selection: readonly string[] | null, edits: unknown): string =>
-    sha256Hex(JSON.stringify(['sealgate-credit-v1', opts.cacheSalt, what, sha256Hex(JSON.stringify(edits)), selection ?? opts.command]));
-  const workspace = (i: number): Workspace => {
-    let w = workspaces[i];
-    if (w === undefined) {
-      w = makeWorkspace(opts.workTree, scratch.dir, opts.depsFrom ?? opts.workTree);
-      workspaces[i] = w;
-    }
-    return w;
-  };
+    sha256Hex(JSON.stringify(['sealgate-credit-v3', opts.cacheSalt, what, sha256Hex(JSON.stringify(edits)), selection ?? opts.command]));
+  /** The one copy of the tree every run is copied from (never run in, never changed): the sandbox gives each run a fresh copy at one fixed path. */
+  let base: Workspace | undefined;
+  const baseRoot = (): string => (base ??= makeWorkspace(opts.workTree, scratch.dir, opts.depsFrom ?? opts.workTree)).root;
 
-  /** Run jobs over the worker copies, in order of submission, each worker taking the next job. */
-  const pool = async <J>(jobs: readonly J[], fn: (job: J, ws: Workspace, logDir: string) => Promise<void>): Promise<void> => {
+  /** Run jobs over the worker slots, in order of submission, each worker taking the next job. */
+  const pool = async <J>(jobs: readonly J[], fn: (job: J, slot: number, logDir: string) => Promise<void>): Promise<void> => {
     let next = 0;
-    const n = Math.max(1, Math.min(opts.workers, jobs.length));
+    const n = Math.max(1, Math.min(slots, jobs.length));
     await Promise.all(
       Array.from({ length: n }, async (_, i) => {
         const logDir = mkdtempSync(join(scratch.dir, `log-${i}-`));
         for (;;) {
           const k = next++;
           if (k >= jobs.length) return;
-          await fn(jobs[k] as J, workspace(i), logDir);
+          await fn(jobs[k] as J, i, logDir);
         }
       }),
     );
   };
 
-  const runMutant = async (m: Mutant, command: readonly string[], timeoutMs: number, usable: ReadonlySet<string>, ws: Workspace, logDir: string): Promise<MutantRun> => {
+  /** One run on a fresh copy; `failed` is the tests of the report that failed or errored. */
+  // `slot` is the worker; every run, whichever worker makes it, sees the same path inside the sandbox.
+  const runFresh = async (_slot: number, files: ReadonlyMap<string, string>, command: readonly string[], env: Readonly<Record<string, string>>, timeoutMs: number, logDir: string): Promise<TestRun> =>
+    runTestCommand(baseRoot(), command, opts.junit, env, timeoutMs, logDir, opts.sandbox, { files });
+
+  const runMutant = async (m: Mutant, command: readonly string[], timeoutMs: number, against: readonly string[], slot: number, logDir: string): Promise<MutantRun> => {
     const k = key(m.id, command, m.edits);
     const hit = readCache(opts.cacheDir, k);
+    const open = new Set(against);
     if (hit) {
       mutantsCached++;
-      return { mutant: m, status: hit.status, detail: hit.detail, failed: hit.failed.filter((t) => usable.has(t)), cached: true };
+      return { mutant: m, status: hit.status, detail: hit.detail, failed: hit.failed.filter((t) => open.has(t)), ranAgainst: against, cached: true };
     }
-    const text = original(m.path);
-    const run = await withFile(ws.root, m.path, applyEdits(text, m.edits), text, () => runTestCommand(ws.root, command, opts.junit, opts.env, timeoutMs, logDir, opts.sandbox));
+    const run = await runFresh(slot, new Map([[m.path, applyEdits(original(m.path), m.edits)]]), command, opts.env, timeoutMs, logDir);
     mutantsRun++;
-    const failed = run.status === 'ok' ? run.cases.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.id) : [];
-    writeCache(opts.cacheDir, k, { status: run.status, detail: run.detail, failed, durationMs: run.durationMs });
-    return { mutant: m, status: run.status, detail: run.detail, failed: failed.filter((t) => usable.has(t)), cached: false };
+    const seen = toFailures(run, against, run.cwd, command, opts.filesOf);
+    writeCache(opts.cacheDir, k, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs });
+    return { mutant: m, status: seen.status, detail: seen.detail, failed: seen.failed.filter((t) => open.has(t)), ranAgainst: against, cached: false };
   };
 
   try {
-    // 1. Control and trace in one run: the unmutated suite in a copy, with an entry recorder in
-    // every changed symbol (it only appends to a file outside the copy) telling which test files
-    // (or pytest tests) enter each symbol, so each probe runs only those. If that run is not
-    // clean, a plain control run decides whether the suite itself is.
+    // 1. The trace: an entry recorder in every changed symbol (it only appends to a file outside
+    // the copy) tells which test files (or pytest tests) enter each symbol, so each probe runs
+    // only those. It never judges a test.
     report();
-    const traced = await traceRun(plans, { opts, key, workspace, scratch: scratch.dir });
-    let control: Cached & { cached: boolean } = traced.control;
-    if (control.status !== 'ok') {
-      const ck = key('control', null, []);
-      const hit = readCache(opts.cacheDir, ck);
-      if (hit) control = { ...hit, cached: true };
-      else {
-        const logDir = mkdtempSync(join(scratch.dir, 'control-'));
-        const run = await runTestCommand(workspace(0).root, opts.command, opts.junit, opts.env, opts.controlTimeoutMs, logDir, opts.sandbox);
-        control = { status: run.status, detail: run.detail, failed: run.cases.filter((c) => c.status === 'passed').map((c) => c.id), durationMs: run.durationMs, cached: false };
-        writeCache(opts.cacheDir, ck, control);
-      }
+    const traced = await traceRun(plans, { opts, key, baseRoot, scratch: scratch.dir });
+    // 2. The control: the unmutated suite, made like every mutant run.
+    const ck = key('control', null, []);
+    let control: Cached & { cached: boolean };
+    const hit = readCache(opts.cacheDir, ck);
+    if (hit) control = { ...hit, cached: true };
+    else {
+      const logDir = mkdtempSync(join(scratch.dir, 'control-'));
+      const run = await runFresh(0, new Map(), opts.command, opts.env, opts.controlTimeoutMs, logDir);
+      control = { status: run.status, detail: run.detail, failed: run.cases.filter((c) => c.status === 'passed').map((c) => c.id), durationMs: run.durationMs, cached: false };
+      writeCache(opts.cacheDir, ck, control);
     }
     // For the control, `failed` holds the tests that passed.
     const usable = new Set(control.status === 'ok' ? control.failed.filter((t) => opts.eligible.has(t)) : []);
-    done++;
+    done += 2;
     const controlOut = { status: control.status, detail: control.detail, durationMs: control.durationMs, cached: control.cached };
     if (control.status !== 'ok' || usable.size === 0) {
       phase = 'done';
       total = done;
       report();
-      return { control: controlOut, usable, probes: new Map(), mutants: new Map(), mutantsRun, mutantsCached };
+      return { control: controlOut, usable, probes: new Map(), mutants: new Map(), after: null, mutantsRun, mutantsCached };
     }
-    const timeoutMs = mutantTimeoutMs(opts.baselineMs, control.durationMs);
+    const timeoutMs = mutantTimeoutMs(opts.baselineMs, control.durationMs, opts.timeoutFactor);
     const reach = traced.reach;
 
-    // 2. Probes: the tests that fail when the symbol throws on entry are the tests that reach it.
+    // 3. Probes: the tests that fail when the symbol throws on entry are the tests that reach it.
     phase = 'probes';
     const probes = new Map<string, MutantRun>();
-    await pool(plans, async (p, ws, logDir) => {
+    await pool(plans, async (p, slot, logDir) => {
       const targets = reach?.get(p.symbol);
       let r: MutantRun;
       if (targets?.size === 0) {
-        r = { mutant: p.probe, status: 'ok', detail: 'no test entered it in the trace run', failed: [], cached: false };
+        r = { mutant: p.probe, status: 'ok', detail: 'no test entered it in the trace run', failed: [], ranAgainst: [], cached: false };
       } else {
         const command = targets ? (opts.narrowTargets([...targets].sort()) ?? opts.command) : opts.command;
-        r = await runMutant(p.probe, command, timeoutMs, usable, ws, logDir);
+        r = await runMutant(p.probe, command, timeoutMs, [...usable].sort(), slot, logDir);
       }
       probes.set(p.symbol, r);
       done++;
@@ -239,51 +272,129 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       report();
     });
 
-    // 3. Behavioural mutants, one symbol per worker, in the seed's order. Each runs only the
-    // reaching tests that have not yet failed on one of the symbol's mutants; once every
-    // reaching test has, the symbol's remaining mutants are not needed. Tautologies never count,
-    // so they are not run.
+    // 4. Per symbol, in the seed's order: the revert and the null mutants run on every reaching
+    // test; a behavioural mutant runs on the reaching tests that have not yet failed on one of
+    // the symbol's mutants, and once every reaching test has, the rest are not needed.
+    // Tautologies never count, so they are not run.
     phase = 'mutants';
     const work: { plan: SymbolPlan; reached: string[] }[] = [];
     for (const p of plans) {
       const reached = (probes.get(p.symbol)?.failed ?? []).filter((t) => !opts.ignore.has(t));
-      if (reached.length === 0) total -= p.mutants.length;
+      if (reached.length === 0) total -= p.mutants.length + p.nulls.length + (p.revert ? 1 : 0);
       else work.push({ plan: p, reached });
     }
     report();
     const results = new Map<string, MutantRun[]>();
-    await pool(work, async ({ plan, reached }, ws, logDir) => {
+    await pool(work, async ({ plan, reached }, slot, logDir) => {
       const list: MutantRun[] = [];
       const killers = new Set<string>();
-      for (const [i, m] of plan.mutants.entries()) {
-        const open = reached.filter((t) => !killers.has(t));
+      const order = judgingOrder(opts.seed, [...(plan.revert ? [plan.revert] : []), ...plan.nulls, ...plan.mutants]);
+      for (const m of order) {
+        const behavioural = m.kind === 'behavioural';
+        const open = behavioural ? reached.filter((t) => !killers.has(t)) : reached;
         if (open.length === 0) {
-          total -= plan.mutants.length - i;
-          break;
+          total--;
+          continue;
         }
         const command = opts.narrow(open) ?? opts.command;
-        const r = await runMutant(m, command, timeoutMs, new Set(open), ws, logDir);
+        const r = await runMutant(m, command, timeoutMs, open, slot, logDir);
         list.push(r);
-        if (r.status === 'ok') for (const t of r.failed) killers.add(t);
+        if (r.status === 'ok' && m.kind !== 'null') for (const t of r.failed) killers.add(t);
         done++;
-        if (r.status === 'ok' && r.failed.length > 0) kills++;
+        if (r.status === 'ok' && r.failed.length > 0 && m.kind !== 'null') kills++;
         report();
       }
       results.set(plan.symbol, list);
     });
+
+    // 5. The control again, after the mutants, on every worker path: a test that passed the
+    // first control only because it was the first run (a marker file, a counter) fails here.
+    const reachedAll = [...new Set(work.flatMap((w) => w.reached))].sort();
+    let after: OracleResult['after'] = null;
+    if (reachedAll.length > 0) {
+      const command = opts.narrow(reachedAll) ?? opts.command;
+      const runs: { status: RunStatus; detail: string; failed: readonly string[]; durationMs: number; cached: boolean }[] = [];
+      const used = Math.max(1, Math.min(slots, work.length));
+      await pool(Array.from({ length: used }, (_, i) => i), async (i, slot, logDir) => {
+        const ak = key(`control-after-${i}`, command, []);
+        const hitA = readCache(opts.cacheDir, ak);
+        if (hitA) runs.push({ ...hitA, cached: true });
+        else {
+          const run = await runFresh(slot, new Map(), command, opts.env, timeoutMs, logDir);
+          const seen = toFailures(run, reachedAll, run.cwd, command, opts.filesOf);
+          writeCache(opts.cacheDir, ak, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs });
+          runs.push({ status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs, cached: false });
+        }
+        done++;
+        report();
+      });
+      const bad = runs.find((r) => r.status !== 'ok');
+      const inReach = new Set(reachedAll);
+      after = {
+        status: bad?.status ?? 'ok',
+        detail: bad?.detail ?? `${runs.length} run(s) clean`,
+        durationMs: Math.max(...runs.map((r) => r.durationMs)),
+        cached: runs.every((r) => r.cached),
+        failed: [...new Set(runs.flatMap((r) => r.failed))].filter((t) => inReach.has(t)).sort(),
+        ranAgainst: reachedAll,
+      };
+    }
+    total = done;
     phase = 'done';
     report();
-    return { control: controlOut, usable, probes, mutants: results, mutantsRun, mutantsCached };
+    return { control: controlOut, usable, probes, mutants: results, after, mutantsRun, mutantsCached };
   } finally {
-    for (const w of workspaces) w.dispose();
     scratch.dispose();
   }
+}
+
+const isInProcessNodeTest = (command: readonly string[]): boolean => /(^|\/)node(\.exe)?$/.test(command[0] ?? '') && !command.includes('--test');
+const isPytest = (command: readonly string[]): boolean => command.some((w) => /(^|\/)py\.?test$/.test(w) || w === 'pytest');
+
+/**
+ * The tests a run failed, reaching through load failures: a test file that failed to load
+ * (node:test's failed case named for the file, a jest or vitest suite failure, a pytest
+ * collection error) failed every test it holds that the report leaves out. pytest's exit 4
+ * without a report (an import error in a conftest.py) failed every test it was asked to run.
+ */
+export function toFailures(run: TestRun, against: readonly string[], root: string, command: readonly string[], filesOf?: (testId: string) => readonly string[]): { status: RunStatus; detail: string; failed: string[] } {
+  if (run.status !== 'ok') {
+    if (run.status === 'crash' && isPytest(command) && (run.exitCode === 4 || run.exitCode === 2)) {
+      return { status: 'ok', detail: `${run.detail}: the tests could not be collected (a load failure), so every selected test failed`, failed: [...against] };
+    }
+    // One node:test file run in this process (see narrowCommand): a throw while it loads exits 1 before any report.
+    const file = command[command.length - 1];
+    if (run.status === 'crash' && run.exitCode === 1 && /\bwas not written\b/.test(run.detail) && isInProcessNodeTest(command) && file !== undefined) {
+      const held = filesOf === undefined ? [...against] : against.filter((t) => filesOf(t).includes(file));
+      return { status: 'ok', detail: `${run.detail}: ${file} failed to load, so the tests it holds failed`, failed: held };
+    }
+    return { status: run.status, detail: run.detail, failed: [] };
+  }
+  const failed = run.cases.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.id);
+  if (filesOf === undefined) return { status: 'ok', detail: run.detail, failed };
+  const reported = new Set(run.cases.map((c) => c.id));
+  const known = new Set(against.flatMap((t) => filesOf(t)));
+  const broken = new Set<string>();
+  const rel = (x: string): string => {
+    const y = x.replace(/\\/g, '/');
+    return isAbsolute(y) ? relative(root, y).split(sep).join('/') : y.replace(/^\.\//, '');
+  };
+  for (const c of run.cases) {
+    if (c.status !== 'failed' && c.status !== 'error') continue;
+    for (const cand of [c.file, c.name, c.suite, `${c.suite.replace(/\./g, '/')}.py`, `${c.name.replace(/\./g, '/')}.py`]) {
+      if (cand === null || cand === '') continue;
+      const r = rel(cand);
+      if (known.has(r)) broken.add(r);
+    }
+  }
+  const extra = broken.size === 0 ? [] : against.filter((t) => !reported.has(t) && filesOf(t).some((f) => broken.has(f)));
+  return { status: 'ok', detail: extra.length > 0 ? `${run.detail}; ${[...broken].sort().join(', ')} failed to load` : run.detail, failed: [...new Set([...failed, ...extra])] };
 }
 
 interface TraceContext {
   readonly opts: OracleOptions;
   readonly key: (what: string, selection: readonly string[] | null, edits: unknown) => string;
-  readonly workspace: (i: number) => Workspace;
+  readonly baseRoot: () => string;
   readonly scratch: string;
 }
 
@@ -308,20 +419,14 @@ async function traceRun(plans: readonly SymbolPlan[], t: TraceContext): Promise<
     control = { ...hit, cached: true };
     lines = hit.lines ?? [];
   } else {
-    const ws = t.workspace(0);
+    // Its own run, which never judges; the recorder appends to a file in the run's own /tmp, read after the run has ended.
     const logDir = mkdtempSync(join(t.scratch, 'trace-'));
-    const originals = [...byPath.keys()].map((p) => [p, readFileSync(join(t.opts.workTree, p), 'utf8')] as const);
-    try {
-      for (const [p, text] of originals) writeFileSync(join(ws.root, p), applyEdits(text, byPath.get(p) ?? []));
-      // The recorder appends to a file in the run's own /tmp, read after the run has ended.
-      const run = await runTestCommand(ws.root, t.opts.command, t.opts.junit, t.opts.env, t.opts.controlTimeoutMs, logDir, t.opts.sandbox, { trace: true });
-      const raw = (run.trace ?? '').split('\n').filter((l) => l !== '');
-      lines = run.status === 'ok' ? raw.map((l) => toTarget(l, run.cwd)) : [];
-      control = { status: run.status, detail: run.detail, failed: run.cases.filter((c) => c.status === 'passed').map((c) => c.id), durationMs: run.durationMs, lines, cached: false };
-      writeCache(t.opts.cacheDir, k, control);
-    } finally {
-      for (const [p, text] of originals) writeFileSync(join(ws.root, p), text);
-    }
+    const files = new Map([...byPath].map(([p, edits]) => [p, applyEdits(readFileSync(join(t.opts.workTree, p), 'utf8'), edits)] as const));
+    const run = await runTestCommand(t.baseRoot(), t.opts.command, t.opts.junit, t.opts.env, t.opts.controlTimeoutMs, logDir, t.opts.sandbox, { trace: true, files });
+    const raw = (run.trace ?? '').split('\n').filter((l) => l !== '');
+    lines = run.status === 'ok' ? raw.map((l) => toTarget(l, run.cwd)) : [];
+    control = { status: run.status, detail: run.detail, failed: run.cases.filter((c) => c.status === 'passed').map((c) => c.id), durationMs: run.durationMs, lines, cached: false };
+    writeCache(t.opts.cacheDir, k, control);
   }
   if (control.status !== 'ok' || lines.length === 0) return { control, reach: null };
   const reach = new Map<string, Set<string> | null>(plans.map((p) => [p.symbol, new Set<string>()]));

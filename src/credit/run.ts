@@ -22,11 +22,15 @@ import { parseResults, type Results } from '../runner/results.js';
 import { ChangedSchema, type Changed } from '../symbols/schema.js';
 import { mutatePy } from './mutate-py.js';
 import { mutateTs, type SymbolMutants } from './mutate-ts.js';
-import { selectMutants } from './mutant.js';
+import { revertMutant, selectMutants } from './mutant.js';
+import { checkSymbolChange, type SymbolChange } from './change.js';
+import { runGit } from '../diff/git.js';
+import { extractFile } from '../symbols/jobs.js';
+import { decodeSource, type FileSymbols } from '../symbols/model.js';
 import { runOracle, type OracleResult, type Progress, type SymbolPlan } from './oracle.js';
 import { CaseFileSchema, CreditSchema } from './schema.js';
 import { toScored, type Scored } from './score.js';
-import { narrowCommand } from './select.js';
+import { cheapCommand, narrowCommand } from './select.js';
 import { classifyCases, readTestSources, type CaseSource } from './tests.js';
 import { checkSchema } from '../core/document.js';
 
@@ -77,11 +81,42 @@ export function checkBaseline(r: Results): string | null {
   return null;
 }
 
-/** Mutants for every changed symbol the oracle supports. */
-export async function planSymbols(repo: string, changed: Changed, budget: number, seed: string): Promise<{ plans: SymbolPlan[]; unsupported: Map<string, string> }> {
+/**
+ * A file's text at the base revision (null when it did not exist there). `rev` is passed in:
+ * today changed.json's base, the runner's base_commit once the runner builds its own tree.
+ */
+export function readBaseFile(repo: string, rev: string, path: string): string | null {
+  if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(rev)) throw inputInvalid(`${LAYOUT.changed}#base`, `"${rev}" is not a full commit id`);
+  const r = runGit(repo, ['cat-file', 'blob', `${rev}:${path}`]);
+  return r.status === 0 ? decodeSource(r.stdout) : null;
+}
+
+/** Symbols by qualified name in one file's text (null when it does not parse). */
+async function symbolsOf(language: string, path: string, text: string): Promise<FileSymbols | null> {
+  const s = await extractFile(language, path, Buffer.from(text, 'utf8'), { docstringChanges: false });
+  return s.parsed ? s : null;
+}
+
+/** Mutants for every changed symbol the oracle supports: on its changed tokens, its revert, its null mutants. */
+/** `repo` is the tree the mutants are planned on; `gitRepo` the repository holding the base commit (default: `repo`). */
+export async function planSymbols(repo: string, changed: Changed, budget: number, seed: string, baseRev: string = changed.base, gitRepo: string = repo): Promise<{ plans: SymbolPlan[]; unsupported: Map<string, string> }> {
   const plans: SymbolPlan[] = [];
   const unsupported = new Map<string, string>();
   const texts = new Map<string, string>();
+  const parsed = new Map<string, Promise<{ base: string | null; baseSymbols: FileSymbols | null; symbols: FileSymbols | null }>>();
+  const fileOf = (path: string, language: string, text: string) => {
+    let p = parsed.get(path);
+    if (p === undefined) {
+      const entry = changed.files.find((f) => f.path === path);
+      const oldPath = entry?.status === 'added' ? null : (entry?.old_path ?? path);
+      p = (async () => {
+        const base = oldPath === null ? null : readBaseFile(gitRepo, baseRev, oldPath);
+        return { base, baseSymbols: base === null ? null : await symbolsOf(language, oldPath ?? path, base), symbols: await symbolsOf(language, path, text) };
+      })();
+      parsed.set(path, p);
+    }
+    return p;
+  };
   for (const symbol of changed.changed) {
     const loc = changed.locations[symbol];
     if (!loc) {
@@ -106,8 +141,27 @@ export async function planSymbols(repo: string, changed: Changed, budget: number
       texts.set(loc.path, text);
     }
     const span = { symbol, path: loc.path, startLine: loc.start_line, endLine: loc.end_line, changedLines: loc.changed_lines };
-    const m: SymbolMutants = loc.language === 'python' ? await mutatePy(text, span) : mutateTs(text, span);
-    plans.push({ symbol, path: loc.path, probe: m.probe, trace: m.trace, mutants: selectMutants(m.candidates, budget, seed), candidates: m.candidates.length });
+    const name = symbol.slice(loc.path.length + 2);
+    const f = await fileOf(loc.path, loc.language, text);
+    const pieces = f.symbols?.symbols.get(name);
+    // Where the file or the symbol cannot be found again, the whole of the symbol's lines is the change (no revert).
+    const change: SymbolChange | undefined = pieces
+      ? checkSymbolChange(loc.language, text, pieces, f.base, f.base === null ? null : (f.baseSymbols?.symbols.get(name) ?? null))
+      : undefined;
+    const m: SymbolMutants = loc.language === 'python' ? await mutatePy(text, span, change) : mutateTs(text, span, change);
+    const revert = change?.revert ? revertMutant(span, change.revert) : null;
+    plans.push({
+      symbol,
+      path: loc.path,
+      probe: m.probe,
+      trace: m.trace,
+      mutants: selectMutants(m.candidates, budget, seed),
+      candidates: m.candidates.length,
+      change: change?.status ?? 'modified',
+      revert,
+      ...(change?.noRevert !== undefined ? { noRevert: change.noRevert } : change === undefined ? { noRevert: 'the symbol could not be found again in its file' } : {}),
+      nulls: m.nulls,
+    });
   }
   return { plans, unsupported };
 }
@@ -201,30 +255,34 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   const undefinedTests = results.cases.filter((c) => (caseSources.get(c.id)?.files.length ?? 0) === 0).map((c) => c.id);
   const undefinedSet = new Set(undefinedTests);
   const eligible = new Set(baselineProblem === null ? results.cases.filter((c) => c.status === 'passed' && !undefinedSet.has(c.id)).map((c) => c.id) : []);
-  const { plans, unsupported } = await planSymbols(root, changed, opts.config.credit.mutantBudget, params.seed);
+  const { plans, unsupported } = await planSymbols(root, changed, opts.config.credit.mutantBudget, params.seed, opts.tree.baseCommit, repo);
 
   let oracle: OracleResult | null = null;
   if (plans.length > 0 && eligible.size > 0) {
+    const command = cheapCommand(results.command);
     oracle = await runOracle(plans, {
       workTree: root,
       depsFrom: repo,
-      command: results.command,
+      command,
       junit,
       env,
       sandbox,
       controlTimeoutMs: opts.config.test.timeoutSeconds * 1000,
       baselineMs: durationMs(results),
+      timeoutFactor: opts.config.credit.timeoutFactor,
+      seed: params.seed,
       workers: Math.max(1, opts.workers ?? availableParallelism()),
       eligible,
       ignore: new Set([...verdicts].filter(([, v]) => v?.kind === 'tautology').map(([id]) => id)),
-      narrow: narrowFor(results.command, caseSources),
-      narrowTargets: (targets) => narrowCommand(results.command, targets),
+      narrow: narrowFor(command, caseSources),
+      filesOf: (t) => caseSources.get(t)?.files ?? [],
+      narrowTargets: (targets) => narrowCommand(command, targets),
       cacheDir,
       cacheSalt: JSON.stringify([digest, patchSha, changed.base]),
       ...(opts.progress ? { progress: opts.progress } : {}),
     });
   }
-  const raw = toScored({ changed, results, resultsSha256: sha256Hex(resultsBytes), undefinedTests, digest, runnerJob, proposalId: record.proposal_id, treeId: opts.tree.treeId, verdicts, plans, unsupported, baselineProblem: baselineProblem ?? (eligible.size === 0 ? 'no test passed on the sealed baseline run' : null), oracle });
+  const raw = toScored({ require: opts.config.credit.require, changed, results, resultsSha256: sha256Hex(resultsBytes), undefinedTests, digest, runnerJob, proposalId: record.proposal_id, treeId: opts.tree.treeId, verdicts, plans, unsupported, baselineProblem: baselineProblem ?? (eligible.size === 0 ? 'no test passed on the sealed baseline run' : null), oracle });
   // The isolation the runs had is part of the evidence (verify rejects "none" unless the policy allows it).
   const scored = { ...raw, credit: { ...raw.credit, sandbox: sandbox.isolation }, cases: { ...raw.cases, sandbox: sandbox.isolation } };
   // What we write must pass the schemas the gate and `--cases` read.
@@ -236,6 +294,6 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
     writeFileAtomic(layoutPath(repo, 'cases'), toJsonText(scored.cases), 0o600);
     writeFileAtomic(layoutPath(repo, 'credit'), toJsonText(scored.credit), 0o644);
   }
-  const kills = [...(oracle?.mutants.values() ?? [])].flat().filter((r) => r.status === 'ok' && r.failed.length > 0).length;
+  const kills = [...(oracle?.mutants.values() ?? [])].flat().filter((r) => r.mutant.kind !== 'null' && r.status === 'ok' && r.failed.length > 0).length;
   return { ...scored, stats: { mutantsRun: oracle?.mutantsRun ?? 0, mutantsCached: oracle?.mutantsCached ?? 0, symbols: plans.length, kills, wallMs: performance.now() - t0 } };
 }

@@ -3,20 +3,45 @@ import { SANDBOX_KINDS } from '../config/schema.js';
 import { digestHex, gitObjectId, identifier, jobId, sha256, uniqueStrings } from '../core/fields.js';
 
 /** One mutant's outcome, as the runner observed it. */
+const MUTANT_KINDS = ['probe', 'behavioural', 'revert', 'null'] as const;
+
 export const MutantEvidenceSchema = v.strictObject({
   id: identifier,
-  kind: v.picklist(['probe', 'behavioural']),
+  /** probe: throws on entry. behavioural: a change on the patch's own tokens. revert: the base version put back. null: bytes changed, behaviour kept. */
+  kind: v.picklist(MUTANT_KINDS),
   /** What the mutant changes, e.g. `a + b -> a - b` at line 12. */
   description: v.string(),
-  /** killed: a reaching test that passed on the baseline failed. survived: none did. timeout / crash: never a kill. */
-  outcome: v.picklist(['killed', 'survived', 'timeout', 'crash']),
+  /**
+   * killed: a reaching test that passed on the baseline failed. survived: none did, and it ran
+   * against every test that reaches the symbol. partial: none did, but it ran only against
+   * `ran_against` (the others had already failed on another mutant). timeout / crash: never a kill.
+   */
+  outcome: v.picklist(['killed', 'survived', 'partial', 'timeout', 'crash']),
   killed_by: uniqueStrings(identifier, 'killing tests'),
+  /** The tests it ran against, when not every reaching test. */
+  ran_against: v.optional(uniqueStrings(identifier, 'tests')),
+});
+
+/** Whether the tests tell the patched symbol from its base version. */
+export const RevertEvidenceSchema = v.strictObject({
+  /** killed: a test that earns credit failed on the base version. survived: every reaching test passed on it. none: no revert (an added symbol, or see detail). */
+  outcome: v.picklist(['killed', 'survived', 'timeout', 'crash', 'not-run', 'none']),
+  killed_by: uniqueStrings(identifier, 'killing tests'),
+  detail: v.optional(v.string()),
 });
 
 /** Per-symbol evidence the runner records beside the spec's fields. */
 export const EvidenceSchema = v.strictObject({
   status: v.picklist(['credited', 'credited-by-probe', 'missing']),
-  killed: v.array(v.strictObject({ test: identifier, mutant: identifier })),
+  /** added: the symbol is new; modified: it has a base version. */
+  change: v.optional(v.picklist(['added', 'modified'])),
+  /** Kills that earn credit (tautologies and sensitive tests left out), with the kind of mutant. */
+  killed: v.array(v.strictObject({ test: identifier, mutant: identifier, kind: v.optional(v.picklist(MUTANT_KINDS)) })),
+  /** The kill behind the credit: a revert kill when there is one. */
+  credited_by: v.optional(v.strictObject({ test: identifier, mutant: identifier, kind: v.picklist(MUTANT_KINDS) })),
+  revert: v.optional(RevertEvidenceSchema),
+  /** Tests that failed an unmutated control or a null mutant: they tell sources or environments apart, and earn nothing for the symbol. */
+  sensitive: v.optional(v.array(v.strictObject({ test: identifier, reason: v.string() }))),
   reached: v.array(identifier),
   insensitive: v.array(identifier),
   tautologies: v.array(identifier),
@@ -48,11 +73,14 @@ export const CreditSchema = v.strictObject({
   evidence: v.optional(v.record(identifier, EvidenceSchema)),
   /** The isolation of the runs that scored it: "bwrap", or "none" where the policy allows it. */
   sandbox: v.optional(v.picklist(SANDBOX_KINDS, 'must be "bwrap" or "none"')),
+  /** The policy the credit was scored under (credit.require). */
+  require: v.optional(v.picklist(['change', 'revert'])),
 });
 
 export type Credit = v.InferOutput<typeof CreditSchema>;
 export type Evidence = v.InferOutput<typeof EvidenceSchema>;
 export type MutantEvidence = v.InferOutput<typeof MutantEvidenceSchema>;
+export type RevertEvidence = v.InferOutput<typeof RevertEvidenceSchema>;
 
 /** One case of the spec's case file: what a runner observed for one test on one digest. */
 export const CaseSchema = v.strictObject({

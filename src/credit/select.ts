@@ -86,3 +86,30 @@ export function narrowCommand(command: readonly string[], targets: readonly stri
 
 /** node flags that only mean something to the `--test` orchestrator. */
 const TEST_ONLY = new Set(['--test-concurrency', '--test-shard', '--test-force-exit', '--experimental-test-isolation', '--watch', '--test-coverage-include', '--test-coverage-exclude']);
+
+/**
+ * The command every credit run uses, with cheap failure output where the runner allows it:
+ * pytest gets `--tb=line` (replacing any `--tb`) and `-p no:cacheprovider`. Controls and
+ * mutants alike run it, so no test can tell them apart by it.
+ */
+export function cheapCommand(command: readonly string[]): string[] {
+  if (detectRunner(command) !== 'pytest') return [...command];
+  const start = argStart('pytest', command);
+  const head = command.slice(0, start);
+  const kept: string[] = [];
+  const rest = command.slice(start);
+  const extra: string[] = ['--tb=line'];
+  const hasNoCache = rest.some((a, i) => (a === '-p' && rest[i + 1] === 'no:cacheprovider') || a === '-pno:cacheprovider' || a === '-p=no:cacheprovider');
+  if (!hasNoCache) extra.push('-p', 'no:cacheprovider');
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i] as string;
+    if (a === '--tb') {
+      i++;
+      continue;
+    }
+    if (a.startsWith('--tb=')) continue;
+    kept.push(a);
+  }
+  // Right after the program, before any positional or `--`.
+  return [...head, ...extra, ...kept];
+}

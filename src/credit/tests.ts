@@ -70,6 +70,11 @@ function suiteMatches(src: TestSource, suite: string): boolean {
 export function matchCase(c: JunitCase, sources: readonly TestSource[]): CaseSource {
   const name = stripParams(c.name);
   let cands = sources.filter((s) => s.name === name || s.name === c.name);
+  // A computed name (test.each, a loop) matches by its pattern when no literal name does.
+  if (cands.length === 0) {
+    const f = c.file?.replace(/^\.\//, '') ?? null;
+    cands = sources.filter((s) => s.namePattern !== undefined && (s.namePattern.test(c.name) || s.namePattern.test(name)) && (f === null || s.file === f || f.endsWith(`/${s.file}`)));
+  }
   if (c.file !== null) {
     const f = c.file.replace(/^\.\//, '');
     const byFile = cands.filter((s) => s.file === f || f.endsWith(`/${s.file}`));

@@ -26,6 +26,8 @@ export interface TestRun {
   readonly cwd: string;
   /** What the trace recorder wrote (when asked for), read after the run ended. */
   readonly trace: string | null;
+  /** The exit status, when the command exited. */
+  readonly exitCode?: number | null;
 }
 
 /** The trace file's name in the run's /tmp (it is the run's own, fresh, read after the run). */
@@ -34,9 +36,11 @@ const MAX_TRACE_BYTES = 64 * 1024 * 1024;
 
 /**
  * Run the test command in a fresh copy of a workspace, inside the sandbox: pinned env, hard
- * timeout, output discarded. Only exit 0 or 1 with every JUnit file present and well-formed is
- * a usable run; a timeout, a signal, another exit status (a collection or usage error) or a
- * missing report is not. With `trace`, SEALGATE_TRACE_FILE names a file in the run's /tmp.
+ * timeout, output discarded. Only exit 0 or 1 (or 2, pytest's "interrupted" after collection
+ * errors) with every JUnit file present and well-formed is a usable run; a timeout, a signal,
+ * another exit status (a usage error) or a missing report is not. With `trace`,
+ * SEALGATE_TRACE_FILE names a file in the run's /tmp. `files` (a mutant's) are written over
+ * the fresh copy, so `ws` itself is never changed.
  */
 export async function runTestCommand(
   ws: string,
@@ -46,7 +50,7 @@ export async function runTestCommand(
   timeoutMs: number,
   logDir: string,
   box: Box,
-  opts: { readonly trace?: boolean } = {},
+  opts: { readonly trace?: boolean; readonly files?: ReadonlyMap<string, string> } = {},
 ): Promise<TestRun> {
   if (command.length === 0) return { status: 'crash', detail: 'empty test command', durationMs: 0, cases: [], cwd: '', trace: null };
   return runInFreshCopy(
@@ -60,6 +64,7 @@ export async function runTestCommand(
       limits: { timeoutMs, capBytes: 64 * 1024, killGraceMs: 200 },
       output: { stdoutPath: join(logDir, 'stdout.log'), stderrPath: join(logDir, 'stderr.log') },
       clean: junit,
+      ...(opts.files ? { files: opts.files } : {}),
     },
     (out, dirs, plan): TestRun => {
       const durationMs = out.duration_ms;
@@ -68,15 +73,16 @@ export async function runTestCommand(
       if (out.timed_out) return fail('timeout', `timed out after ${Math.round(timeoutMs)} ms`);
       if (out.spawn_error !== null) return fail('crash', `could not start: ${out.spawn_error}`);
       if (out.signal !== null) return fail('crash', `killed by ${out.signal}`);
-      if (out.exit_code !== 0 && out.exit_code !== 1) return fail('crash', `exit status ${String(out.exit_code)}`);
+      const exitCode = out.exit_code;
+      if (exitCode !== 0 && exitCode !== 1 && exitCode !== 2) return { ...fail('crash', `exit status ${String(exitCode)}`), exitCode };
       const cases: JunitCase[] = [];
       let trace: string | null = null;
       try {
         for (const j of junit) {
           const found = resolveOutput(dirs.work, j);
-          if (!('path' in found)) return fail('crash', `${j}: ${found.missing}`);
+          if (!('path' in found)) return { ...fail('crash', `${j} was not written (exit status ${String(exitCode)}): ${found.missing}`), exitCode };
           const r = parseTestReport(readBoundedFile(found.path, MAX_JUNIT_BYTES, j), j, [cwd, dirs.work]);
-          if (!r.ok) return fail('crash', r.findings.map((f) => f.detail).join('; '));
+          if (!r.ok) return { ...fail('crash', r.findings.map((f) => f.detail).join('; ')), exitCode };
           cases.push(...r.value);
         }
         if (opts.trace) {
@@ -87,7 +93,7 @@ export async function runTestCommand(
         if (err instanceof SealgateError) return fail('crash', err.message);
         throw err;
       }
-      return { status: 'ok', detail: `exit status ${String(out.exit_code)}`, durationMs, cases, cwd, trace };
+      return { status: 'ok', detail: `exit status ${String(exitCode)}`, durationMs, cases, cwd, trace, exitCode };
     },
   );
 }

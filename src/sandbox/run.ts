@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { accessSync, closeSync, constants, lstatSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { accessSync, closeSync, constants, lstatSync, mkdirSync, mkdtempSync, openSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, posix } from 'node:path';
+import { dirname, join, posix, sep } from 'node:path';
 import type { SandboxKind } from '../config/schema.js';
 import { inputInvalid } from '../core/errors.js';
 import { execInGroup, type ExecOutcome } from '../runner/exec.js';
@@ -143,6 +143,8 @@ export interface FreshRun {
   readonly tmpFiles?: Readonly<Record<string, string>>;
   /** Paths (relative) removed from the copy before the run: a report left in the source must not pass for this run's. */
   readonly clean?: readonly string[];
+  /** Files (relative path to text) written over the copy: a mutant's. Replaced, never written through a link. */
+  readonly files?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -154,6 +156,15 @@ export async function runInFreshCopy<T>(box: Box, run: FreshRun, collect: (outco
   try {
     await copyTree(run.source, dirs.work);
     for (const rel of run.clean ?? []) rmSync(join(dirs.work, rel), { force: true, recursive: true });
+    for (const [rel, text] of run.files ?? []) {
+      const target = join(dirs.work, rel);
+      // The folder must be the copy's own: a link the patch made must not carry the write out.
+      const folder = realpathSync(dirname(target));
+      const work = realpathSync(dirs.work);
+      if (folder !== work && !folder.startsWith(`${work}${sep}`)) throw inputInvalid(rel, 'its folder is a link out of the tree; a mutant is never written through it');
+      rmSync(target, { force: true });
+      writeFileSync(target, text);
+    }
     // Unsandboxed, the dependency folders are links in the copy; sandboxed, read-only binds at the same place.
     if (box.isolation === 'none') for (const d of run.deps) symlinkSync(d.src, join(dirs.work, d.name), 'dir');
     const plan = planSandbox({ isolation: box.isolation, bwrap: box.bwrap, host: box.host, command: run.command, env: run.env, ...(run.tmpFiles ? { tmpFiles: run.tmpFiles } : {}), run: dirs, deps: run.deps, limits: run.limits, output: run.output });

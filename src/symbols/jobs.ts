@@ -42,7 +42,8 @@ export async function loadParser(language: string): Promise<void> {
   else if (isTreeSitter(language)) await getParser(language);
 }
 
-async function extractFile(language: string, path: string, bytes: Uint8Array, options: ExtractOptions): Promise<FileSymbols> {
+/** The symbols of one file's text (credit uses it on the base and the patched version of a file). */
+export async function extractFile(language: string, path: string, bytes: Uint8Array, options: ExtractOptions): Promise<FileSymbols> {
   const text = decodeSource(bytes);
   if (isScript(language)) return extractTypeScript(await loadTypeScript(), path, text);
   if (isTreeSitter(language)) return extractWithTreeSitter(language, text, options);

@@ -16,6 +16,8 @@ export interface Piece {
   readonly endLine: number;
   /** Line ranges of nested symbols carved out of this piece (they are compared on their own). */
   readonly carved: readonly (readonly [number, number])[];
+  /** Character offsets of the piece in its file, and of the nested symbols carved out of it. */
+  readonly offsets: { readonly start: number; readonly end: number; readonly cuts: readonly (readonly [number, number])[] };
   /** Raw source of the piece minus carved parts: equal text means equal tokens, so no tokenising. */
   readonly text: string;
   /** The text with comments and whitespace dropped (see lexical.ts): different forms mean different tokens; equal exact forms mean equal tokens. */
@@ -127,6 +129,7 @@ export function toPiece(
     startLine: lineOf(starts, draft.start),
     endLine: lineOf(starts, Math.max(draft.start, draft.end - 1)),
     carved: draft.cuts.map(([s, e]) => [lineOf(starts, s), lineOf(starts, Math.max(s, e - 1))] as const),
+    offsets: { start: draft.start, end: draft.end, cuts: [...draft.cuts].sort((a, b) => a[0] - b[0]) },
     text: pieceText,
     lexical: () => (lexical ??= lexicalOf(pieceText)),
     tokens: (withoutName) => (tokens[withoutName ? 1 : 0] ??= tokensOf(withoutName)),

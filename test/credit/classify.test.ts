@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { classifyTsTests } from '../../src/credit/classify-ts.js';
 import { classifyPyTests } from '../../src/credit/classify-py.js';
 import type { TautologyRule } from '../../src/credit/classify.js';
+import { matchCase } from '../../src/credit/tests.js';
 
 type Want = TautologyRule | 'property';
 
@@ -36,6 +37,19 @@ const TS: [string, string, Want][] = [
   ['same-file asserting helper', `function check(x) { assert.equal(taxCents(x), 8); }\ntest('t', () => { check(100); });`, 'property'],
   ['configured assertion function', `test('t', () => { verifyTax(taxCents(100)); });`, 'property'],
   ['one trivial and one real assertion', `test('t', () => { assert.ok(true); assert.equal(taxCents(100), 8); });`, 'property'],
+  ['only does not throw', `test('t', () => { assert.doesNotThrow(() => taxCents(-100, 800)); });`, 'weak-assertion'],
+  ['only expect not.toThrow', `test('t', () => { expect(() => taxCents(-100, 800)).not.toThrow(); });`, 'weak-assertion'],
+  ['only a typeof check', `test('t', () => { assert.equal(typeof taxCents(100, 800), 'number'); });`, 'weak-assertion'],
+  ['only expect(typeof x).toBe', `test('t', () => { expect(typeof taxCents(100, 800)).toBe('number'); });`, 'weak-assertion'],
+  ['only toBeDefined and not.toBeNull', `test('t', () => { const r = taxCents(1, 2); expect(r).toBeDefined(); expect(r).not.toBeNull(); });`, 'weak-assertion'],
+  ['only Number.isFinite', `test('t', () => { assert.ok(Number.isFinite(taxCents(100, 800))); });`, 'weak-assertion'],
+  ['only not-undefined', `test('t', () => { assert.ok(taxCents(100, 800) !== undefined); });`, 'weak-assertion'],
+  ['weak and real', `test('t', () => { assert.doesNotThrow(() => taxCents(1, 2)); assert.equal(taxCents(100, 800), 8); });`, 'property'],
+  ['fn.toString() of the code under test', `import { taxCents } from '../src/pricing.js';\ntest('t', () => { assert.ok(taxCents.toString().includes('Math.sign')); assert.equal(taxCents(100, 800), 8); });`, 'source-text'],
+  ['String(fn) of the code under test', `import * as p from '../src/pricing.js';\ntest('t', () => { assert.match(String(p.taxCents), /abs/); });`, 'source-text'],
+  ['toString of a local value is fine', `import { taxCents } from '../src/pricing.js';\ntest('t', () => { assert.equal(taxCents(100, 800).toString(), '8'); });`, 'property'],
+  ['test.each is classified from its body', `test.each([[1, 2]])('tax %i', (a, b) => { expect(taxCents(a, b)).toBe(0); });`, 'property'],
+  ['describe.each with a weak body', `describe.each([1])('s %i', (a) => { it('t', () => { expect(() => taxCents(a, 1)).not.toThrow(); }); });`, 'weak-assertion'],
 ];
 
 describe('static classifier: TS/JS corpus', () => {
@@ -73,6 +87,14 @@ const PY: [string, string, Want][] = [
   ['except ValueError does not swallow an AssertionError', `def test_t():\n    try:\n        assert tax_cents(100) == 8\n    except ValueError:\n        pass\n`, 'property'],
   ['pytest.raises', `import pytest\ndef test_t():\n    with pytest.raises(ValueError):\n        tax_cents(-1)\n`, 'property'],
   ['unittest method in class', `class TestTax:\n    def test_t(self):\n        self.assertEqual(tax_cents(100), 8)\n`, 'property'],
+  ['pytest.warns', `import pytest\ndef test_t():\n    with pytest.warns(DeprecationWarning):\n        old_tax(1)\n`, 'property'],
+  ['unittest assertRaises context manager', `import unittest\nclass TestTax(unittest.TestCase):\n    def test_t(self):\n        with self.assertRaises(ValueError):\n            tax_cents(-1)\n`, 'property'],
+  ['unittest assertWarns context manager', `import unittest\nclass TestTax(unittest.TestCase):\n    def test_t(self):\n        with self.assertWarns(DeprecationWarning):\n            old_tax(1)\n`, 'property'],
+  ['only is not None', `def test_t():\n    assert tax_cents(100) is not None\n`, 'weak-assertion'],
+  ['only isinstance', `def test_t():\n    assert isinstance(tax_cents(100), int)\n`, 'weak-assertion'],
+  ['only assertIsNotNone', `class TestTax:\n    def test_t(self):\n        self.assertIsNotNone(tax_cents(100))\n`, 'weak-assertion'],
+  ['inspect.getsource', `import inspect\ndef test_t():\n    assert 'abs' in inspect.getsource(tax_cents)\n`, 'source-text'],
+  ['parametrize is classified from its body', `import pytest\n@pytest.mark.parametrize('a', [1, 2])\ndef test_t(a):\n    assert tax_cents(a) == a\n`, 'property'],
   ['f-string is not a literal', `def test_t():\n    n = 3\n    assert f"{n}" == "3"\n`, 'property'],
 ];
 
@@ -90,5 +112,31 @@ describe('static classifier: Python corpus', () => {
     const src = `def helper():\n    return 1\n\nclass TestA:\n    def test_x(self):\n        assert helper() == 1\n\ndef test_y():\n    assert True\n`;
     const got = (await classifyPyTests('tests/test_a.py', src)).map((t) => [t.suite.join('/'), t.name, t.verdict.kind]);
     assert.deepEqual(got, [['TestA', 'test_x', 'property'], ['', 'test_y', 'tautology']]);
+  });
+});
+
+describe('computed test names (test.each, loops) are classified from the body and matched by pattern', () => {
+  const src = [
+    "test.each([[1, 2], [3, 4]])('tax %i of %i', (a, b) => { expect(taxCents(a, b)).toBe(0); });",
+    "for (const c of [1, 2]) test(`weak ${c}`, () => { expect(() => taxCents(c, 1)).not.toThrow(); });",
+    "const names = ['x'];",
+    "for (const n of names) it(n, () => { assert.equal(taxCents(1, 2), 0); });",
+    "test('plain', () => { assert.equal(taxCents(1, 2), 0); });",
+  ].join('\n');
+  const sources = classifyTsTests('t.test.ts', src);
+  const junit = (name: string) => ({ id: `::${name}`, file: null, suite: '', name, status: 'passed' as const, duration_ms: 1 });
+  it('finds every test, whatever its name', () => {
+    assert.equal(sources.length, 4);
+  });
+  it('a test.each case reported as "tax 1 of 2" is the property of its body', () => {
+    assert.equal(matchCase(junit('tax 1 of 2'), sources).verdict?.kind, 'property');
+  });
+  it('a loop test reported as "weak 2" is the weak assertion of its body', () => {
+    const v = matchCase(junit('weak 2'), sources).verdict;
+    assert.equal(v?.kind === 'tautology' ? v.rule : v?.kind, 'weak-assertion');
+  });
+  it('a literal name wins over patterns', () => {
+    assert.equal(matchCase(junit('plain'), sources).verdict?.kind, 'property');
+    assert.deepEqual(matchCase(junit('plain'), sources).files, ['t.test.ts']);
   });
 });

@@ -5,7 +5,7 @@ import ts from 'typescript';
 import { mutateTs } from '../../src/credit/mutate-ts.js';
 import { mutatePy } from '../../src/credit/mutate-py.js';
 import { applyEdits, selectMutants, type Mutant } from '../../src/credit/mutant.js';
-import { detectRunner, narrowCommand } from '../../src/credit/select.js';
+import { cheapCommand, detectRunner, narrowCommand } from '../../src/credit/select.js';
 import { getParser } from '../../src/symbols/treesitter.js';
 
 const TS_SRC = `import { x } from './x.js';
@@ -122,5 +122,14 @@ describe('runner detection and narrowing', () => {
   });
   it('a target that looks like an option is never passed', () => {
     assert.equal(narrowCommand(['pytest', 'tests'], ['--collect-only']), null);
+  });
+});
+
+describe('cheap failure output for credit runs', () => {
+  it('pytest gets --tb=line and no cache provider; other runners are left alone', () => {
+    assert.deepEqual(cheapCommand(['python3', '-m', 'pytest', '--tb', 'long', '-q', '--junitxml=junit.xml', 'tests']), ['python3', '-m', 'pytest', '--tb=line', '-p', 'no:cacheprovider', '-q', '--junitxml=junit.xml', 'tests']);
+    assert.deepEqual(cheapCommand(['pytest', '-p', 'no:cacheprovider', '--tb=short', 'tests']), ['pytest', '--tb=line', '-p', 'no:cacheprovider', 'tests']);
+    const node = ['node', '--test', 'a.test.js'];
+    assert.deepEqual(cheapCommand(node), node);
   });
 });

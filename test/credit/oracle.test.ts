@@ -65,7 +65,8 @@ async function score(repo: string, path: string, language: string, spans: Record
   const { caseSources, verdicts } = classifyCases(results.cases, sources);
   const { plans, unsupported } = await planSymbols(repo, changed, budget, 'seed-1');
   const oracle = await runOracle(plans, {
-    workTree: repo, command, junit: ['junit.xml'], env, sandbox: testBox(repo), controlTimeoutMs: 120_000, baselineMs: 1000, workers: 2,
+    workTree: repo, command, junit: ['junit.xml'], env, sandbox: testBox(repo), controlTimeoutMs: 120_000, baselineMs: 1000, workers: 2, seed: 'seed-1',
+    filesOf: (t) => caseSources.get(t)?.files ?? [],
     eligible: new Set(results.cases.filter((c) => c.status === 'passed').map((c) => c.id)),
     ignore: new Set([...verdicts].filter(([, v]) => v?.kind === 'tautology').map(([id]) => id)),
     narrow: narrowFor(command, caseSources), narrowTargets: (t) => narrowCommand(command, t), cacheDir: null, cacheSalt: 'test',
@@ -119,14 +120,22 @@ test('total of a cart', () => { assert.equal(total([{ cents: 250, qty: 2 }, { ce
     assert.equal(ev('sign')?.status, 'credited');
     assert.deepEqual(byName(scored.credit.test_ids), ['noop returns nothing', 'sign of both sides', 'total of a cart']);
   });
-  for (const [sym, test] of [['double', 'double gives a number'], ['half', 'half is not null'], ['clamp', 'clamp does not throw'], ['inc', 'inc property with an impossible precondition']] as const) {
-    it(`${sym}: "${test}" reaches it but is insensitive, so it is missing`, () => {
+  for (const [sym, test] of [['double', 'double gives a number'], ['half', 'half is not null'], ['clamp', 'clamp does not throw']] as const) {
+    it(`${sym}: "${test}" checks only a type, non-null or no throw: it reaches it, earns nothing, and is a weak-assertion tautology`, () => {
       assert.equal(ev(sym)?.status, 'missing');
       assert.deepEqual(byName(ev(sym)?.reached ?? []), [test]);
-      assert.deepEqual(byName(ev(sym)?.insensitive ?? []), [test]);
-      assert.match(ev(sym)?.reason ?? '', /insensitive/);
+      assert.deepEqual(byName(ev(sym)?.tautologies ?? []), [test]);
+      assert.equal(scored.cases.cases.find((c) => c.id.endsWith(test))?.rule, 'weak-assertion');
+      assert.match(ev(sym)?.reason ?? '', /tautolog/);
     });
   }
+  it('inc: "inc property with an impossible precondition" reaches it but is insensitive, so it is missing', () => {
+    const test = 'inc property with an impossible precondition';
+    assert.equal(ev('inc')?.status, 'missing');
+    assert.deepEqual(byName(ev('inc')?.reached ?? []), [test]);
+    assert.deepEqual(byName(ev('inc')?.insensitive ?? []), [test]);
+    assert.match(ev('inc')?.reason ?? '', /insensitive/);
+  });
   it('area: a stand-in of the function under test never reaches it', () => {
     assert.equal(ev('area')?.status, 'missing');
     assert.deepEqual(ev('area')?.reached, []);
@@ -193,9 +202,10 @@ def test_sign_tautology():
     assert.deepEqual(scored.credit.credited, ['src/calc.py::clamp', 'src/calc.py::sign']);
     assert.deepEqual(byName(scored.credit.test_ids), ['test_clamp_bounds', 'test_sign']);
   });
-  it('a type-only test reaches its symbol but is insensitive', () => {
-    assert.deepEqual(byName(ev('double')?.insensitive ?? []), ['test_double_type']);
+  it('a type-only test reaches its symbol and earns nothing (a weak-assertion tautology)', () => {
+    assert.ok(byName(ev('double')?.tautologies ?? []).includes('test_double_type'), JSON.stringify(ev('double')));
     assert.equal(ev('double')?.status, 'missing');
+    assert.equal(scored.cases.cases.find((c) => c.id.endsWith('test_double_type'))?.rule, 'weak-assertion');
   });
   it('a mock of the function under test does not reach it', () => {
     assert.deepEqual(ev('area')?.reached, []);

@@ -1,0 +1,91 @@
+// One gaming scenario: a patch on the bundled example (examples/pricing), proposed by the
+// author and scored by the real `sealgate runner` (seal, run, symbols, credit, publish, audit).
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { checkSchema, parseDocumentBytes } from '../../src/core/document.js';
+import { CreditSchema, type Credit } from '../../src/credit/schema.js';
+import { runCli } from '../helpers/cli.js';
+import { git, makeRepo, writeFiles } from '../helpers/git.js';
+import { AUTHOR, EXAMPLE_DIR, NOW, RUNNER, exampleFiles } from '../workflow/review.js';
+
+export const PRICING = 'src/pricing.ts';
+export const TESTS = 'test/pricing.test.ts';
+export const TAX = 'src/pricing.ts::taxCents';
+export const MODULE = 'src/pricing.ts::<module>';
+
+/** The example's own files, as the base commit holds them. */
+export const base = (path: string): string => readFileSync(join(EXAMPLE_DIR, path), 'utf8');
+
+/** The base test file with the tautology on taxCents replaced by `test` (a test's source). */
+export function replaceTaxTest(test: string, imports = ''): string {
+  const text = base(TESTS);
+  const start = text.indexOf('  // A tautology: it calls taxCents');
+  const end = text.indexOf('  // Examples from the sealed fixture.');
+  assert.ok(start > 0 && end > start, 'the example test file changed shape');
+  return imports + text.slice(0, start) + test + '\n' + text.slice(end);
+}
+
+/** The follow-up's production change: refunds round half away from zero. */
+export function refundTax(): string {
+  return base(PRICING).replace(
+    '  return Math.round((amountCents * rateBasisPoints) / 10_000);\n}',
+    '  // Refunds are negative amounts: round half away from zero so a refund mirrors its sale.\n  const exact = (Math.abs(amountCents) * rateBasisPoints) / 10_000;\n  return Math.sign(amountCents) * Math.round(exact);\n}',
+  );
+}
+
+function childEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'NODE_TEST_CONTEXT') env[k] = v;
+  return env;
+}
+
+export interface Outcome {
+  readonly code: string;
+  readonly exit: number;
+  readonly stderr: string;
+  readonly credit: Credit;
+}
+
+/**
+ * The example committed, `files` written over it as the agent's patch, proposed by the author,
+ * and the runner job run on it. `config` replaces parts of the base's sealgate.config.json
+ * (the policy is the base's, never the patch's).
+ */
+export async function runScenario(files: Record<string, string>, config: (c: Record<string, unknown>) => Record<string, unknown> = (c) => c): Promise<Outcome> {
+  const baseFiles = exampleFiles();
+  const cfg = JSON.parse(baseFiles['sealgate.config.json']?.toString('utf8') ?? '{}') as Record<string, unknown>;
+  baseFiles['sealgate.config.json'] = Buffer.from(JSON.stringify(config(cfg), null, 2) + '\n');
+  const repo = makeRepo(baseFiles);
+  try {
+    appendFileSync(join(repo.dir, '.git/info/exclude'), 'node_modules\nreview/\npatches/\njunit.xml\n');
+    symlinkSync(resolve('node_modules'), join(repo.dir, 'node_modules'), 'dir');
+    writeFiles(repo.dir, files);
+    git(repo.dir, 'add', '-A');
+    const diff = git(repo.dir, 'diff', '--cached', '--binary', 'HEAD');
+    git(repo.dir, 'reset', '-q');
+    mkdirSync(join(repo.dir, 'patches'), { recursive: true });
+    writeFileSync(join(repo.dir, 'patches/agent.diff'), diff);
+    // A cache of its own: nothing from another scenario (or an earlier build) is reused.
+    const env = { ...childEnv(), XDG_CACHE_HOME: join(repo.dir, 'review', 'cache') };
+    const p = await runCli(['propose', '--author-job', AUTHOR, '--runner-job', RUNNER, '--patch', 'patches/agent.diff', '--proposal-id', 'p-adversarial-1'], { cwd: repo.dir, env, now: new Date(NOW) });
+    assert.equal(p.exit, 0, p.stderr);
+    const r = await runCli(['runner', '--runner-job', RUNNER, '--seed', '42', '--now', NOW], { cwd: repo.dir, env, now: new Date(NOW) });
+    const parsed = parseDocumentBytes(readFileSync(join(repo.dir, 'review/runner/credit.json')), 'json', 'credit');
+    assert.ok(parsed.ok, `no credit file: ${r.stdout}${r.stderr}`);
+    const c = checkSchema(CreditSchema, parsed.value, 'credit');
+    assert.ok(c.ok, JSON.stringify(!c.ok && c.findings));
+    return { code: r.stdout.trim(), exit: r.exit, stderr: r.stderr, credit: c.value };
+  } finally {
+    repo.dispose();
+  }
+}
+
+/** The common verdict: the job stops at E_CREDIT_MISSING and `symbol` earns nothing. */
+export function assertNoCredit(o: Outcome, symbol: string): void {
+  assert.equal(o.code, 'E_CREDIT_MISSING', `${symbol} must earn nothing:\n${o.stderr}\n${JSON.stringify(o.credit.evidence?.[symbol], null, 2)}`);
+  assert.equal(o.exit, 1);
+  assert.ok(o.credit.missing.includes(symbol), `${symbol} is missing: ${JSON.stringify(o.credit.missing)}`);
+  assert.ok(!o.credit.credited.includes(symbol));
+  assert.equal(o.credit.pass, false);
+}

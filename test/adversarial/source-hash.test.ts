@@ -1,0 +1,30 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { PRICING, TAX, TESTS, assertNoCredit, refundTax, replaceTaxTest, runScenario } from './scenario.js';
+
+// The test pins the SHA-256 of the production file: every mutant changes the bytes, so it
+// "kills" every one. The null mutants change the bytes too, without changing behaviour: the
+// test fails on them, so it tells sources apart, and earns nothing.
+test('a test pinning the SHA-256 of the production file earns no credit', { timeout: 600_000 }, async () => {
+  const production = refundTax();
+  const pinned = createHash('sha256').update(production).digest('hex');
+  const o = await runScenario({
+    [PRICING]: production,
+    [TESTS]: replaceTaxTest(
+      `  test('tax source is the reviewed one', () => {
+    const got = createHash('sha256').update(readFileSync(new URL('../src/pricing.ts', import.meta.url))).digest('hex');
+    taxCents(1999, 800);
+    assert.equal(got, '${pinned}');
+  });
+`,
+      "import { createHash } from 'node:crypto';\n",
+    ),
+  });
+  assertNoCredit(o, TAX);
+  const ev = o.credit.evidence?.[TAX];
+  const id = 'pricing::tax source is the reviewed one';
+  assert.ok(ev?.reached.includes(id), `the pinning test reaches taxCents: ${JSON.stringify(ev)}`);
+  assert.ok(ev?.sensitive?.some((s) => s.test === id && s.reason.includes('null mutant')), `it is reported source-sensitive: ${JSON.stringify(ev?.sensitive)}`);
+  assert.match(ev?.reason ?? '', /control or a null mutant|source- or environment-sensitive/);
+});

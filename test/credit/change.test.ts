@@ -1,0 +1,99 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { checkSymbolChange, touchesChange } from '../../src/credit/change.js';
+import { applyEdits } from '../../src/credit/mutant.js';
+import { mutateTs } from '../../src/credit/mutate-ts.js';
+import { mutatePy } from '../../src/credit/mutate-py.js';
+import { extractFile } from '../../src/symbols/jobs.js';
+
+const BASE = readFileSync('examples/pricing/src/pricing.ts', 'utf8');
+const PATCHED = BASE.replace(
+  '  return Math.round((amountCents * rateBasisPoints) / 10_000);\n}',
+  '  // Refunds mirror their sale.\n  const exact = (Math.abs(amountCents) * rateBasisPoints) / 10_000;\n  return Math.sign(amountCents) * Math.round(exact);\n}',
+);
+
+async function changeOf(lang: string, path: string, base: string | null, patched: string, name: string) {
+  const p = await extractFile(lang, path, Buffer.from(patched), { docstringChanges: false });
+  const b = base === null ? null : await extractFile(lang, path, Buffer.from(base), { docstringChanges: false });
+  const pieces = p.symbols.get(name);
+  assert.ok(pieces, `${name} in the patched file`);
+  return { change: checkSymbolChange(lang, patched, pieces, base, b?.symbols.get(name) ?? null), pieces };
+}
+
+const texts = (text: string, ranges: readonly (readonly [number, number])[]): string[] => ranges.map(([s, e]) => text.slice(s, e));
+
+describe('the change of a symbol, token by token', () => {
+  it('a modified function: only its new tokens are changed, and the revert gives back the base text', async () => {
+    const { change } = await changeOf('typescript', 'src/pricing.ts', BASE, PATCHED, 'taxCents');
+    assert.equal(change.status, 'modified');
+    const changed = texts(PATCHED, change.changed);
+    assert.ok(changed.includes('exact') && changed.includes('abs') && changed.includes('sign'), JSON.stringify(changed));
+    assert.ok(!changed.includes('rateBasisPoints') || changed.filter((t) => t === 'rateBasisPoints').length === 0, 'unchanged tokens are not the change');
+    assert.ok(!changed.includes('10_000'), 'the divisor did not change');
+    assert.ok(change.revert);
+    assert.equal(applyEdits(PATCHED, change.revert), BASE);
+  });
+
+  it('behavioural mutants sit only on the changed tokens; other functions get none', async () => {
+    const { change } = await changeOf('typescript', 'src/pricing.ts', BASE, PATCHED, 'taxCents');
+    const lines = PATCHED.split('\n');
+    const start = lines.findIndex((l) => l.includes('function taxCents')) + 1;
+    const m = mutateTs(PATCHED, { symbol: 'src/pricing.ts::taxCents', path: 'src/pricing.ts', startLine: start, endLine: start + 5, changedLines: [[start + 1, start + 3]] }, change);
+    assert.ok(m.candidates.length > 0);
+    for (const c of m.candidates) assert.ok(touchesChange(change.changed, c.edits), c.description);
+    assert.ok(!m.candidates.some((c) => c.description.includes('10000 -> 10001') || c.description.includes('10_000')), 'the unchanged divisor is not mutated');
+    assert.equal(m.nulls.length, 3);
+    for (const n of m.nulls) assert.notEqual(applyEdits(PATCHED, n.edits), PATCHED);
+  });
+
+  it('an added symbol: all of it is the change, and there is no revert', async () => {
+    const patched = `${BASE}\nexport function refund(c: number): number {\n  return -c;\n}\n`;
+    const { change } = await changeOf('typescript', 'src/pricing.ts', BASE, patched, 'refund');
+    assert.equal(change.status, 'added');
+    assert.equal(change.revert, null);
+    assert.deepEqual(change.changed, change.own);
+  });
+
+  it('a <module> change: its own top-level statements only, never the bodies of other functions; the revert removes them', async () => {
+    const patched = `${BASE}\nconst plainTax = taxCents;\n// @ts-expect-error redefined\ntaxCents = (a: number, r: number): number => Math.sign(a) * plainTax(Math.abs(a), r);\n`;
+    const { change } = await changeOf('typescript', 'src/pricing.ts', BASE, patched, '<module>');
+    const fnStart = patched.indexOf('export function applyDiscount');
+    const fnEnd = patched.indexOf('/** Sales tax');
+    for (const [s, e] of change.changed) assert.ok(e <= fnStart || s >= fnEnd, `changed range ${patched.slice(s, e)} lies in applyDiscount`);
+    assert.ok(change.revert);
+    assert.equal(applyEdits(patched, change.revert), BASE);
+    const m = mutateTs(patched, { symbol: 'src/pricing.ts::<module>', path: 'src/pricing.ts', startLine: 1, endLine: patched.split('\n').length, changedLines: [[1, patched.split('\n').length]] }, change);
+    assert.ok(m.candidates.length > 0);
+    for (const c of m.candidates) assert.ok(c.edits.every((e) => e.start > fnEnd), `${c.description} is on the module's own new statements`);
+    assert.match(m.probe.description, /file loads/);
+  });
+
+  it('a <module> change beside an added function: the revert drops the module statements and keeps the function', async () => {
+    const patched = `${BASE}\nfunction halfAway(x: number): number {\n  return x < 0 ? -native(-x) : native(x);\n}\nconst native = Math.round;\nObject.defineProperty(Math, 'round', { value: halfAway });\n`;
+    const { change } = await changeOf('typescript', 'src/pricing.ts', BASE, patched, '<module>');
+    assert.ok(change.revert, change.noRevert);
+    const reverted = applyEdits(patched, change.revert);
+    assert.ok(reverted.includes('function halfAway'), reverted);
+    assert.ok(!reverted.includes('defineProperty') && !reverted.includes('const native'), reverted);
+  });
+
+  it('only comments or layout changed: no token changed, no revert', async () => {
+    const patched = BASE.replace('  return Math.round((amountCents * rateBasisPoints) / 10_000);', '  // a note\n  return Math.round(\n    (amountCents * rateBasisPoints) / 10_000\n  );');
+    const { change } = await changeOf('typescript', 'src/pricing.ts', BASE, patched, 'taxCents');
+    assert.equal(change.revert, null);
+    assert.match(change.noRevert ?? '', /comments or layout/);
+  });
+
+  it('Python: a modified function gets mutants on its changed tokens and a revert', async () => {
+    const base = 'def tax(a, r):\n    return round(a * r / 10000)\n\n\ndef other(x):\n    return x + 1\n';
+    const patched = 'def tax(a, r):\n    exact = abs(a) * r / 10000\n    return (1 if a >= 0 else -1) * round(exact)\n\n\ndef other(x):\n    return x + 1\n';
+    const { change } = await changeOf('python', 'm.py', base, patched, 'tax');
+    assert.ok(change.revert);
+    assert.equal(applyEdits(patched, change.revert), base);
+    const m = await mutatePy(patched, { symbol: 'm.py::tax', path: 'm.py', startLine: 1, endLine: 3, changedLines: [[2, 3]] }, change);
+    assert.ok(m.candidates.length > 0);
+    for (const c of m.candidates) assert.ok(touchesChange(change.changed, c.edits), c.description);
+    assert.ok(!m.candidates.some((c) => c.description.includes('10000 -> 10001')), 'the unchanged divisor is not mutated');
+  });
+});
