@@ -13,6 +13,7 @@ interface Row {
   symbols?: { symbol: string; credit: string; revert: string | null }[];
 }
 interface Lib {
+  run(argv?: string[]): Promise<unknown>;
   validateData(data: unknown): string[];
   applyEdits(text: string, edits: Edit[]): { text: string; problems: string[] };
   blockRange(text: string, marker: string): { start: number; end: number } | null;
@@ -31,6 +32,7 @@ const clone = <T>(x: T): T => structuredClone(x);
 const SHA = 'a'.repeat(40);
 
 test('the committed data file is valid and covers vitest, jest and pytest', () => {
+  assert.equal(typeof lib.run, 'function', 'scripts/bench.mjs calls run()');
   assert.deepEqual(lib.validateData(data), []);
   assert.deepEqual(data.projects.map((p) => p['runner']).sort(), ['jest', 'pytest', 'vitest']);
   for (const p of data.projects) {
@@ -84,10 +86,10 @@ test('applyEdits replaces exactly the reviewed number of matches, and refuses an
 });
 
 test('applyEdits with "within" touches only the named top-level block', () => {
-  const py = 'def test_a():\n    assert x == 1\n\n\ndef test_b():\n    assert x == 1\n    assert y == 2\n\n@mark\ndef test_c():\n    assert x == 1\n';
+  const py = 'def test_a():\n    assert x == 1\n\n\ndef test_b():\n    assert x == 1\n    assert y == 2\n\nassert z == 3\n@mark\ndef test_c():\n    assert x == 1\n';
   const r = lib.applyEdits(py, [{ file: 'f', within: 'def test_b():', find: 'assert (\\w) == \\d', flags: 'g', replace: 'assert $1 is not None', count: 2 }]);
   assert.deepEqual(r.problems, []);
-  assert.equal(r.text, 'def test_a():\n    assert x == 1\n\n\ndef test_b():\n    assert x is not None\n    assert y is not None\n\n@mark\ndef test_c():\n    assert x == 1\n');
+  assert.equal(r.text, 'def test_a():\n    assert x == 1\n\n\ndef test_b():\n    assert x is not None\n    assert y is not None\n\nassert z == 3\n@mark\ndef test_c():\n    assert x == 1\n');
   assert.match(lib.applyEdits(py, [{ file: 'f', within: 'def test_z():', find: 'x', flags: 'g', replace: 'y', count: 1 }]).problems[0]!, /not found/);
   assert.equal(lib.blockRange('x\n', 'nope'), null);
 });
