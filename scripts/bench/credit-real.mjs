@@ -500,7 +500,7 @@ function runVariant(project, clone, c, variant, policy, work, env, treeMode) {
   row.runnerSeconds = r.seconds;
   row.runnerStderr = r.stderr.slice(-4000);
   if (r.status === 3 || r.status === 2) row.problems.push(`runner exit ${r.status}: ${firstLines(r.stderr, 6)}`);
-  if (!['ALLOW', 'E_CREDIT_MISSING'].includes(r.code) && !/credit\.require/.test(r.stderr)) row.problems.push(`runner stopped with ${r.code}: ${firstLines(r.stderr.split('\n').filter((l) => l.includes(r.code)).join('\n'), 1)}`);
+  if (!['ALLOW', 'E_CREDIT_MISSING'].includes(r.code) && !/credit\.require/.test(r.stderr)) row.problems.push(`runner stopped with ${r.code}: ${firstLines(r.stderr.split('\n').filter((l) => l.includes(`sealgate: ${r.code}:`)).join('\n'), 1)}`);
   if (policy === 'revert' && /credit\.require/.test(r.stderr) && !existsSync(join(s.repo, 'review', 'runner', 'credit.json'))) row.refused = `runner: ${firstLines(r.stderr.split('\n').filter((l) => /credit\.require/.test(l)).join('\n'), 1)}`;
   const v = sealgate(s.repo, env, ['verify', '--now', new Date().toISOString()]);
   row.verdict = v.code;
