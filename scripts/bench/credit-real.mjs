@@ -451,7 +451,7 @@ function sealgate(repo, env, args) {
   return { ...r, code, seconds };
 }
 
-const firstLines = (s, n = 4) => s.trim().split('\n').filter(Boolean).slice(0, n).join(' / ');
+const firstLines = (s, n = 4) => s.trim().split('\n').map((l) => l.replace(/^[|\s]+/, '')).filter(Boolean).slice(0, n).join(' / ');
 
 /** The bench's own checks, per patch. */
 const CHECKS = new Map();
