@@ -160,7 +160,7 @@ step('author', 'record the proposal before any test runs', ['propose', '--author
 step('author', 'try to read the logs before the seal', ['logs'], 'E_DIGEST_OPEN');
 out('[runner  ] no `git apply`: the runner builds its own tree from the record (base_commit + patches/001.diff)');
 out();
-step('runner', 'the runner job: tree, symbols, seal, verify, run, credit, publish', ['runner', '--runner-job', RUNNER_1, '--seed', SEED, ...SIGN_RUNNER], 'E_CREDIT_MISSING', { lines: 20 });
+step('runner', 'the runner job: tree, seal, symbols, verify, run, credit, publish', ['runner', '--runner-job', RUNNER_1, '--seed', SEED, ...SIGN_RUNNER], 'E_CREDIT_MISSING', { lines: 20 });
 sandboxNote();
 if (isRoot) {
   const peek = sh(process.execPath, ['-e', `require('fs').readdirSync(${JSON.stringify(join(repo, 'review/runner/logs'))})`], { uid: AUTHOR_UID });
@@ -195,26 +195,9 @@ step('reviewer', `freeze naming another test, "${other}"`, ['freeze', '--author-
 step('gate', 'verify with the freeze', ['verify', '--now', now()], 'ALLOW');
 step('gate', 'the reviewer\'s report (HTML) while the gate allows', ['explain', '--format', 'html', '--out', join(work, 'report-allow.html'), '--now', now()], 'ALLOW');
 
-// --- shared identity and drift
-out('== Shared job identity and fixture drift');
-out();
-step('author', "reuse the author's id as the runner's", ['propose', '--author-job', AUTHOR, '--runner-job', AUTHOR, '--patch', 'patches/002.diff', '--proposal-id', `p-${stamp}-003`], 'E_SHARED_JOB');
-// The work tree no longer matters to the runner: drift is a change to what its tree would
-// contain. Someone extends the recorded patch with an edit of fixtures/orders.json.
-appendFileSync(join(repo, 'fixtures', 'orders.json'), '\n');
-const hunk = must('git', ['diff', '--', 'fixtures/orders.json']);
-must('git', ['checkout', '--', 'fixtures/orders.json']);
-appendFileSync(join(repo, 'patches', '002.diff'), hunk);
-out('[someone ] after the seal, extend patches/002.diff with an edit of fixtures/orders.json (one added newline)');
-out();
-step('gate', 'verify after the fixture edit', ['verify', '--now', now()], 'E_DIGEST_OPEN');
-step('gate', "the reviewer's report (HTML)", ['explain', '--format', 'html', '--out', join(work, 'report.html'), '--now', now()], 'E_DIGEST_OPEN');
-
+let honestCredit = Buffer.alloc(0);
 // --- attest: verify shows what it checked; then forged evidence meets the signature
 out('== Signed evidence: what verify checked, then a forged credit.json');
-out();
-must('git', ['checkout', '--', 'fixtures/orders.json']);
-out('[someone ] restore fixtures/orders.json');
 out();
 {
   const r = sh(process.execPath, [BIN, 'verify', '--now', now(), '--explain']);
@@ -227,13 +210,36 @@ out();
 }
 {
   const path = join(repo, 'review/runner/credit.json');
-  const forged = JSON.parse(readFileSync(path, 'utf8'));
+  honestCredit = readFileSync(path);
+  const forged = JSON.parse(honestCredit.toString('utf8'));
   writeFileSync(path, `${JSON.stringify({ ...forged, credit_id: `${forged.credit_id}-forged` }, null, 2)}\n`);
   out('[someone ] rewrite review/runner/credit.json after the runner signed it');
   out();
 }
 step('gate', 'verify after the forged credit.json', ['verify', '--now', now()], 'E_SIGNATURE_INVALID');
+writeFileSync(join(repo, 'review/runner/credit.json'), honestCredit);
+out("[someone ] put the runner's credit.json back");
+out();
 // --- end attest
+
+// --- shared identity and drift
+out('== Shared job identity and fixture drift');
+out();
+step('author', "reuse the author's id as the runner's", ['propose', '--author-job', AUTHOR, '--runner-job', AUTHOR, '--patch', 'patches/002.diff', '--proposal-id', `p-${stamp}-003`], 'E_SHARED_JOB');
+// The work tree no longer matters to the runner: drift is a change to what its tree would
+// contain. Someone extends the recorded patch with an edit of fixtures/orders.json.
+appendFileSync(join(repo, 'fixtures', 'orders.json'), '\n');
+const hunk = must('git', ['diff', '--', 'fixtures/orders.json']);
+must('git', ['checkout', '--', 'fixtures/orders.json']);
+appendFileSync(join(repo, 'patches', '002.diff'), hunk);
+out('[someone ] after the seal, extend patches/002.diff with an edit of fixtures/orders.json (one added newline)');
+out();
+// The runner's own check sees the drift, reopens the seal and deletes credit and logs (the spec's reaction).
+step('runner', 'seal --verify after the fixture edit', ['seal', '--verify'], 'E_DIGEST_OPEN');
+// At the gate, evidence that changed after the runner signed it is a signature failure first.
+step('gate', 'verify after the fixture edit', ['verify', '--now', now()], 'E_SIGNATURE_INVALID');
+step('gate', "the reviewer's report (HTML)", ['explain', '--format', 'html', '--out', join(work, 'report.html'), '--now', now()], 'E_SIGNATURE_INVALID');
+
 
 const failed = results.filter((r) => !r.ok);
 out('== Summary');

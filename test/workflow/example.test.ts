@@ -13,7 +13,7 @@ test('npm start: the bundled example gives the spec trace, code by code', { skip
   const summary = JSON.parse(last) as { work: string; report: string; users: number; results: { step: string; who: string; code: string }[]; sandboxes: unknown[] };
   try {
     const code = (re: RegExp): string[] => summary.results.filter((x) => re.test(x.step)).map((x) => x.code);
-    assert.deepEqual(code(/^the runner job: tree, symbols/), ['E_CREDIT_MISSING'], 'first proposal: the tautology earns nothing');
+    assert.deepEqual(code(/^the runner job: tree, seal/), ['E_CREDIT_MISSING'], 'first proposal: the tautology earns nothing');
     assert.deepEqual(code(/^verify: the full audit/), ['E_CREDIT_MISSING']);
     assert.deepEqual(code(/^reuse the first proposal id/), ['E_INPUT_INVALID'], 'a follow-up needs a new proposal id');
     assert.deepEqual(code(/^the runner job on the follow-up/), ['ALLOW'], 'the real bound on taxCents');
@@ -22,7 +22,8 @@ test('npm start: the bundled example gives the spec trace, code by code', { skip
     assert.deepEqual(code(/^verify with the freeze/), ['ALLOW']);
     assert.deepEqual(code(/^the author tries to file a freeze/), ['E_SHARED_JOB']);
     assert.deepEqual(code(/^reuse the author's id as the runner's/), ['E_SHARED_JOB']);
-    assert.deepEqual(code(/^verify after the fixture edit/), ['E_DIGEST_OPEN']);
+    assert.deepEqual(code(/^seal --verify after the fixture edit/), ['E_DIGEST_OPEN'], 'the runner sees the drift and reopens the seal');
+    assert.deepEqual(code(/^verify after the fixture edit/), ['E_SIGNATURE_INVALID'], 'the gate: the signed patch changed');
     assert.deepEqual(code(/^try to read the logs before the seal/), ['E_DIGEST_OPEN']);
     assert.deepEqual(code(/^verify checks the signatures/), ['ALLOW'], 'the runner and the reviewer signed; verify checked both');
     assert.deepEqual(code(/^verify after the forged credit/), ['E_SIGNATURE_INVALID']);

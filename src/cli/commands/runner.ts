@@ -93,10 +93,11 @@ and patch (a temporary git index: read-tree, apply --cached once, write-tree, ch
 index into a fresh folder) and reads the policy at base_commit; the work tree and the
 index are never read or changed, so it does not matter whether the patch is applied,
 committed or absent there. Then, in the spec's order, a line per step on stderr:
-  symbols   sealgate symbols on the record's base and patch: review/runner/changed.json;
-            first, so a patch that touches the policy surface (E_POLICY_CHANGED) never runs
   seal      sealgate seal (fixtures, clock, locale from the policy; seed from
             --seed or $SEED); resealing identical bytes changes nothing
+  symbols   sealgate symbols on the record's base and patch: review/runner/changed.json;
+            before any test, so a patch that touches the policy surface (E_POLICY_CHANGED)
+            never runs
   verify    sealgate seal --verify: the digest recomputed right before the tests
   run       sealgate run: the tests on the sealed digest, in a fresh copy of the tree
   credit    sealgate credit: the mutation oracle; cases.json and credit.json
@@ -190,8 +191,10 @@ async function runSteps(ctx: CommandContext, shared: RunnerShared, repo: string,
     const { seed, verbose } = o;
     const job = ['--runner-job', runner, '--repo', repo];
     const plan: [string, string, string[]][] = [
-      ['symbols', 'symbols', ['--repo', repo]],
+      // The seal creates review/runner (and refuses one it did not create); symbols then refuses a
+      // patch that touches the policy surface (E_POLICY_CHANGED) before any test runs.
       ['seal', 'seal', [...job, ...(seed !== undefined ? ['--seed', seed] : [])]],
+      ['symbols', 'symbols', ['--repo', repo]],
       ['verify', 'seal', ['--verify', '--repo', repo]],
       ['run', 'run', job],
       ['credit', 'credit', [...job, ...(o.workers !== undefined ? ['--workers', o.workers] : []), ...(o.noCache ? ['--no-cache'] : [])]],
