@@ -195,7 +195,8 @@ step('reviewer', `freeze naming another test, "${other}"`, ['freeze', '--author-
 step('gate', 'verify with the freeze', ['verify', '--now', now()], 'ALLOW');
 step('gate', 'the reviewer\'s report (HTML) while the gate allows', ['explain', '--format', 'html', '--out', join(work, 'report-allow.html'), '--now', now()], 'ALLOW');
 
-let honestCredit = Buffer.alloc(0);
+/** The runner's credit.json, put back after the forgery is shown. */
+let honestCredit;
 // --- attest: verify shows what it checked; then forged evidence meets the signature
 out('== Signed evidence: what verify checked, then a forged credit.json');
 out();

@@ -1,8 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { execInGroup, type ExecOutcome } from '../runner/exec.js';
+import { isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
+import type { ExecOutcome } from '../runner/exec.js';
+import { SANDBOX_WORK } from '../sandbox/plan.js';
+import { dependencyFolders, resolveOutput, runInFreshCopy, type Box } from '../sandbox/run.js';
 import { pinnedEnv } from '../runner/env.js';
 import type { CaseStatus, JunitCase } from '../runner/junit.js';
 import { parseTestReport } from '../runner/report.js';
@@ -21,7 +23,13 @@ export interface ProofRequest {
   readonly detection: Detection;
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
   readonly timeoutMs: number;
+  /** The sandbox the run goes through, as every run of the project's code does. */
+  readonly box: Box;
 }
+
+/** Where the origin plugin sits in the run's copy, and the file it writes in the run's /tmp. */
+const PLUGIN_DIR = '.sealgate-init';
+const ORIGIN_FILE = 'sealgate-origins.json';
 
 export interface ReportRead {
   readonly path: string;
@@ -74,55 +82,65 @@ function tail(path: string, lines = 12): string {
 }
 
 export async function proveSuite(req: ProofRequest): Promise<Proof> {
-  const { detection: d } = req;
+  const { detection: d, box } = req;
   const repo = realpathSync(req.repo);
   if (d.command === null) throw new Error('proveSuite: no command');
   const work = mkdtempSync(join(tmpdir(), 'sealgate-init-'));
   try {
     const env = pinnedEnv(req.baseEnv, { seed: '0', clock: 'live', locale: 'C.UTF-8', digest: 'init' }, { kind: 'live' });
     let command = [...d.command];
-    const originOut = join(work, 'origins.json');
+    const files = new Map<string, string>();
+    // The origin plugin goes into the run's own copy; it writes where its packages came from to the run's /tmp.
+    const tmpFiles: Record<string, string> = {};
     if (d.stack === 'pytest' && d.srcPackages.length > 0) {
-      writeFileSync(join(work, 'sealgate_init_origin.py'), ORIGIN_PLUGIN);
-      env['PYTHONPATH'] = env['PYTHONPATH'] ? `${work}:${env['PYTHONPATH']}` : work;
-      env['SEALGATE_ORIGIN_OUT'] = originOut;
+      files.set(`${PLUGIN_DIR}/sealgate_init_origin.py`, ORIGIN_PLUGIN);
+      const inside = posix.join(SANDBOX_WORK, PLUGIN_DIR);
+      env['PYTHONPATH'] = env['PYTHONPATH'] ? `${inside}:${env['PYTHONPATH']}` : inside;
+      tmpFiles['SEALGATE_ORIGIN_OUT'] = ORIGIN_FILE;
       env['SEALGATE_ORIGIN_MODULES'] = d.srcPackages.join(',');
       command = [...command, '-p', 'sealgate_init_origin'];
     }
-    for (const j of d.junit) rmSync(join(repo, j), { force: true });
-    const exec = await execInGroup({
-      command,
-      cwd: repo,
-      env,
-      timeoutMs: req.timeoutMs,
-      stdoutPath: join(work, 'stdout.log'),
-      stderrPath: join(work, 'stderr.log'),
-      capBytes: 8 * 1024 * 1024,
-      umask: 0o022,
-    });
     const reports: ReportRead[] = [];
     const cases: JunitCase[] = [];
-    for (const j of d.junit) {
-      const p = join(repo, j);
-      if (!existsSync(p) || !lstatSync(p).isFile()) {
-        reports.push({ path: j, status: 'missing', detail: 'the command did not write it' });
-        continue;
-      }
-      const r = parseTestReport(readFileSync(p), j, [repo, req.repo]);
-      rmSync(p, { force: true });
-      if (!r.ok) reports.push({ path: j, status: 'malformed', detail: r.findings.map((f) => f.detail).join('; ') });
-      else {
-        reports.push({ path: j, status: 'ok' });
-        cases.push(...r.value);
-      }
-    }
+    const origins: Record<string, string> = {};
+    // Run as `sealgate run` does: a fresh copy of the work tree inside the sandbox; the reports leave it after the run.
+    const exec = await runInFreshCopy(
+      box,
+      {
+        source: repo,
+        deps: dependencyFolders(box, repo),
+        command,
+        env,
+        tmpFiles,
+        files,
+        clean: d.junit,
+        limits: { timeoutMs: req.timeoutMs, capBytes: 8 * 1024 * 1024 },
+        output: { stdoutPath: join(work, 'stdout.log'), stderrPath: join(work, 'stderr.log') },
+      },
+      (outcome, dirs, plan) => {
+        for (const j of d.junit) {
+          const found = resolveOutput(dirs.work, j);
+          if (!('path' in found)) {
+            reports.push({ path: j, status: 'missing', detail: `the command did not write it (${found.missing})` });
+            continue;
+          }
+          const r = parseTestReport(readFileSync(found.path), j, [plan.cwd, dirs.work]);
+          if (!r.ok) reports.push({ path: j, status: 'malformed', detail: r.findings.map((f) => f.detail).join('; ') });
+          else {
+            reports.push({ path: j, status: 'ok' });
+            cases.push(...r.value);
+          }
+        }
+        const out = resolveOutput(dirs.tmp, ORIGIN_FILE);
+        if ('path' in out) {
+          const raw = JSON.parse(readFileSync(out.path, 'utf8')) as unknown;
+          if (raw !== null && typeof raw === 'object') for (const [k, v] of Object.entries(raw)) if (typeof v === 'string') origins[k] = toRepoRel(plan.cwd, v);
+        }
+        return outcome;
+      },
+    );
     const counts: Record<CaseStatus, number> = { passed: 0, failed: 0, error: 0, skipped: 0 };
     for (const c of cases) counts[c.status]++;
-    const origins: Record<string, string> = {};
-    if (existsSync(originOut)) {
-      const raw = JSON.parse(readFileSync(originOut, 'utf8')) as unknown;
-      if (raw !== null && typeof raw === 'object') for (const [k, v] of Object.entries(raw)) if (typeof v === 'string') origins[k] = toRepoRel(repo, v);
-    }
     const out = [tail(join(work, 'stderr.log')), tail(join(work, 'stdout.log'))].filter(Boolean).join('\n');
     return { command, exec, reports, cases, counts, origins, tail: out };
   } finally {

@@ -148,7 +148,7 @@ export const allowArb: fc.Arbitrary<GateInputs> = fc
       tautologies: [],
       pass: true,
       results_sha256: SHAS[1],
-      ...(bindAll ? { runner_job: 'server-job-88', proposal_id: 'p-014', patch_sha256: sha, base_commit: BASES[0] as string, changed: ['apply_discount', 'tax_cents'], uncreditable: [] } : {}),
+      ...(bindAll ? { runner_job: 'server-job-88', proposal_id: 'p-014', patch_sha256: sha, base_commit: BASES[0], changed: ['apply_discount', 'tax_cents'], uncreditable: [] } : {}),
     };
     const freeze: Freeze | null = withFreeze
       ? { freeze_id: 'fz-014', author_job: 'reviewer-job-2', runner_job: 'server-job-88', runner_digest: 'abc123', credit_id: 'credit-014', test_id: 'test_report_timezone_flake', expires_at: '2026-10-19T00:00:00+00:00' }

@@ -29,8 +29,12 @@ async function prove(ctx: CommandContext, repo: string, d: Detection, timeoutMs:
       say(`warning: an installed copy of ${pkg} is at ${where}; a command that does not put src/ first would test it instead of src/${pkg} (this one does: -o pythonpath=src)`);
     }
   }
-  say(`running the suite once to prove the config: ${JSON.stringify(d.command)}`);
-  const p = await proveSuite({ repo, detection: d, baseEnv: ctx.env, timeoutMs });
+  say(`running the suite once, inside the sandbox, to prove the config: ${JSON.stringify(d.command)}`);
+  const { findBwrap, installRoot, readSecrets } = await import('../../sandbox/host.js');
+  const { openBox } = await import('../../sandbox/run.js');
+  // The suite runs inside the sandbox, as every run of the project's code does (E_SANDBOX_UNAVAILABLE without one).
+  const box = openBox({ isolation: 'bwrap', bwrap: ctx.env.SEALGATE_BWRAP || findBwrap(), env: ctx.env, secrets: readSecrets(repo, ctx.env, installRoot()), path: 'init' });
+  const p = await proveSuite({ repo, detection: d, baseEnv: ctx.env, timeoutMs, box });
   const how = p.exec.timed_out ? `timed out after ${Math.round(timeoutMs / 1000)} s` : p.exec.spawn_error !== null ? `could not start (${p.exec.spawn_error})` : p.exec.signal !== null ? `ended by ${p.exec.signal}` : `exited ${String(p.exec.exit_code)}`;
   const reports = p.reports.map((r) => `${r.path} ${r.status}${r.detail !== undefined ? ` (${r.detail})` : ''}`).join(', ');
   if (p.cases.length === 0) {
