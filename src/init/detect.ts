@@ -1,3 +1,4 @@
+import { NODE_TEST_REPORTER } from '../sandbox/run.js';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
@@ -278,11 +279,9 @@ const scriptUses = (scan: RepoScan, word: RegExp): string | null => {
 
 const JS_TEST = /(^|\/)([^/]+\.(test|spec)\.[cm]?[jt]sx?|test\/.+\.[cm]?[jt]s|tests\/.+\.[cm]?[jt]s)$/;
 
-function nodeTestCommand(scan: RepoScan, notes: string[], warnings: string[]): string[] {
-  // The reporter that names files ships with sealgate; it is found where sealgate is installed in the project.
-  const ours = has(scan, 'sealgate');
-  if (!ours) warnings.push('sealgate is not installed in this project (npm i -D -E sealgate): node:test then uses its own junit reporter, whose ids carry no file name; install it and run init again');
-  const reporter = ours ? 'sealgate/node-test-reporter' : 'junit';
+function nodeTestCommand(scan: RepoScan, notes: string[]): string[] {
+  // The reporter that names files ships with sealgate, which puts it into every run's copy at this path.
+  const reporter = `./${NODE_TEST_REPORTER}`;
   const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${reporter}`, `--test-reporter-destination=${JUNIT}`];
   const name = scriptUses(scan, /\bnode\b.*--test\b/);
   const words = name !== null ? splitScript(scan.pkg?.scripts[name] ?? '') : null;
@@ -327,7 +326,7 @@ export function detectStack(scan: RepoScan): Detection {
     const nodeScript = scriptUses(scan, /\bnode\b.*--test\b/);
     const jsTests = scan.files.some((f) => JS_TEST.test(f));
     if (nodeScript !== null || jsTests) {
-      const command = nodeTestCommand(scan, notes, warnings);
+      const command = nodeTestCommand(scan, notes);
       return { ...base, stack: 'node-test', evidence: nodeScript !== null ? `package.json scripts.${nodeScript}: node --test` : 'test files and no other runner: node:test', command, junit: [JUNIT] };
     }
   }

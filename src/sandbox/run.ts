@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { accessSync, closeSync, constants, lstatSync, mkdirSync, mkdtempSync, openSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { packageRoot } from '../core/package-root.js';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix, sep } from 'node:path';
 import type { SandboxKind } from '../config/schema.js';
@@ -28,13 +29,21 @@ export function findProgram(plan: SandboxPlan): string | null {
       return false;
     }
   };
+  // A path inside the sandbox, on the host: through the deepest bind that holds it (a dependency
+  // folder is bound over the copy), else the copy itself, else the same path.
+  const toHost = (inside: string): string => {
+    let best: { src: string; dest: string } | null = null;
+    for (const m of plan.mounts) if ((m.kind === 'bind' || m.kind === 'ro-bind') && isWithin(inside, m.dest) && (best === null || m.dest.length > best.dest.length)) best = m;
+    if (best !== null && best.dest !== plan.cwd) return join(best.src, posix.relative(best.dest, inside));
+    return isWithin(inside, plan.cwd) ? join(plan.hostCwd, posix.relative(plan.cwd, inside)) : inside;
+  };
   if (program.includes('/')) {
-    const inTree = program.startsWith('/') ? (isWithin(program, plan.cwd) ? join(plan.hostCwd, posix.relative(plan.cwd, program)) : program) : join(plan.hostCwd, program);
+    const inTree = toHost(program.startsWith('/') ? program : posix.join(plan.cwd, program));
     return runnable(inTree) ? inTree : null;
   }
   for (const dir of (plan.env.PATH ?? '').split(':')) {
     if (dir === '') continue;
-    const p = isWithin(dir, plan.cwd) ? join(plan.hostCwd, posix.relative(plan.cwd, dir), program) : join(dir, program);
+    const p = toHost(posix.join(dir, program));
     if (runnable(p)) return p;
   }
   return null;
@@ -122,6 +131,30 @@ export function openBox(opts: { isolation: SandboxKind; bwrap: string; env: Read
   return { isolation: opts.isolation, bwrap: opts.bwrap, host, secrets: opts.secrets };
 }
 
+function lstatOrNull(p: string): ReturnType<typeof lstatSync> | null {
+  try {
+    return lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/** Where sealgate's node:test reporter is put in every run's copy (a test command names it by this path). */
+export const NODE_TEST_REPORTER = '.sealgate/node-test-reporter.mjs';
+let helperFiles: ReadonlyMap<string, string> | undefined;
+
+/**
+ * Files sealgate puts into every run's copy, over whatever the tree holds at that path: its
+ * node:test reporter (JUnit with the file on every case). sealgate's install is never visible
+ * to a run, so the reporter comes in as a file of the copy, in the sandbox or out of it.
+ */
+function runHelperFiles(): ReadonlyMap<string, string> {
+  if (helperFiles !== undefined) return helperFiles;
+  const built = join(packageRoot(), 'dist', 'reporters', 'node-test.js');
+  helperFiles = new Map(existsSync(built) ? [[NODE_TEST_REPORTER, readFileSync(built, 'utf8')]] : []);
+  return helperFiles;
+}
+
 /** The dependency folders of `tree` a run may see, or an error naming those it may not. */
 export function dependencyFolders(box: Box, tree: string): DependencyFolder[] {
   const { deps, refused } = readDependencyFolders(tree, box.secrets.forbidden, box.secrets.install);
@@ -156,12 +189,16 @@ export async function runInFreshCopy<T>(box: Box, run: FreshRun, collect: (outco
   try {
     await copyTree(run.source, dirs.work);
     for (const rel of run.clean ?? []) rmSync(join(dirs.work, rel), { force: true, recursive: true });
-    for (const [rel, text] of run.files ?? []) {
+    for (const [rel, text] of [...runHelperFiles(), ...(run.files ?? [])]) {
       const target = join(dirs.work, rel);
       // The folder must be the copy's own: a link the patch made must not carry the write out.
-      const folder = realpathSync(dirname(target));
       const work = realpathSync(dirs.work);
-      if (folder !== work && !folder.startsWith(`${work}${sep}`)) throw inputInvalid(rel, 'its folder is a link out of the tree; a mutant is never written through it');
+      const inside = (p: string): boolean => p === work || p.startsWith(`${work}${sep}`);
+      let existing = dirname(target);
+      while (lstatOrNull(existing) === null && existing !== dirs.work) existing = dirname(existing);
+      if (!inside(realpathSync(existing))) throw inputInvalid(rel, 'its folder is a link out of the tree; a file is never written through it');
+      mkdirSync(dirname(target), { recursive: true });
+      if (!inside(realpathSync(dirname(target)))) throw inputInvalid(rel, 'its folder is a link out of the tree; a file is never written through it');
       rmSync(target, { force: true });
       writeFileSync(target, text);
     }

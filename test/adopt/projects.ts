@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { runCli, type CliRun } from '../helpers/cli.js';
 import { git, makeRepo, writeFiles } from '../helpers/git.js';
@@ -79,17 +79,13 @@ export const PROJECTS: Readonly<Record<'node-test' | 'vitest' | 'jest' | 'pytest
   },
 };
 
-/** node_modules as links to each of sealgate's own packages, plus sealgate itself (as an installed copy would be). */
+/**
+ * node_modules as one link to sealgate's own (vitest, jest, tsx ... are its devDependencies), as
+ * the bundled example does: the sandbox lets a run see that folder read-only, never the rest of
+ * sealgate's install. The node:test reporter comes into every run's copy from sealgate itself.
+ */
 export function linkNodeModules(dir: string): void {
-  const nm = join(dir, 'node_modules');
-  mkdirSync(nm);
-  for (const e of readdirSync(join(ROOT, 'node_modules'))) {
-    if (e.startsWith('@')) {
-      mkdirSync(join(nm, e));
-      for (const s of readdirSync(join(ROOT, 'node_modules', e))) symlinkSync(join(ROOT, 'node_modules', e, s), join(nm, e, s));
-    } else symlinkSync(join(ROOT, 'node_modules', e), join(nm, e));
-  }
-  symlinkSync(ROOT, join(nm, 'sealgate'), 'dir');
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
 }
 
 export const ENV: Record<string, string> = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp' };
@@ -117,6 +113,7 @@ export async function adopt(kind: keyof typeof PROJECTS): Promise<Adopted> {
     init,
     cli,
     dispose: () => {
+      if (process.env['SEALGATE_TEST_KEEP'] === '1') return;
       r.dispose();
       rmSync(`${r.dir}-cache`, { recursive: true, force: true });
     },

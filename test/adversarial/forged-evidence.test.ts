@@ -9,7 +9,7 @@ import { toJsonText } from '../../src/core/json.js';
 import { propertyCredit } from '../../src/credit/rule.js';
 import { tempDir } from '../helpers/git.js';
 import { PROP_TAX, TAUTOLOGY_TAX, proposedAndSealed, verify, writeScoring } from '../workflow/review.js';
-import { attest, keygen, trust } from '../attest/helpers.js';
+import { attest, keygen, trustedProposedAndSealed } from '../attest/helpers.js';
 
 interface Cases { changed: string[]; digest: string; cases: { id: string; digest: string; kind: 'property' | 'tautology'; status: 'passed' | 'failed'; symbols: string[] }[] }
 
@@ -24,26 +24,29 @@ function forge(dir: string): void {
 }
 
 test('adversarial: forged credit and case files that agree pass the unsigned audit, and are E_SIGNATURE_INVALID with trust', async () => {
-  const r = await proposedAndSealed();
   const t = tempDir();
+  const k = await keygen(join(t.dir, 'runner'));
+  // The policy is read at the record's base commit (and sealed): the trusting review has its
+  // trust section committed before the proposal, the open one has none.
+  const r = await trustedProposedAndSealed({ runnerKeys: [k.pem] });
+  const u = await proposedAndSealed();
   try {
+    writeScoring(u, 'tautology');
+    assert.equal((await verify(u.dir)).code, 'E_CREDIT_MISSING', 'the honest result: taxCents has only a tautology');
     writeScoring(r, 'tautology');
-    assert.equal((await verify(r.dir)).code, 'E_CREDIT_MISSING', 'the honest result: taxCents has only a tautology');
-    const k = await keygen(join(t.dir, 'runner'));
-    trust(r.dir, [k.pem]);
     assert.equal((await attest(r.dir, k.priv)).exit, 0, 'the runner signs the honest result');
+    assert.equal((await verify(r.dir)).code, 'E_CREDIT_MISSING', 'the signed honest result: still only a tautology');
     forge(r.dir);
     const bad = await verify(r.dir);
     assert.equal(bad.code, 'E_SIGNATURE_INVALID');
     assert.match(bad.stderr, /review\/runner\/(cases|credit)\.json: its SHA-256 [0-9a-f]{64} is not the signed/);
     // The same forgery without a trust section: the gap this code closes (reported as unsigned).
-    const config = JSON.parse(readFileSync(join(r.dir, 'sealgate.config.json'), 'utf8')) as Record<string, unknown>;
-    delete config.trust;
-    writeFileSync(join(r.dir, 'sealgate.config.json'), toJsonText(config));
-    const open = await verify(r.dir);
+    forge(u.dir);
+    const open = await verify(u.dir);
     assert.equal(open.code, 'ALLOW', 'without trust the forgery is undetectable: hence the trust section');
   } finally {
     r.dispose();
+    u.dispose();
     t.dispose();
   }
 });

@@ -12,19 +12,18 @@ import type { Freeze } from '../../src/freeze/schema.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/git.js';
 import { FLAKE, NOW, verify } from '../workflow/review.js';
-import { allowed, attest, keygen, trust } from '../attest/helpers.js';
+import { allowed, attest, keygen, trustPolicyFile } from '../attest/helpers.js';
 
 const freeze = (dir: string, key: string) =>
   runCli(['freeze', '--repo', dir, '--author-job', 'reviewer-job-2', '--test-id', FLAKE, '--expires-at', '2026-10-19T00:00:00Z', '--now', NOW, '--signing-key', key], { cwd: dir });
 
 test('adversarial: a freeze signed by the runner\'s or the author\'s key is refused; the reviewer\'s is accepted', async () => {
-  const r = await allowed();
   const t = tempDir();
+  const runner = await keygen(join(t.dir, 'runner'));
+  const reviewer = await keygen(join(t.dir, 'reviewer'));
+  const author = await keygen(join(t.dir, 'author'));
+  const r = await allowed({ runnerKeys: [runner.pem], reviewerKeys: [reviewer.pem] });
   try {
-    const runner = await keygen(join(t.dir, 'runner'));
-    const reviewer = await keygen(join(t.dir, 'reviewer'));
-    const author = await keygen(join(t.dir, 'author'));
-    trust(r.dir, [runner.pem], [reviewer.pem]);
     assert.equal((await attest(r.dir, runner.priv)).exit, 0);
     for (const [who, key, want] of [['runner', runner.priv, /a runner key/], ['author', author.priv, /not among the trusted keys/]] as const) {
       const z = await freeze(r.dir, key);
@@ -60,9 +59,11 @@ test('adversarial: a freeze signed by the runner\'s or the author\'s key is refu
     assert.equal(unsigned.code, 'E_SIGNATURE_INVALID');
     assert.match(unsigned.stderr, /review\/freeze\.dsse\.json: absent/);
     writeFileSync(join(r.dir, FREEZE_ATTESTATION_PATH), genuine);
-    // One key trusted for both roles: refused, even though every signature verifies.
-    trust(r.dir, [runner.pem], [reviewer.pem, runner.pem]);
-    const both = await verify(r.dir);
+    // One key trusted for both roles: refused, even though every signature verifies. (The
+    // policy at the base is sealed; this one is given with --policy from outside the repository.)
+    const policy = trustPolicyFile(r.dir, join(t.dir, 'both.config.json'), { runnerKeys: [runner.pem], reviewerKeys: [reviewer.pem, runner.pem] });
+    const bothRun = await runCli(['verify', '--repo', r.dir, '--now', NOW, '--policy', policy], { cwd: r.dir });
+    const both = { code: bothRun.stdout.trim(), stderr: bothRun.stderr };
     assert.equal(both.code, 'E_SIGNATURE_INVALID');
     assert.match(both.stderr, /trusted as both runner and reviewer/);
   } finally {
@@ -72,13 +73,12 @@ test('adversarial: a freeze signed by the runner\'s or the author\'s key is refu
 });
 
 test('adversarial: the same key signing the runner evidence and the freeze is refused, even when trusted as reviewer only', async () => {
-  const r = await allowed();
   const t = tempDir();
+  const shared = await keygen(join(t.dir, 'shared'));
+  const runner = await keygen(join(t.dir, 'runner'));
+  // The policy trusts `runner` as runner and `shared` as reviewer; `shared` signs both.
+  const r = await allowed({ runnerKeys: [runner.pem], reviewerKeys: [shared.pem] });
   try {
-    const shared = await keygen(join(t.dir, 'shared'));
-    const runner = await keygen(join(t.dir, 'runner'));
-    // The policy trusts `runner` as runner and `shared` as reviewer; `shared` signs both.
-    trust(r.dir, [runner.pem], [shared.pem]);
     assert.equal((await attest(r.dir, shared.priv)).exit, 0);
     const v = await verify(r.dir);
     assert.equal(v.code, 'E_SIGNATURE_INVALID');

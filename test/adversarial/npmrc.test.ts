@@ -12,18 +12,17 @@ import { parse } from 'yaml';
 import { LAYOUT } from '../../src/core/layout.js';
 import { toJsonText } from '../../src/core/json.js';
 import { tempDir } from '../helpers/git.js';
-import { allowed, attest, keygen, trust } from '../attest/helpers.js';
+import { allowed, attest, keygen } from '../attest/helpers.js';
 
 interface Step { run?: string }
 const workflow = parse(readFileSync('examples/github-actions/sealgate.yml', 'utf8')) as { jobs: { gate: { steps: Step[] } } };
 const verifyLine = workflow.jobs.gate.steps.map((s) => s.run ?? '').find((r) => r.includes('verify')) ?? '';
 
 test('adversarial: an .npmrc with script-shell in the patch never runs in the gate job; forged evidence is still a reject', async () => {
-  const r = await allowed();
   const t = tempDir();
+  const k = await keygen(join(t.dir, 'runner'));
+  const r = await allowed({ runnerKeys: [k.pem] });
   try {
-    const k = await keygen(join(t.dir, 'runner'));
-    trust(r.dir, [k.pem]);
     assert.equal((await attest(r.dir, k.priv)).exit, 0);
     // The agent's files, on disk in the gate's checkout (the workflow never puts them there).
     const marker = join(t.dir, 'agent-shell-ran');

@@ -30,8 +30,9 @@ for (const sc of SCENARIOS) {
       assert.equal(out.code, 'E_POLICY_CHANGED', out.stderr);
       assert.match(out.stderr, /runner: symbols +E_POLICY_CHANGED/);
       assert.match(out.stderr, sc.reason);
-      assert.equal(existsSync(join(s.dir, LAYOUT.status)), false, 'nothing was sealed');
+      // The seal comes first (it creates review/runner); no test has run when symbols refuses.
       assert.equal(existsSync(join(s.dir, LAYOUT.results)), false, 'nothing was run');
+      assert.doesNotMatch(out.stderr, /runner: run /, 'the run step never started');
       // The gate job says the same from the files, ahead of the missing seal.
       const v = await verify(s);
       assert.equal(v.code, 'E_POLICY_CHANGED', v.stderr);

@@ -11,18 +11,16 @@ import { parsePrivateKeyPem } from '../../src/attest/keys.js';
 import { signPayload, toPayload } from '../../src/attest/sign.js';
 import { toRunnerStatement, type RunnerPredicate } from '../../src/attest/statement.js';
 import { tempDir } from '../helpers/git.js';
-import { AGENT_PATCH, proposedAndSealed, verify, writeScoring } from '../workflow/review.js';
-import { allowed, attest, keygen, trust } from '../attest/helpers.js';
+import { AGENT_PATCH, verify, writeScoring } from '../workflow/review.js';
+import { allowed, attest, keygen, trustedProposedAndSealed } from '../attest/helpers.js';
 
 test('adversarial: an envelope copied from another proposal is E_SIGNATURE_INVALID', async () => {
-  const a = await proposedAndSealed(AGENT_PATCH, 'p-2026-10-12-013');
-  const b = await allowed();
   const t = tempDir();
+  const k = await keygen(join(t.dir, 'runner'));
+  const a = await trustedProposedAndSealed({ runnerKeys: [k.pem] }, AGENT_PATCH, 'p-2026-10-12-013');
+  const b = await allowed({ runnerKeys: [k.pem] });
   try {
     writeScoring(a, 'property');
-    const k = await keygen(join(t.dir, 'runner'));
-    trust(a.dir, [k.pem]);
-    trust(b.dir, [k.pem]);
     assert.equal((await attest(a.dir, k.priv)).exit, 0);
     copyFileSync(join(a.dir, ATTESTATION_PATH), join(b.dir, ATTESTATION_PATH));
     const v = await verify(b.dir);
@@ -36,11 +34,10 @@ test('adversarial: an envelope copied from another proposal is E_SIGNATURE_INVAL
 });
 
 test('adversarial: matching subjects under another proposal, runner job or digest: the predicate is refused', async () => {
-  const r = await allowed();
   const t = tempDir();
+  const k = await keygen(join(t.dir, 'runner'));
+  const r = await allowed({ runnerKeys: [k.pem] });
   try {
-    const k = await keygen(join(t.dir, 'runner'));
-    trust(r.dir, [k.pem]);
     assert.equal((await attest(r.dir, k.priv)).exit, 0);
     assert.equal((await verify(r.dir)).code, 'ALLOW');
     const env = JSON.parse(readFileSync(join(r.dir, ATTESTATION_PATH), 'utf8')) as { payload: string };

@@ -10,7 +10,7 @@ import { toJsonText } from '../../src/core/json.js';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, tempDir } from '../helpers/git.js';
 import { AGENT_PATCH, AUTHOR, EXAMPLE_DIR, NOW, RUNNER, exampleFiles, verify } from '../workflow/review.js';
-import { allowed, attest, keygen, trust } from '../attest/helpers.js';
+import { allowed, attest, keygen } from '../attest/helpers.js';
 
 async function proposed(): Promise<{ dir: string; dispose: () => void }> {
   const r = makeRepo(exampleFiles());
@@ -69,11 +69,10 @@ test('adversarial: a pre-created review/runner (empty, planted, group-writable, 
 });
 
 test('adversarial: review/runner swapped after the runner, for a link or a copy with forged files, is a reject', async () => {
-  const r = await allowed();
   const t = tempDir();
+  const k = await keygen(join(t.dir, 'runner'));
+  const r = await allowed({ runnerKeys: [k.pem] });
   try {
-    const k = await keygen(join(t.dir, 'runner'));
-    trust(r.dir, [k.pem]);
     assert.equal((await attest(r.dir, k.priv)).exit, 0);
     assert.equal((await verify(r.dir)).code, 'ALLOW');
     const dir = join(r.dir, LAYOUT.runnerDir);

@@ -8,6 +8,7 @@ import { openCreditBox } from '../../src/credit/run.js';
 import { makeScratch, makeWorkspace, runTestCommand } from '../../src/credit/workspace.js';
 import { readResults } from '../../src/runner/results.js';
 import { runCli } from '../helpers/cli.js';
+import { bindRecord } from '../helpers/git.js';
 import { ENV, RUNNER, makeSealedRepo, type SealedRepo } from '../runner/helpers.js';
 
 // Attacks from the patch's own bytes on what sealgate runs next, each through `sealgate run`
@@ -17,8 +18,8 @@ const OWN_NODE_MODULES = resolve('node_modules');
 const sha = (p: string): string => createHash('sha256').update(readFileSync(p)).digest('hex');
 const JUNIT = `printf '<testsuite name="s"><testcase classname="s" name="t"/></testsuite>\\n' > junit.xml`;
 
-async function project(script: string, files: Record<string, string> = {}): Promise<SealedRepo> {
-  return makeSealedRepo({ files: { 'attack.sh': script, ...files }, config: { test: { command: ['sh', 'attack.sh'], junit: ['junit.xml'] } } });
+async function project(script: string, files: Record<string, string> = {}, seal = true): Promise<SealedRepo> {
+  return makeSealedRepo({ files: { 'attack.sh': script, ...files }, config: { test: { command: ['sh', 'attack.sh'], junit: ['junit.xml'] } }, seal });
 }
 
 /** The credit step's run of the project's command (its box, its workspace, its chokepoint). */
@@ -75,8 +76,11 @@ test('a JUnit report that is a link (to a host file, or through a linked folder)
     config: { test: { command: ['sh', '-c', 'ln -s /etc/passwd junit.xml; mkdir -p real; cp secret.txt real/j.xml; ln -s real out'], junit: ['junit.xml', 'out/j.xml'] } },
   });
   try {
+    // Neither link is read, so the run has no test case and is refused (results and journal are still written), naming both paths and why each was not read.
     const r = await runCli(['run', '--runner-job', RUNNER], { cwd: repo.dir, env: ENV });
-    assert.equal(r.exit, 0, r.stderr);
+    assert.deepEqual([r.stdout, r.exit], ['E_INPUT_INVALID\n', 1], r.stderr);
+    assert.match(r.stderr, /no test case.*junit\.xml \(missing: not a regular file[^)]*\).*out\/j\.xml \(missing: out is not a folder[^)]*\)/);
+    assert.doesNotMatch(r.stderr + r.stdout, /from-a-link|root:/);
     const results = readResults(repo.dir);
     assert.deepEqual(results.junit.map((j) => j.status), ['missing', 'missing']);
     assert.deepEqual(results.cases, []);
@@ -91,14 +95,18 @@ test('a JUnit report that is a link (to a host file, or through a linked folder)
 });
 
 test('a daemon that waits for the credit step and then rewrites review/runner/cases.json and credit.json finds nothing to write to, and is gone', async () => {
-  const repo = await project('');
+  const repo = await project('', {}, false);
   try {
     const cases = join(repo.dir, 'review', 'runner', 'cases.json');
     const credit = join(repo.dir, 'review', 'runner', 'credit.json');
+    const forged = `{"forged": true}`;
+    // The attack names the host paths, so it is written once the repository exists: into the recorded patch, then bound and sealed (the runner's tree holds it).
+    repo.write('attack.sh', `setsid sh -c 'sleep 1; for f in ${cases} ${credit} ../review/runner/cases.json; do echo ${JSON.stringify(forged)} > "$f"; done' </dev/null >/dev/null 2>&1 &\n${JUNIT}\n`);
+    bindRecord(repo.dir, 'review/proposal.json', 'patches/1.diff');
+    const seal = await repo.cli('seal', '--runner-job', RUNNER);
+    assert.equal(seal.exit, 0, seal.stdout + seal.stderr);
     mkdirSync(join(repo.dir, 'review', 'runner'), { recursive: true });
     writeFileSync(cases, '{"honest": true}\n');
-    const forged = `{"forged": true}`;
-    repo.write('attack.sh', `setsid sh -c 'sleep 1; for f in ${cases} ${credit} ../review/runner/cases.json; do echo ${JSON.stringify(forged)} > "$f"; done' </dev/null >/dev/null 2>&1 &\n${JUNIT}\n`);
     const r = await runCli(['run', '--runner-job', RUNNER], { cwd: repo.dir, env: ENV });
     assert.equal(r.exit, 0, r.stderr);
     const c = await creditRun(repo);

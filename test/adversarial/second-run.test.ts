@@ -42,7 +42,11 @@ test('a test that passes on its first run in a folder (a marker outside it, keye
     });
     assertNoCredit(o, TAX);
     const ev = o.credit.evidence?.[TAX];
-    assert.ok(ev?.sensitive?.some((s) => s.test === 'pricing::tax once' && s.reason.includes('control run after the mutants')), `reported as passing only the first time: ${JSON.stringify(ev)}`);
+    // Each run has a fresh /tmp in the sandbox, so the marker never survives: the test passes in
+    // every run, kills nothing and is insensitive (without the sandbox the control run after the
+    // mutants catches it as sensitive). Either way it earns nothing.
+    const flagged = (ev?.sensitive ?? []).some((s) => s.test === 'pricing::tax once' && s.reason.includes('control run after the mutants')) || (ev?.insensitive ?? []).includes('pricing::tax once');
+    assert.ok(flagged, `neither insensitive nor reported as passing only the first time: ${JSON.stringify(ev)}`);
   } finally {
     const { readdirSync } = await import('node:fs');
     for (const f of readdirSync(tmpdir())) if (f.startsWith(tag)) rmSync(join(tmpdir(), f), { force: true });

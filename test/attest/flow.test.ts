@@ -7,7 +7,7 @@ import { toJsonText } from '../../src/core/json.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/git.js';
 import { NOW, verify } from '../workflow/review.js';
-import { allowed, attest, keygen, trust } from './helpers.js';
+import { allowed, attest, keygen } from './helpers.js';
 
 test('keygen: PKCS#8 0600 and SPKI PEM, key id printed, never overwrites', async () => {
   const t = tempDir();
@@ -27,11 +27,11 @@ test('keygen: PKCS#8 0600 and SPKI PEM, key id printed, never overwrites', async
 });
 
 test('attest then verify with trust: ALLOW; a forged credit (agreeing with a forged case file) is E_SIGNATURE_INVALID', async () => {
-  const r = await allowed();
   const t = tempDir();
+  const k = await keygen(join(t.dir, 'runner'));
+  // The trust section is committed at the base before the proposal: the policy is read there.
+  const r = await allowed({ runnerKeys: [k.pem] });
   try {
-    const k = await keygen(join(t.dir, 'runner'));
-    trust(r.dir, [k.pem]);
     assert.equal((await verify(r.dir)).code, 'E_SIGNATURE_INVALID', 'trust without an attestation');
     const a = await attest(r.dir, k.priv);
     assert.equal(a.exit, 0, a.stderr);

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sha256Hex } from '../../src/core/ids.js';
 import { toJsonText } from '../../src/core/json.js';
 import { runCli } from '../helpers/cli.js';
-import { proposedAndSealed, writeScoring, type Review } from '../workflow/review.js';
+import { git, makeRepo } from '../helpers/git.js';
+import { AGENT_PATCH, AUTHOR, EXAMPLE_DIR, NOW, RUNNER, exampleFiles, proposedAndSealed, writeScoring, type Review } from '../workflow/review.js';
 
 export async function keygen(dir: string): Promise<{ keyId: string; priv: string; pub: string; pem: string }> {
   const r = await runCli(['keygen', '--out', dir], { cwd: dir });
@@ -11,21 +13,66 @@ export async function keygen(dir: string): Promise<{ keyId: string; priv: string
   return { keyId: r.stdout.trim(), priv: join(dir, 'key.pem'), pub: join(dir, 'key.pub.pem'), pem: readFileSync(join(dir, 'key.pub.pem'), 'utf8') };
 }
 
-/** Add a trust section to the repository's config. */
+/** The keys a policy trusts: its `trust` section. */
+export interface Trust {
+  readonly runnerKeys: string[];
+  readonly reviewerKeys?: string[];
+}
+
+/** The repository's config at HEAD (the base a review proposed now would name), with a trust section. */
+export function trustedConfig(dir: string, t: Trust): string {
+  const config = JSON.parse(git(dir, 'show', 'HEAD:sealgate.config.json')) as Record<string, unknown>;
+  return toJsonText({ ...config, trust: { runnerKeys: t.runnerKeys, ...(t.reviewerKeys ? { reviewerKeys: t.reviewerKeys } : {}) } });
+}
+
+/**
+ * Commit a trust section into the repository's config. The policy is read only at the
+ * record's base commit (and sealed), so this comes before `propose`: the review then
+ * decides under it.
+ */
 export function trust(dir: string, runnerKeys: string[], reviewerKeys?: string[]): void {
-  const path = join(dir, 'sealgate.config.json');
-  const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  writeFileSync(path, toJsonText({ ...config, trust: { runnerKeys, ...(reviewerKeys ? { reviewerKeys } : {}) } }));
+  writeFileSync(join(dir, 'sealgate.config.json'), trustedConfig(dir, { runnerKeys, ...(reviewerKeys ? { reviewerKeys } : {}) }));
+  git(dir, 'commit', '-qm', 'trust the runner and reviewer keys', '--', 'sealgate.config.json');
+}
+
+/**
+ * A policy file outside the repository (`--policy FILE`): the config at HEAD with another
+ * trust section. Not the sealed policy, so only for a check the signatures decide first.
+ */
+export function trustPolicyFile(dir: string, file: string, t: Trust): string {
+  writeFileSync(file, trustedConfig(dir, t));
+  return file;
 }
 
 export async function attest(dir: string, key: string): Promise<{ exit: number; stdout: string; stderr: string }> {
   return runCli(['attest', '--repo', dir, '--signing-key', key], { cwd: dir });
 }
 
-/** A review the runner would ALLOW: sealed, scored with the real bound on taxCents. */
-export async function allowed(): Promise<Review> {
-  const r = await proposedAndSealed();
+async function cli(argv: string[], cwd: string): Promise<string> {
+  const r = await runCli(argv, { cwd, now: new Date(NOW) });
+  if (r.exit !== 0) throw new Error(`sealgate ${argv.join(' ')} -> exit ${r.exit}: ${r.stdout} ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+/**
+ * proposedAndSealed (test/workflow/review.ts) on a base whose committed policy trusts these
+ * keys: the example committed, the trust section committed on top, then the agent's patch
+ * proposed (base HEAD) and sealed. No credit yet.
+ */
+export async function trustedProposedAndSealed(t: Trust, patch = AGENT_PATCH, proposalId = 'p-2026-10-12-014'): Promise<Review> {
+  const repo = makeRepo(exampleFiles());
+  trust(repo.dir, t.runnerKeys, t.reviewerKeys);
+  const base = git(repo.dir, 'rev-parse', 'HEAD').trim();
+  const bytes = readFileSync(join(EXAMPLE_DIR, patch));
+  writeFileSync(join(repo.dir, 'patches.diff'), bytes);
+  await cli(['propose', '--author-job', AUTHOR, '--runner-job', RUNNER, '--patch', 'patches.diff', '--proposal-id', proposalId], repo.dir);
+  const digest = await cli(['seal', '--runner-job', RUNNER, '--seed', '42'], repo.dir);
+  return { ...repo, digest, base, patchSha256: sha256Hex(bytes) };
+}
+
+/** A review the runner would ALLOW: sealed, scored with the real bound on taxCents; with `t`, under a policy trusting those keys. */
+export async function allowed(t?: Trust): Promise<Review> {
+  const r = t === undefined ? await proposedAndSealed() : await trustedProposedAndSealed(t);
   writeScoring(r, 'property');
   return r;
 }
-

@@ -17,7 +17,7 @@ const recordJson = { proposal_id: 'p-014', author_job: 'model-session-17', runne
 const recordYaml = Object.entries(recordJson).map(([k, v]) => `${k}: ${String(v)}`).join('\n') + '\n';
 const resultsJson = {
   runner_job: 'server-job-88', digest: 'abc123', command: ['npm', 'test'], exit_code: 0, signal: null, timed_out: false,
-  started_at: '2026-10-12T11:00:00Z', ended_at: '2026-10-12T11:01:00Z',
+  started_at: '2026-10-12T11:00:00Z', ended_at: '2026-10-12T11:01:00Z', sandbox: 'bwrap', cwd: '/sealgate/work',
   junit: [{ path: 'junit.xml', sha256: 'e'.repeat(64), status: 'ok' }],
   cases: ['prop-discount-bounds', 'prop-tax-bounds'].map((name) => ({ id: `pricing::${name}`, file: null, suite: 'pricing', name, status: 'passed', duration_ms: 3 })),
 };
@@ -40,7 +40,8 @@ test('the untouched files are allowed, as JSON and as YAML', () => {
 });
 
 const KEYS = ['record', 'credit', 'freeze', 'patch', 'digestTxt', 'statusTxt', 'results'] as const;
-const JSON_KEYS = new Set<string>(['credit', 'freeze', 'results']);
+// results.json is JSON too, but bound by its SHA-256 (the credit's results_sha256): any change of its bytes is a reject.
+const JSON_KEYS = new Set<string>(['credit', 'freeze']);
 const isJson = (yaml: boolean, key: string): boolean => JSON_KEYS.has(key) || (key === 'record' && !yaml);
 /** JSON needs no final newline: a cut that removes only trailing whitespace leaves the same document. */
 const contentLength = (bytes: Uint8Array, json: boolean): number => (json ? Buffer.from(bytes).toString('utf8').trimEnd().length : bytes.length);
@@ -51,7 +52,8 @@ test('JSON inputs without a final newline are accepted; YAML and line-oriented f
     for (const key of KEYS) {
       const bytes = f[key] as Uint8Array;
       const code = run({ ...f, [key]: bytes.subarray(0, bytes.length - 1) });
-      assert.equal(code, isJson(yaml, key) ? 'ALLOW' : 'E_INPUT_INVALID', `${yaml ? 'yaml' : 'json'} ${key} without its final newline`);
+      if (key === 'results') assert.equal(code, 'E_CREDIT_UNBOUND', 'results.json without its final newline is other bytes than the credit binds');
+      else assert.equal(code, isJson(yaml, key) ? 'ALLOW' : 'E_INPUT_INVALID', `${yaml ? 'yaml' : 'json'} ${key} without its final newline`);
     }
   }
 });

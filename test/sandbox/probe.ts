@@ -10,6 +10,7 @@ import { packageRoot } from '../../src/core/package-root.js';
 import { openCreditBox } from '../../src/credit/run.js';
 import { makeScratch, makeWorkspace, runTestCommand, type TestRun } from '../../src/credit/workspace.js';
 import { pinnedEnv } from '../../src/runner/env.js';
+import { bindRecord } from '../helpers/git.js';
 import { ENV, RUNNER, makeSealedRepo, type SealedRepo } from '../runner/helpers.js';
 
 /**
@@ -127,6 +128,7 @@ export async function makeProject(config: Record<string, unknown> = {}, unsandbo
   const repo = await makeSealedRepo({
     files: { 'src.txt': 'source\n', 'node_modules/dep/index.js': 'module.exports = 1;\n', '.git/config': '[remote "origin"]\n\turl = https://x-access-token:ghs_inconfig@example.invalid/r\n' },
     config: { test: { command: ['sh', 'attack.sh'], junit: ['junit.xml'] }, ...config },
+    seal: false, // the attack names repo.dir, so it goes into the recorded patch first, then the seal binds that tree
   });
   const pkg = packageRoot();
   const targets: Targets = {
@@ -153,7 +155,12 @@ export async function makeProject(config: Record<string, unknown> = {}, unsandbo
     ],
     port: server.port,
   };
+  // The attack is the project's test: part of the runner's tree (base + recorded patch), bound
+  // by the record and the seal, not a file dropped into the work tree after the seal.
   repo.write('attack.sh', attackScript(targets));
+  bindRecord(repo.dir, 'review/proposal.json', 'patches/1.diff');
+  const seal = await repo.cli('seal', '--runner-job', RUNNER);
+  if (seal.exit !== 0) throw new Error(`seal failed: ${seal.stdout}${seal.stderr}`);
   return {
     repo,
     targets,

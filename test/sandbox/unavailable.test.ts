@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { git, makeRepo } from '../helpers/git.js';
-import { ENV, RUNNER, makeSealedRepo } from '../runner/helpers.js';
+import { ENV, ONE_CASE, RUNNER, makeSealedRepo } from '../runner/helpers.js';
 
 // No sandbox here (bubblewrap missing, or it cannot create namespaces): `run` and `credit`
 // refuse with E_SANDBOX_UNAVAILABLE and the next step, before any test code runs, unless the
@@ -47,7 +47,8 @@ test('sealgate run refuses with E_SANDBOX_UNAVAILABLE where bwrap is missing or 
 
 test('with sandbox "none" in the policy the run goes ahead unsandboxed and says so in results.json, the journal and its summary', async () => {
   const fake = fakeBwraps();
-  const repo = await makeSealedRepo({ config: { sandbox: 'none', test: { command: ['sh', '-c', 'pwd'] } } });
+  // One JUnit case (a run with none is refused), then `pwd`: its output is the run's working directory.
+  const repo = await makeSealedRepo({ config: { sandbox: 'none', test: { command: [...ONE_CASE, 'pwd'], junit: ['junit.xml'] } } });
   try {
     const r = await runCli(['run', '--runner-job', RUNNER], { cwd: repo.dir, env: { ...ENV, SEALGATE_BWRAP: fake.missing } });
     assert.equal(r.exit, 0, r.stderr);

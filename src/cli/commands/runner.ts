@@ -166,7 +166,8 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
       say('tree', `ok  ${tree.treeId} = base ${tree.baseCommit} + ${record.patch_path} (sha256 ${tree.patchSha256}), built in ${Math.round(performance.now() - t0)} ms`);
       say('policy', `ok  ${policy.digest} (${policy.source}); test command ${JSON.stringify(policy.config.test.command ?? null)}`);
     } catch (err) {
-      if (!(err instanceof SealgateError)) throw err;
+      // Bad arguments (the trust policy with no key to sign with) are the CLI's: exit 2, before anything runs.
+      if (!(err instanceof SealgateError) || err.usage) throw err;
       say('tree', `${err.code}: ${err.message}`);
       ctx.stdout(`${err.code}\n`);
       return CODE_INFO[err.code].exit;
@@ -230,6 +231,8 @@ async function runSteps(ctx: CommandContext, shared: RunnerShared, repo: string,
         break;
       }
       say(label, softMiss ? `E_CREDIT_MISSING: ${firstLine(out.stderr.split('\n').filter((l) => /^credit: \d+ of /.test(l)).join('\n')) || 'a changed symbol lacks credit'} (${took})` : `ok  ${firstLine(out.stdout) || firstLine(out.stderr)} (${took})`);
+      // Why each symbol lacks credit, as the credit step says it (one line each).
+      if (softMiss) for (const l of out.stderr.split('\n')) if (/^ {2}missing /.test(l)) ctx.stderr(`runner:          ${l.trim()}\n`);
     }
     if (refused !== null) {
       ctx.stdout(`${refused}\n`);
