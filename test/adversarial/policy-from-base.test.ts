@@ -6,8 +6,8 @@ import { AGENT_PATCH, agentPatch, assertHonest, exampleRepo, propose, runAndVeri
 
 /**
  * The patch rewrites its own grading through sealgate.config.json. The policy is read at
- * the base commit, so each attack gives the honest verdict of the example's first proposal
- * (E_CREDIT_MISSING: taxCents is tested only by a tautology), never ALLOW.
+ * the base commit (the sealed policy is the base's bytes), and the patch touches the policy
+ * surface, so each attack ends in E_POLICY_CHANGED before any test runs, never ALLOW.
  */
 const editConfig = (f: (c: Record<string, unknown>) => void) => (old: string): string => {
   const c = JSON.parse(old) as Record<string, unknown>;
@@ -28,14 +28,14 @@ const ATTACKS: [string, Record<string, string | ((old: string) => string)>][] = 
 ];
 
 for (const [name, edit] of ATTACKS) {
-  test(`adversarial: ${name} -> the base's policy decides, E_CREDIT_MISSING`, async () => {
+  test(`adversarial: ${name} -> the base's policy is sealed, and the change is E_POLICY_CHANGED`, async () => {
     const r = exampleRepo();
     try {
       const patch = writePatch(r.dir, 'attack.diff', agentPatch(r.dir, AGENT_PATCH, edit));
       assert.equal((await propose(r.dir, patch)).exit, 0);
       const out = await runAndVerify(r.dir);
-      assertHonest(out.runner, 'E_CREDIT_MISSING', /taxCents/);
-      assertHonest(out.verify, 'E_CREDIT_MISSING', /credit/);
+      assertHonest(out.runner, 'E_POLICY_CHANGED', /sealgate\.config\.json, a policy file/);
+      assertHonest(out.verify, 'E_POLICY_CHANGED', /sealgate\.config\.json/);
       // The sealed policy is the base's bytes, not the patched config.
       const inputs = readFileSync(join(r.dir, 'review/runner/inputs.sha256'), 'utf8');
       const { createHash } = await import('node:crypto');
