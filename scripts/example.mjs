@@ -129,6 +129,8 @@ out();
 
 /** How the runner job's tests were contained, as its evidence records it (results.json, credit.json). */
 const sandboxes = [];
+/** What each runner job credited (the drift step at the end deletes the last credit file, as the spec says). */
+const credits = [];
 function sandboxNote() {
   const read = (p) => {
     try {
@@ -140,6 +142,7 @@ function sandboxNote() {
   const run = read('review/runner/results.json');
   const credit = read('review/runner/credit.json');
   sandboxes.push({ run: run.sandbox ?? null, cwd: run.cwd ?? null, credit: credit.sandbox ?? null });
+  credits.push(credit.credited ?? null);
   const say = (k) => (k === 'bwrap' ? 'inside the bubblewrap sandbox' : k === 'none' ? 'UNSANDBOXED' : 'with no isolation recorded');
   out(`[runner  ] the sealed run ran ${say(run.sandbox)}${run.cwd ? ` (working directory ${run.cwd})` : ''}; every credit run ${say(credit.sandbox)}`);
   out();
@@ -248,5 +251,5 @@ for (const r of results) out(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.code.padEnd(24)} $
 out();
 out(`HTML report while the gate allows: ${join(work, 'report-allow.html')}`);
 out(`HTML report after the patch's fixture edit: ${join(work, 'report.html')}`);
-if (JSON_OUT) out(JSON.stringify({ work, report: join(work, 'report.html'), users: isRoot ? 2 : 1, results, sandboxes }));
+if (JSON_OUT) out(JSON.stringify({ work, report: join(work, 'report.html'), users: isRoot ? 2 : 1, results, sandboxes, credits }));
 process.exitCode = failed.length === 0 ? 0 : 1;

@@ -492,20 +492,25 @@ test('empty fixtures: "fixtures": [] seals no file, and the digest still covers 
     const a = await sealWith('server-job-88', '42');
     assert.equal(a.exit, 0, a.stderr);
     assert.match(a.stderr, /0 fixture file\(s\)/);
-    assert.equal(read(t.dir, 'review/runner/inputs.sha256'), 'seed=42\nclock=frozen\nlocale=C.UTF-8\n');
+    // No fixture line: seed, clock, locale, and the tree and policy the runner built and read.
+    const inputs = read(t.dir, 'review/runner/inputs.sha256');
+    assert.match(inputs, /^seed=42\nclock=frozen\nlocale=C\.UTF-8\ntree=[0-9a-f]{40}\npolicy=(?:[0-9a-f]{64}|default)\n$/);
     const digest = read(t.dir, 'review/runner/digest.txt').trim();
-    assert.equal(digest, sha256Hex(Buffer.from('seed=42\nclock=frozen\nlocale=C.UTF-8\n')));
+    assert.equal(digest, sha256Hex(Buffer.from(inputs)));
     assert.equal((await runCli(['seal', '--verify', '--repo', t.dir], {})).exit, 0, 'verify recomputes the empty set');
     // Another seed (or clock) gives another digest: the seal still binds the verdict inputs.
     const b = await sealWith('server-job-88', '43');
     assert.notEqual(b.exit, 0, 'the same runner job cannot reseal other inputs');
     writeFiles(t.dir, { 'review/proposal.json': JSON.stringify({ ...RECORD, runner_job: 'server-job-89' }, null, 2) + '\n' });
+    bindRecord(t.dir);
     const c = await sealWith('server-job-89', '43', 'live');
     assert.equal(c.exit, 0, c.stderr);
     assert.notEqual(read(t.dir, 'review/runner/digest.txt').trim(), digest);
     // Without a fixtures field at all it is still a usage error: nothing is defaulted silently.
-    writeFiles(t.dir, { 'sealgate.config.json': '{"clock": "frozen", "locale": "C.UTF-8"}\n' });
-    const d = await runCli(['seal', '--repo', t.dir, '--runner-job', 'server-job-89', '--seed', '43'], {});
+    const policy = `${t.dir}-policy.json`;
+    writeFileSync(policy, '{"clock": "frozen", "locale": "C.UTF-8"}\n');
+    const d = await runCli(['seal', '--repo', t.dir, '--runner-job', 'server-job-89', '--seed', '43', '--policy', policy], {});
+    rmSync(policy, { force: true });
     assert.equal(d.exit, 2);
     assert.match(d.stderr, /no fixtures/);
   } finally {

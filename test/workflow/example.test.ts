@@ -10,7 +10,7 @@ const built = existsSync('dist/bundle/all.cjs');
 test('npm start: the bundled example gives the spec trace, code by code', { skip: built ? false : 'no build in dist/ (run npm run build first)', timeout: 300_000 }, () => {
   const r = spawnSync(process.execPath, ['scripts/example.mjs', '--json'], { encoding: 'utf8', timeout: 280_000 });
   const last = r.stdout.trim().split('\n').pop() ?? '';
-  const summary = JSON.parse(last) as { work: string; report: string; users: number; results: { step: string; who: string; code: string }[]; sandboxes: unknown[] };
+  const summary = JSON.parse(last) as { work: string; report: string; users: number; results: { step: string; who: string; code: string }[]; sandboxes: unknown[]; credits: (string[] | null)[] };
   try {
     const code = (re: RegExp): string[] => summary.results.filter((x) => re.test(x.step)).map((x) => x.code);
     assert.deepEqual(code(/^the runner job: tree, seal/), ['E_CREDIT_MISSING'], 'first proposal: the tautology earns nothing');
@@ -30,9 +30,10 @@ test('npm start: the bundled example gives the spec trace, code by code', { skip
     if (summary.users === 2) assert.deepEqual(code(/hidden log store/), ['denied'], 'the author (uid 65534) cannot read the hidden store');
     else process.stderr.write('example: author and runner ran as one OS user (not root, or uid 65534 cannot read the checkout): the log barrier between users was not exercised\n');
     if (process.getuid?.() === 0 && summary.users !== 2) process.stderr.write('example: running as root, but uid 65534 cannot read this checkout\n');
-    const credit = JSON.parse(readFileSync(`${summary.work}/pricing/review/runner/credit.json`, 'utf8')) as { credited: string[]; pass: boolean };
-    assert.deepEqual(credit.credited, ['src/pricing.ts::applyDiscount', 'src/pricing.ts::taxCents']);
-    assert.match(readFileSync(summary.report, 'utf8'), /E_DIGEST_OPEN/);
+    assert.deepEqual(summary.credits, [['src/pricing.ts::applyDiscount'], ['src/pricing.ts::applyDiscount', 'src/pricing.ts::taxCents']]);
+    // The drift step: the runner's seal --verify reopened the seal and deleted the credit; the gate's report names the changed signed patch.
+    assert.equal(existsSync(`${summary.work}/pricing/review/runner/credit.json`), false);
+    assert.match(readFileSync(summary.report, 'utf8'), /E_SIGNATURE_INVALID/);
     // Both runner jobs ran every test inside the sandbox, at the same working directory.
     const boxed = { run: 'bwrap', cwd: '/sealgate/work', credit: 'bwrap' };
     assert.deepEqual(summary.sandboxes, [boxed, boxed]);

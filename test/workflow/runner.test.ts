@@ -94,7 +94,7 @@ test('runner talks: live credit progress while the step runs, --workers and --no
     assert.ok(liveBefore.length >= 2, `live credit lines before the step ended: ${JSON.stringify(tty.writes.slice(0, creditLine))}`);
     assert.ok(liveBefore.some((w) => w.includes(' left')), 'an estimate of the time left');
     assert.equal(existsSync(cache), false, '--no-cache: no cache written');
-    assert.match(all, /runner: credit .*3 mutant run\(s\), 0 from cache/);
+    assert.match(all, /runner: credit .*[1-9]\d* mutant run\(s\), 0 from cache/);
     const credit = JSON.parse(readFileSync(join(r.dir, LAYOUT.credit), 'utf8')) as { missing: string[] };
     assert.ok(credit.missing.length > 0);
     const closing = all.split('\n').filter((l) => l.startsWith('runner: audit')).pop() ?? '';
