@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dir = `${root}acceptance/trace-3-freeze-other-test-allows`;
 const BIN = `${root}bin/sealgate.js`;
-const gateArgs = ['gate', '--repo', dir, '--record', `${dir}/record.json`, '--credit', `${dir}/credit.json`, '--freeze', `${dir}/freeze.json`, '--now', '2026-10-12T12:00:00Z'];
+const gateArgs = ['gate', '--repo', dir, '--record', `${dir}/record.json`, '--credit', `${dir}/credit.json`, '--freeze', `${dir}/freeze.json`, '--policy', `${dir}/../policy.json`, '--now', '2026-10-12T12:00:00Z'];
 const runs = Number(process.env.BENCH_RUNS ?? 40);
 
 const median = (xs) => {
