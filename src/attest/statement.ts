@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { digestHex, identifier, instantText, jobId, nonEmpty, sha256 } from '../core/fields.js';
+import { FreezeSchema } from '../freeze/schema.js';
+import { digestHex, identifier, jobId, nonEmpty, sha256 } from '../core/fields.js';
 
 /** in-toto Statement v1 (github.com/in-toto/attestation, spec/v1) with sealgate's two predicates. */
 
@@ -56,34 +57,28 @@ export const RunnerPredicateSchema = v.strictObject({
 export type RunnerPredicate = v.InferOutput<typeof RunnerPredicateSchema>;
 
 export const FreezePredicateSchema = v.strictObject({
-  freeze_id: identifier,
+  // The freeze's own fields (spec section 5), then what binds it to this proposal's evidence.
+  ...FreezeSchema.entries,
   proposal_id: identifier,
-  author_job: jobId,
-  runner_job: jobId,
-  runner_digest: digestHex,
-  credit_id: identifier,
-  test_id: identifier,
-  expires_at: instantText,
   /** SHA-256 of the runner's attestation envelope bytes: the freeze vouches for that evidence only. */
   runner_attestation_sha256: sha256,
   sealgate_version: nonEmpty,
 });
 export type FreezePredicate = v.InferOutput<typeof FreezePredicateSchema>;
 
-export const RunnerStatementSchema = v.strictObject({
-  _type: v.literal(STATEMENT_TYPE, `_type must be "${STATEMENT_TYPE}"`),
-  subject: subjects,
-  predicateType: v.literal(RUNNER_PREDICATE_TYPE, `predicateType must be "${RUNNER_PREDICATE_TYPE}"`),
-  predicate: RunnerPredicateSchema,
-});
+/** An in-toto Statement v1 whose predicate has the given type and schema. */
+const statementSchema = <T extends string, P extends v.GenericSchema>(predicateType: T, predicate: P) =>
+  v.strictObject({
+    _type: v.literal(STATEMENT_TYPE, `_type must be "${STATEMENT_TYPE}"`),
+    subject: subjects,
+    predicateType: v.literal(predicateType, `predicateType must be "${predicateType}"`),
+    predicate,
+  });
+
+export const RunnerStatementSchema = statementSchema(RUNNER_PREDICATE_TYPE, RunnerPredicateSchema);
 export type RunnerStatement = v.InferOutput<typeof RunnerStatementSchema>;
 
-export const FreezeStatementSchema = v.strictObject({
-  _type: v.literal(STATEMENT_TYPE, `_type must be "${STATEMENT_TYPE}"`),
-  subject: subjects,
-  predicateType: v.literal(FREEZE_PREDICATE_TYPE, `predicateType must be "${FREEZE_PREDICATE_TYPE}"`),
-  predicate: FreezePredicateSchema,
-});
+export const FreezeStatementSchema = statementSchema(FREEZE_PREDICATE_TYPE, FreezePredicateSchema);
 export type FreezeStatement = v.InferOutput<typeof FreezeStatementSchema>;
 
 /** Subjects sorted by name (byte order), so the same evidence gives the same statement. */
