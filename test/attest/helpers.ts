@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sha256Hex } from '../../src/core/ids.js';
 import { toJsonText } from '../../src/core/json.js';
 import { runCli } from '../helpers/cli.js';
-import { git, makeRepo } from '../helpers/git.js';
-import { AGENT_PATCH, AUTHOR, EXAMPLE_DIR, NOW, RUNNER, exampleFiles, proposedAndSealed, writeScoring, type Review } from '../workflow/review.js';
+import { git } from '../helpers/git.js';
+import { AGENT_PATCH, proposedAndSealed, writeScoring, type Review } from '../workflow/review.js';
 
 export async function keygen(dir: string): Promise<{ keyId: string; priv: string; pub: string; pem: string }> {
   const r = await runCli(['keygen', '--out', dir], { cwd: dir });
@@ -48,26 +47,13 @@ export async function attest(dir: string, key: string): Promise<{ exit: number; 
   return runCli(['attest', '--repo', dir, '--signing-key', key], { cwd: dir });
 }
 
-async function cli(argv: string[], cwd: string): Promise<string> {
-  const r = await runCli(argv, { cwd, now: new Date(NOW) });
-  if (r.exit !== 0) throw new Error(`sealgate ${argv.join(' ')} -> exit ${r.exit}: ${r.stdout} ${r.stderr}`);
-  return r.stdout.trim();
-}
-
 /**
  * proposedAndSealed (test/workflow/review.ts) on a base whose committed policy trusts these
  * keys: the example committed, the trust section committed on top, then the agent's patch
  * proposed (base HEAD) and sealed. No credit yet.
  */
-export async function trustedProposedAndSealed(t: Trust, patch = AGENT_PATCH, proposalId = 'p-2026-10-12-014'): Promise<Review> {
-  const repo = makeRepo(exampleFiles());
-  trust(repo.dir, t.runnerKeys, t.reviewerKeys);
-  const base = git(repo.dir, 'rev-parse', 'HEAD').trim();
-  const bytes = readFileSync(join(EXAMPLE_DIR, patch));
-  writeFileSync(join(repo.dir, 'patches.diff'), bytes);
-  await cli(['propose', '--author-job', AUTHOR, '--runner-job', RUNNER, '--patch', 'patches.diff', '--proposal-id', proposalId], repo.dir);
-  const digest = await cli(['seal', '--runner-job', RUNNER, '--seed', '42'], repo.dir);
-  return { ...repo, digest, base, patchSha256: sha256Hex(bytes) };
+export function trustedProposedAndSealed(t: Trust, patch = AGENT_PATCH, proposalId = 'p-2026-10-12-014'): Promise<Review> {
+  return proposedAndSealed(patch, proposalId, (dir) => trust(dir, t.runnerKeys, t.reviewerKeys));
 }
 
 /** A review the runner would ALLOW: sealed, scored with the real bound on taxCents; with `t`, under a policy trusting those keys. */

@@ -57,8 +57,10 @@ async function cli(argv: string[], cwd: string, env: Record<string, string> = {}
  * A repository with the example committed, the agent's patch proposed by the author and
  * sealed by the runner with the real `propose` and `seal` commands. No credit yet.
  */
-export async function proposedAndSealed(patch = AGENT_PATCH, proposalId = 'p-2026-10-12-014'): Promise<Review> {
+/** `prepare` runs on the new repository before the base is taken (e.g. commits a trust policy). */
+export async function proposedAndSealed(patch = AGENT_PATCH, proposalId = 'p-2026-10-12-014', prepare?: (dir: string) => void): Promise<Review> {
   const repo = makeRepo(exampleFiles());
+  prepare?.(repo.dir);
   const base = git(repo.dir, 'rev-parse', 'HEAD').trim();
   const bytes = readFileSync(join(EXAMPLE_DIR, patch));
   writeFileSync(join(repo.dir, 'patches.diff'), bytes);
