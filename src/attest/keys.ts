@@ -1,11 +1,13 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { crypto } from '../core/builtins.js';
+import { sha256Hex } from '../core/sha256.js';
 
 /** Ed25519 keys: PEM in, KeyObject and key id out. Pure (no files: src/cli reads them). */
 
 /** `sha256:` + SHA-256 of the SubjectPublicKeyInfo DER: what `openssl pkey -pubin -outform DER | sha256sum` gives. */
 export function keyIdOf(publicKey: KeyObject): string {
   const der = publicKey.export({ type: 'spki', format: 'der' });
-  return `sha256:${createHash('sha256').update(der).digest('hex')}`;
+  return `sha256:${sha256Hex(der)}`;
 }
 
 /** An SPKI PEM Ed25519 public key, or why not. */
@@ -13,7 +15,7 @@ export function parsePublicKeyPem(pem: string): KeyObject | { problem: string } 
   if (!/^-----BEGIN PUBLIC KEY-----\r?\n[A-Za-z0-9+/=\r\n]+-----END PUBLIC KEY-----\r?\n?$/.test(pem.trim() + '\n')) return { problem: 'not a PEM public key (-----BEGIN PUBLIC KEY-----)' };
   let key: KeyObject;
   try {
-    key = createPublicKey({ key: pem, format: 'pem' });
+    key = crypto().createPublicKey({ key: pem, format: 'pem' });
   } catch (err) {
     return { problem: `not a readable public key (${(err as Error).message})` };
   }
@@ -26,7 +28,7 @@ export function parsePrivateKeyPem(pem: string): KeyObject | { problem: string }
   if (!pem.includes('-----BEGIN PRIVATE KEY-----')) return { problem: 'not a PKCS#8 PEM private key (-----BEGIN PRIVATE KEY-----)' };
   let key: KeyObject;
   try {
-    key = createPrivateKey({ key: pem, format: 'pem' });
+    key = crypto().createPrivateKey({ key: pem, format: 'pem' });
   } catch {
     return { problem: 'not a readable PKCS#8 private key' };
   }
@@ -41,7 +43,7 @@ export interface KeyPairPem {
 }
 
 export function generateKeyPairPem(): KeyPairPem {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const { privateKey, publicKey } = crypto().generateKeyPairSync('ed25519');
   return {
     privatePem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     publicPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { Finding } from '../core/errors.js';
 import { fileExists, readBoundedFile } from '../core/io.js';
 import { LAYOUT } from '../core/layout.js';
+import { sha256Hex } from '../core/sha256.js';
 import type { GateFiles } from '../gate/read.js';
 import type { GateInputs } from '../gate/decide.js';
 import { MAX_ENVELOPE_BYTES } from './dsse.js';
@@ -21,7 +21,7 @@ export interface SignatureState {
   readonly findings: readonly Finding[];
 }
 
-const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
+const sha = (b: Uint8Array): string => sha256Hex(b);
 
 function readEnvelope(path: string, label: string): Uint8Array | null {
   return fileExists(path) ? readBoundedFile(path, MAX_ENVELOPE_BYTES, label) : null;

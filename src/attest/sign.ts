@@ -1,4 +1,5 @@
-import { createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { crypto } from '../core/builtins.js';
 import { IN_TOTO_PAYLOAD_TYPE, decodeBase64Strict, preAuthEncoding, type Envelope } from './dsse.js';
 import { keyIdOf } from './keys.js';
 
@@ -10,11 +11,11 @@ export function toPayload(statement: unknown): Buffer {
 }
 
 export function signPayload(payload: Uint8Array, privateKey: KeyObject): Envelope {
-  const sig = sign(null, preAuthEncoding(IN_TOTO_PAYLOAD_TYPE, payload), privateKey);
+  const sig = crypto().sign(null, preAuthEncoding(IN_TOTO_PAYLOAD_TYPE, payload), privateKey);
   return {
     payloadType: IN_TOTO_PAYLOAD_TYPE,
     payload: Buffer.from(payload).toString('base64'),
-    signatures: [{ keyid: keyIdOf(createPublicKey(privateKey)), sig: sig.toString('base64') }],
+    signatures: [{ keyid: keyIdOf(crypto().createPublicKey(privateKey)), sig: sig.toString('base64') }],
   };
 }
 
@@ -40,11 +41,11 @@ export function verifyEnvelope(envelope: Envelope, keys: readonly TrustedKey[]):
   if (payload === null || sig === null) return { ok: false, keyId: s.keyid, problem: 'payload or signature is not canonical base64' };
   const trusted = keys.find((k) => k.keyId === s.keyid);
   if (trusted === undefined) return { ok: false, keyId: s.keyid, problem: `signed by key ${s.keyid}, which is not among the trusted keys` };
-  const key = createPublicKey({ key: trusted.pem, format: 'pem' });
+  const key = crypto().createPublicKey({ key: trusted.pem, format: 'pem' });
   if (keyIdOf(key) !== trusted.keyId) return { ok: false, keyId: s.keyid, problem: `the trusted key's id is not ${s.keyid}` };
   let good: boolean;
   try {
-    good = sig.length === 64 && verify(null, preAuthEncoding(envelope.payloadType, payload), key, sig);
+    good = sig.length === 64 && crypto().verify(null, preAuthEncoding(envelope.payloadType, payload), key, sig);
   } catch {
     good = false;
   }

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fsyncSync, openSync, readlinkSync, renameSync, writeSync, unlinkSync, readSync, fstatSync, constants } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
-import { createHash, randomBytes } from 'node:crypto';
+import { crypto } from './builtins.js';
 import { inputInvalid } from './errors.js';
 
 /** Default cap on any input document. */
@@ -51,7 +51,7 @@ export function fileExists(path: string): boolean {
 /** Write via a temporary file, fsync, rename, fsync the directory: a crash leaves old or new, never half. */
 export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o644): void {
   const dir = dirname(path);
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${crypto().randomBytes(6).toString('hex')}.tmp`);
   const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
   try {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
@@ -116,7 +116,7 @@ export function sha256File(path: string, options: { realPath?: string } = {}): {
       }
     }
     hashBuffer ??= Buffer.allocUnsafeSlow(1 << 20);
-    const h = createHash('sha256');
+    const h = crypto().createHash('sha256');
     let bytes = 0;
     for (;;) {
       const n = readSync(fd, hashBuffer, 0, hashBuffer.length, null);

@@ -1,7 +1,8 @@
 // Git at the edge: resolve the base, cross-check a patch with `git apply --numstat`, apply it
 // in a throwaway index and object store, and read old and new blobs. The user's work tree,
 // index and object database are never written.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { childProcess } from '../core/builtins.js';
 import { closeSync, mkdtempSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -32,7 +33,7 @@ export interface GitOutput {
 const GIT_PREFIX = ['--literal-pathspecs', '-c', 'core.quotePath=false'] as const;
 
 export function runGit(cwd: string, args: readonly string[], options: { env?: Record<string, string>; input?: Uint8Array | string } = {}): GitOutput {
-  const r = spawnSync('git', [...GIT_PREFIX, ...args], {
+  const r = childProcess().spawnSync('git', [...GIT_PREFIX, ...args], {
     cwd,
     env: gitEnv(options.env),
     input: options.input,
@@ -279,7 +280,7 @@ class GitJobs {
       fds.push(stdout);
       const stderr = openSync(`${stem}.err`, 'w');
       fds.push(stderr);
-      child = spawn('git', [...GIT_PREFIX, ...args], { cwd: this.root, env: gitEnv(options.env), stdio: [stdin, stdout, stderr] });
+      child = childProcess().spawn('git', [...GIT_PREFIX, ...args], { cwd: this.root, env: gitEnv(options.env), stdio: [stdin, stdout, stderr] });
     } catch (err) {
       return { child: null, done: Promise.reject(cannot(err)) };
     } finally {

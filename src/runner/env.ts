@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../core/sha256.js';
 import { existsSync } from 'node:fs';
 import { isInstant, parseInstant } from '../core/time.js';
 
@@ -59,7 +59,7 @@ export function planClock(mode: string, library: string | null): ClockPlan | { r
 
 /** PYTHONHASHSEED from the seed: the first 32 bits of SHA-256("sealgate-pythonhashseed:" + seed), in decimal. */
 export function pythonHashSeed(seed: string): string {
-  return String(createHash('sha256').update(`sealgate-pythonhashseed:${seed}`, 'utf8').digest().readUInt32BE(0));
+  return String(Number.parseInt(sha256Hex(`sealgate-pythonhashseed:${seed}`).slice(0, 8), 16));
 }
 
 /** The only names taken from the caller's environment; everything else it holds (tokens, agents, NODE_OPTIONS ...) stays out. */

@@ -134,3 +134,36 @@ test('stdout on a full disk: exit 3 with the reason on stderr, never a success t
   assert.equal(reject.status, 2);
   assert.equal(reject.stdout, 'E_INPUT_INVALID\n');
 });
+
+test('output to a non-blocking pipe that fills up (EAGAIN) loses and reorders nothing', { skip }, () => {
+  // The CLI writes to the descriptor itself; on EAGAIN the rest goes through the stream, which
+  // queues it. A reader that starts late makes the pipe fill while 2 MB are written.
+  const script = [
+    'import fcntl, os, subprocess, sys, time',
+    'r, w = os.pipe()',
+    'fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) | os.O_NONBLOCK)',
+    'p = subprocess.Popen(sys.argv[1:], stdout=w)',
+    'os.close(w)',
+    'time.sleep(0.5)',
+    'data = b""',
+    'while True:',
+    '    chunk = os.read(r, 65536)',
+    '    if not chunk: break',
+    '    data += chunk',
+    'sys.stdout.write(str(p.wait()) + " " + str(len(data)) + " " + str(data.count(b"\\n")) + "\\n")',
+    'sys.stdout.flush()',
+    'open(os.environ["OUT"], "wb").write(data)',
+  ].join('\n');
+  const dir = mkdtempSync(join(tmpdir(), 'sealgate-eagain-'));
+  try {
+    const out = join(dir, 'out.txt');
+    const writer = `import(${JSON.stringify(join(root, 'dist', 'cli', 'run.js'))}).then((m) => { const w = m.guardedWriter('stdout'); for (let i = 0; i < 20000; i++) w(String(i).padStart(8, '0') + ' ' + 'x'.repeat(91) + '\\n'); })`;
+    const r = spawnSync('python3', ['-c', script, process.execPath, '--input-type=module', '-e', writer], { env: { ...BASE, OUT: out }, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.trim(), '0 2020000 20000');
+    const lines = readFileSync(out, 'utf8').split('\n').slice(0, -1);
+    lines.forEach((line, i) => assert.equal(line.slice(0, 8), String(i).padStart(8, '0')));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

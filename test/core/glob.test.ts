@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkGlob, matchesGlob } from '../../src/core/glob.js';
+import fc from 'fast-check';
+import { checkGlob, globToRegExp, matchesGlob } from '../../src/core/glob.js';
+import { DEFAULT_IGNORE_PATTERNS, DEFAULT_POLICY_FILES, DEFAULT_TEST_PATTERNS } from '../../src/config/schema.js';
 
 const cases: [string, string, boolean][] = [
   ['**/test/**', 'test/a.py', true],
@@ -36,4 +38,16 @@ test('bad globs are refused with a reason', () => {
   assert.match(checkGlob('{a,b') ?? '', /unbalanced/);
   assert.match(checkGlob('') ?? '', /empty/);
   assert.equal(checkGlob('src/**/*.ts'), undefined);
+});
+
+test('property: the literal pre-check never changes an answer (matchesGlob equals the compiled pattern)', () => {
+  // Patterns and paths from a small alphabet, so that they often match: every glob operator,
+  // the "./" prefix, a trailing "/", and brace groups.
+  const atom = fc.constantFrom('a', 'b', '.', '*', '**', '?', '/', 'a/', '{a,b}', '{,x}', 'ts', './');
+  const pattern = fc.array(atom, { minLength: 1, maxLength: 6 }).map((xs) => xs.join('')).filter((p) => checkGlob(p) === undefined);
+  const path = fc.array(fc.constantFrom('a', 'b', '.', '/', 'ts', 'x', 'ab'), { minLength: 1, maxLength: 8 }).map((xs) => xs.join(''));
+  fc.assert(fc.property(pattern, path, (p, q) => assert.equal(matchesGlob(q, p), globToRegExp(p).test(q), `${p} on ${q}`)), { numRuns: 3000 });
+  // The shipped defaults on the paths they are meant for.
+  const paths = ['test/a.py', 'src/a.test.ts', 'pkg/conftest.py', 'package.json', '.github/workflows/ci.yml', 'a/LICENSE.txt', 'src/pricing.ts', 'fixtures/x/y.json', 'tests/unit/test_x.py', './a.md'];
+  for (const p of [...DEFAULT_TEST_PATTERNS, ...DEFAULT_IGNORE_PATTERNS, ...DEFAULT_POLICY_FILES]) for (const q of paths) assert.equal(matchesGlob(q, p), globToRegExp(p).test(q), `${p} on ${q}`);
 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { parseStrictJson, JsonSyntaxError, toJsonText } from '../../src/core/json.js';
+import { parseStrictJson, parseStrictJsonReference, JsonSyntaxError, toJsonText } from '../../src/core/json.js';
 
 const rejects = (text: string, pattern: RegExp): void => {
   assert.throws(() => parseStrictJson(text), (err: unknown) => err instanceof JsonSyntaxError && pattern.test(err.message), `should reject ${JSON.stringify(text.slice(0, 60))}`);
@@ -77,4 +77,42 @@ test('property: any strict prefix of a printed object is rejected', () => {
     }),
     { numRuns: 300 },
   );
+});
+
+/** The outcome of a parse: the value, or the error's message. */
+const outcome = (parse: (t: string) => unknown, text: string): { value?: unknown; error?: string } => {
+  try {
+    return { value: parse(text) };
+  } catch (err) {
+    return { error: String((err as Error).message) };
+  }
+};
+
+test('property: the fast path (JSON.parse and a token scan) and the reference parser agree on every input, value or error', () => {
+  // Texts built to hit every check: duplicate keys (also through \u escapes), __proto__,
+  // keys inside string values, deep nesting, numbers out of range, and random damage.
+  const key = fc.constantFrom('a', 'b', '__proto__', 'a\\u0062', 'ab', '{', ':', '\\"', 'x y');
+  const leaf = fc.oneof(fc.constantFrom('1', '-0', '1e400', '-1e999', '1.5e3', '123456789012345678901234567890', 'true', 'null', '"s"', '"{\\"a\\":1,\\"a\\":2}"', '"a:b"', '[]', '{}'), fc.integer().map(String));
+  const doc: fc.Arbitrary<string> = fc.letrec<{ v: string }>((tie) => ({
+    v: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      leaf,
+      fc.array(tie('v'), { maxLength: 4 }).map((xs) => `[${xs.join(',')}]`),
+      fc.array(fc.tuple(key, tie('v')), { maxLength: 4 }).map((kv) => `{${kv.map(([k, v]) => `"${k}" : ${v}`).join(' ,\n')}}`),
+    ),
+  })).v;
+  const damaged = fc.tuple(doc, fc.nat(), fc.constantFrom('', '"', '{', '}', ',', ':', '\\', ' ', '\u0000')).map(([d, at, ch]) => {
+    const i = d.length === 0 ? 0 : at % d.length;
+    return d.slice(0, i) + ch + d.slice(i + 1);
+  });
+  fc.assert(
+    fc.property(fc.oneof(doc, damaged, fc.json()), (text) => {
+      assert.deepStrictEqual(outcome(parseStrictJson, text), outcome(parseStrictJsonReference, text), text);
+    }),
+    { numRuns: 3000 },
+  );
+  for (const depth of [63, 64, 65]) {
+    const text = '['.repeat(depth) + ']'.repeat(depth);
+    assert.deepStrictEqual(outcome(parseStrictJson, text), outcome(parseStrictJsonReference, text), `depth ${depth}`);
+  }
 });

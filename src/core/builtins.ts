@@ -1,0 +1,22 @@
+import { createRequire } from 'node:module';
+
+/**
+ * Node built-in modules that are costly to load and that many commands never use, loaded on
+ * first use. node:crypto and node:child_process are not in Node's start-up snapshot: loading
+ * each costs a process about 5 ms (with child_process's net and stream modules), a tenth of a
+ * `sealgate gate` that needs neither (it hashes short inputs in src/core/sha256.ts and runs
+ * no git when given --policy). Types come from `import type`, so nothing loads at import.
+ */
+const load = createRequire(import.meta.url);
+
+let cryptoModule: typeof import('node:crypto') | null = null;
+export function crypto(): typeof import('node:crypto') {
+  cryptoModule ??= load('node:crypto') as typeof import('node:crypto');
+  return cryptoModule;
+}
+
+let childProcessModule: typeof import('node:child_process') | null = null;
+export function childProcess(): typeof import('node:child_process') {
+  childProcessModule ??= load('node:child_process') as typeof import('node:child_process');
+  return childProcessModule;
+}
