@@ -38,6 +38,8 @@ export interface RunRequest {
   readonly policy: Policy;
   /** The runner's pristine tree; the run happens in a fresh copy of it. */
   readonly tree: RunnerTree;
+  /** The tree was built for this run alone (`sealgate run` on its own): it is moved into the run's folder, not copied, and unusable after. */
+  readonly treeSingleUse?: boolean;
   /** The environment the pinned one is built from (PATH, HOME ...). */
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
   readonly clock: () => Date;
@@ -125,6 +127,8 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
   const command = req.command ?? config.test.command;
   if (command === undefined || command.length === 0) throw usageError('no test command: give one after `--`, or set test.command in sealgate.config.json');
   const junitPaths = config.test.junit.map((p) => ({ rel: p, full: checkJunitPath(req.tree.root, p) }));
+  // Taken now: a tree used by this run alone is moved into the run's folder (moveSource).
+  const treeReal = realpathSync(req.tree.root);
 
   const box = openBox({
     isolation: config.sandbox,
@@ -165,6 +169,7 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
       {
         // A fresh copy of the runner's pristine tree (never the work tree); dependency folders from the repository.
         source: req.tree.root,
+        ...(req.treeSingleUse === true ? { moveSource: true } : {}),
         deps,
         command,
         env,
@@ -217,7 +222,7 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
       continue;
     }
     // jest's report names files by absolute path: the sandbox's working directory, or the copy's.
-    const parsed = parseTestReport(bytes, j.rel, [cwd, req.tree.root, realpathSync(req.tree.root)]);
+    const parsed = parseTestReport(bytes, j.rel, [cwd, req.tree.root, treeReal]);
     if (!parsed.ok) {
       junit.push({ path: j.rel, sha256: sha, status: 'malformed', detail: parsed.findings.map((f) => f.detail).join('; ') });
       continue;

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -142,19 +142,55 @@ const probed = new Map<string, string | null>();
 export const SANDBOX_NEXT_STEP =
   'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), and allow unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1 (Debian kernels), user.max_user_namespaces > 0, and on Ubuntu 24.04 and later kernel.apparmor_restrict_unprivileged_userns=0 (or an AppArmor profile for bwrap); or set sandbox: "none" in the base policy to run unsandboxed, recorded as such';
 
+const PROBE_ARGS = ['--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session', '--uid', '1000', '--gid', '1000', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--', 'true'];
+const PROBE_ENV = { PATH: '/usr/bin:/bin' };
+
+function probeProblem(bwrap: string, error: Error | undefined, status: number | null, stderr: string): string | null {
+  if (error) return (error as NodeJS.ErrnoException).code === 'ENOENT' ? `bubblewrap (${bwrap}) is not installed` : `bubblewrap could not start: ${error.message}`;
+  if (status !== 0) return `bubblewrap cannot create its namespaces here (exit ${String(status)}): ${stderr.trim().split('\n')[0] ?? ''}`;
+  return null;
+}
+
 export function probeSandbox(bwrap: string): string | null {
   const known = probed.get(bwrap);
   if (known !== undefined) return known;
-  const r = spawnSync(bwrap, ['--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session', '--uid', '1000', '--gid', '1000', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--', 'true'], {
-    env: { PATH: '/usr/bin:/bin' },
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-  let problem: string | null = null;
-  if (r.error) problem = (r.error as NodeJS.ErrnoException).code === 'ENOENT' ? `bubblewrap (${bwrap}) is not installed` : `bubblewrap could not start: ${r.error.message}`;
-  else if (r.status !== 0) problem = `bubblewrap cannot create its namespaces here (exit ${String(r.status)}): ${r.stderr.trim().split('\n')[0] ?? ''}`;
+  const r = spawnSync(bwrap, PROBE_ARGS, { env: PROBE_ENV, encoding: 'utf8', timeout: 30_000 });
+  const problem = probeProblem(bwrap, r.error, r.status, r.stderr);
   probed.set(bwrap, problem);
   return problem;
+}
+
+/**
+ * The same probe, started now and awaited later: a command that builds its tree first (`run`)
+ * starts it before, so the sandbox's start-up overlaps the git work instead of following it.
+ * The answer lands where probeSandbox finds it; it is the same probe, with the same verdict.
+ */
+export function prefetchSandboxProbe(bwrap: string): Promise<void> {
+  if (probed.has(bwrap)) return Promise.resolve();
+  return new Promise((done) => {
+    let stderr = '';
+    const settle = (error: Error | undefined, status: number | null): void => {
+      if (!probed.has(bwrap)) probed.set(bwrap, probeProblem(bwrap, error, status, stderr));
+      done();
+    };
+    let child;
+    try {
+      child = spawn(bwrap, PROBE_ARGS, { env: PROBE_ENV, stdio: ['ignore', 'ignore', 'pipe'] });
+    } catch (err) {
+      settle(err as Error, null);
+      return;
+    }
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      settle(err, null);
+    });
+    child.once('close', (status) => {
+      clearTimeout(timer);
+      settle(undefined, status);
+    });
+  });
 }
 
 /** The program to run: `SEALGATE_BWRAP` is not read (a test could set it for a nested sealgate); bwrap is looked up in the system paths. */

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { accessSync, closeSync, constants, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { packageRoot } from '../core/package-root.js';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix, sep } from 'node:path';
@@ -178,6 +178,28 @@ export interface FreshRun {
   readonly clean?: readonly string[];
   /** Files (relative path to text) written over the copy: a mutant's. Replaced, never written through a link. */
   readonly files?: ReadonlyMap<string, string>;
+  /**
+   * The source is used by this run alone (a `sealgate run` that built its tree for itself):
+   * it is moved into place instead of copied, and what a copy leaves out (.git, review/,
+   * dependency folders) is removed from it. Either way the run gets a tree no run has touched.
+   */
+  readonly moveSource?: boolean;
+}
+
+/** Move `source` to `work` (same file system) as a copy would make it, or false to copy instead. */
+function moveTree(source: string, work: string): boolean {
+  const keep = new Set(listCopyEntries(source));
+  const drop = readdirSync(source).filter((n) => !keep.has(n));
+  try {
+    rmdirSync(work);
+    renameSync(source, work);
+  } catch {
+    if (!existsSync(work)) mkdirSync(work, { mode: 0o700 });
+    return false;
+  }
+  chmodSync(work, 0o700);
+  for (const n of drop) rmSync(join(work, n), { recursive: true, force: true });
+  return true;
 }
 
 /**
@@ -187,7 +209,7 @@ export interface FreshRun {
 export async function runInFreshCopy<T>(box: Box, run: FreshRun, collect: (outcome: ExecOutcome, dirs: RunDirs, plan: SandboxPlan) => T | Promise<T>): Promise<T> {
   const dirs = makeRunDirs(run.parent);
   try {
-    await copyTree(run.source, dirs.work);
+    if (!(run.moveSource === true && moveTree(run.source, dirs.work))) await copyTree(run.source, dirs.work);
     for (const rel of run.clean ?? []) rmSync(join(dirs.work, rel), { force: true, recursive: true });
     for (const [rel, text] of [...runHelperFiles(), ...(run.files ?? [])]) {
       const target = join(dirs.work, rel);

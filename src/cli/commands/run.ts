@@ -6,6 +6,7 @@ import { parseCommandArgs, parseJobOption } from '../args.js';
 import type { Command } from '../context.js';
 import { policyFor, recordBase, treeFor } from '../policy.js';
 import { readSealParams } from '../../seal/seal.js';
+import { findBwrap, prefetchSandboxProbe } from '../../sandbox/host.js';
 
 export const command: Command = {
   usage: `Usage: sealgate run --runner-job J [--repo DIR] [--policy FILE] [--timeout SECONDS] [-- COMMAND ARG ...]
@@ -72,7 +73,11 @@ or could not start or record; 2 bad arguments; 3 internal error.
     const repo = resolve(ctx.cwd, values.repo ?? '.');
     const recordRel = readSealParams(repo)?.record;
     const policy = policyFor(ctx, repo, values.policy, recordBase(repo, recordRel));
+    const bwrap = ctx.env.SEALGATE_BWRAP !== undefined && ctx.env.SEALGATE_BWRAP !== '' ? ctx.env.SEALGATE_BWRAP : findBwrap();
+    // The sandbox probe runs while the tree is built (it is awaited before the run needs it).
+    const probe = policy.config.sandbox === 'bwrap' ? prefetchSandboxProbe(bwrap) : Promise.resolve();
     const { tree, release } = treeFor(ctx, repo, recordRel, false);
+    await probe;
     let summary;
     try {
       summary = await runSealedTests({
@@ -84,7 +89,9 @@ or could not start or record; 2 bad arguments; 3 internal error.
         tree,
         baseEnv: ctx.env,
         clock: ctx.clock,
-        ...(ctx.env.SEALGATE_BWRAP !== undefined && ctx.env.SEALGATE_BWRAP !== '' ? { bwrap: ctx.env.SEALGATE_BWRAP } : {}),
+        bwrap,
+        // Built for this command alone (not the tree `sealgate runner` shares between its steps).
+        treeSingleUse: ctx.runner === undefined,
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       });
     } finally {
