@@ -35,19 +35,36 @@ export interface BuildRequest {
 
 const MAX_PATCH_BYTES = 256 * 1024 * 1024;
 
+/**
+ * The work tree's top folder and object folder, with `base` checked to be one of its commits:
+ * one `git rev-parse` for the three answers (a process start saved twice per tree). Where its
+ * output cannot be split for sure (a path with a line break), each is asked on its own.
+ */
+function locateRepo(repo: string, base: string): { root: string; objectDir: string } {
+  const notCommit = (root: string): SealgateError => inputInvalid('base_commit', `"${base}" is not a commit of the repository ${root}`);
+  const baseOk = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(base);
+  const all = runGit(repo, ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-path', 'objects', '--verify', '--quiet', '--end-of-options', `${base}^{commit}`]);
+  const lines = all.stdout.toString('utf8').split('\n');
+  if (all.status === 0 && lines.length === 4 && lines[3] === '') {
+    const [root, objectDir, commit] = lines as [string, string, string];
+    if (!baseOk || commit !== base) throw notCommit(root);
+    return { root, objectDir };
+  }
+  const top = runGit(repo, ['rev-parse', '--show-toplevel']);
+  if (top.status !== 0) throw inputInvalid(repo, 'not inside a git work tree');
+  const root = top.stdout.toString('utf8').replace(/\n$/, '');
+  const commit = runGit(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${base}^{commit}`]);
+  if (!baseOk || commit.status !== 0 || commit.stdout.toString('utf8').trim() !== base) throw notCommit(root);
+  const objects = runGit(root, ['rev-parse', '--path-format=absolute', '--git-path', 'objects']);
+  if (objects.status !== 0) throw new SealgateError('E_INTERNAL', `cannot locate the object directory: ${objects.stderr.trim()}`);
+  return { root, objectDir: objects.stdout.toString('utf8').trim() };
+}
+
 /** Build the tree: read-tree base, apply --cached exactly once, write-tree, checkout-index. */
 export function buildTree(req: BuildRequest): RunnerTree {
   const label = req.label ?? 'patch';
   const base = req.baseCommit;
-  const top = runGit(req.repo, ['rev-parse', '--show-toplevel']);
-  if (top.status !== 0) throw inputInvalid(req.repo, 'not inside a git work tree');
-  const root = top.stdout.toString('utf8').replace(/\n$/, '');
-  const commit = runGit(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${base}^{commit}`]);
-  if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(base) || commit.status !== 0 || commit.stdout.toString('utf8').trim() !== base) {
-    throw inputInvalid('base_commit', `"${base}" is not a commit of the repository ${root}`);
-  }
-  const objects = runGit(root, ['rev-parse', '--path-format=absolute', '--git-path', 'objects']);
-  if (objects.status !== 0) throw new SealgateError('E_INTERNAL', `cannot locate the object directory: ${objects.stderr.trim()}`);
+  const { root, objectDir } = locateRepo(req.repo, base);
   const tmp = mkdtempSync(join(tmpdir(), 'sealgate-tree-'));
   const dispose = (): void => rmSync(tmp, { recursive: true, force: true });
   try {
@@ -55,7 +72,7 @@ export function buildTree(req: BuildRequest): RunnerTree {
     const env = {
       GIT_INDEX_FILE: join(tmp, 'index'),
       GIT_OBJECT_DIRECTORY: join(tmp, 'objects'),
-      GIT_ALTERNATE_OBJECT_DIRECTORIES: objects.stdout.toString('utf8').trim(),
+      GIT_ALTERNATE_OBJECT_DIRECTORIES: objectDir,
     };
     const step = (args: string[], what: string): string => {
       const r = runGit(root, args, { env });
