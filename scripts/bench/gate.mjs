@@ -11,6 +11,10 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const dir = `${root}acceptance/trace-3-freeze-other-test-allows`;
 const BIN = `${root}bin/sealgate.js`;
 const gateArgs = ['gate', '--repo', dir, '--record', `${dir}/record.json`, '--credit', `${dir}/credit.json`, '--freeze', `${dir}/freeze.json`, '--policy', `${dir}/../policy.json`, '--now', '2026-10-12T12:00:00Z'];
+// The same decision with signatures checked: a trust section in the policy, the runner's
+// envelope and the freeze's, both verified (Ed25519 through node:crypto).
+const signedDir = `${root}acceptance/sig-freeze-signed-allows`;
+const signedArgs = ['gate', '--repo', signedDir, '--record', `${signedDir}/record.json`, '--credit', `${signedDir}/credit.json`, '--freeze', `${signedDir}/freeze.json`, '--policy', `${signedDir}.policy.json`, '--now', '2026-10-12T12:00:00Z'];
 const runs = Number(process.env.BENCH_RUNS ?? 40);
 
 const median = (xs) => {
@@ -27,8 +31,8 @@ function time(cmd, args, env) {
 }
 
 /** `via`: 'launcher' (bin/sealgate.js as a program) or 'node' (node bin/sealgate.js). */
-function compare(label, env, via) {
-  const gate = () => (via === 'node' ? time(process.execPath, [BIN, ...gateArgs], env) : time(BIN, gateArgs, env));
+function compare(label, env, via, args = gateArgs) {
+  const gate = () => (via === 'node' ? time(process.execPath, [BIN, ...args], env) : time(BIN, args, env));
   const base = [];
   const ours = [];
   for (let i = 0; i < 3; i++) {
@@ -56,4 +60,5 @@ if (process.env.NODE_EXTRA_CA_CERTS) {
   verdict('with NODE_EXTRA_CA_CERTS, node bin/sealgate.js (no launcher)', compare('with NODE_EXTRA_CA_CERTS, node bin/sealgate.js gate', withCa, 'node'));
 }
 verdict('without NODE_EXTRA_CA_CERTS, sealgate', compare('without NODE_EXTRA_CA_CERTS, sealgate gate', withoutCa, 'launcher'));
+verdict('signed (trust section, two envelopes checked), without NODE_EXTRA_CA_CERTS', compare('signed, without NODE_EXTRA_CA_CERTS, sealgate gate', withoutCa, 'launcher', signedArgs));
 }
