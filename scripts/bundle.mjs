@@ -3,7 +3,7 @@
 // measured (the decision CI runs most, the sealed run's overhead, the seal's throughput), so
 // their cold start compiles only their own code and built-ins; parse-worker.cjs is the worker
 // thread `sealgate symbols` parses with (loaded by Node itself, no code cache). The heavy parsers
-// (TypeScript, tree-sitter, YAML) stay external, loaded from node_modules only when used.
+// (TypeScript, tree-sitter, YAML, TOML) stay external, loaded from node_modules only when used.
 // CommonJS, not ES modules: bin/sealgate.js compiles a CommonJS bundle as a vm.Script, and a
 // CommonJS start skips the ES module loader.
 import { rmSync } from 'node:fs';
@@ -26,7 +26,7 @@ const result = await build({
   minify: process.env.SEALGATE_BUNDLE_MINIFY !== "0",
   sourcemap: 'linked',
   legalComments: 'linked',
-  external: ['yaml', 'typescript', 'web-tree-sitter', 'tree-sitter-*', 'fast-check', 'playwright-core', '@stryker-mutator/*'],
+  external: ['yaml', 'smol-toml', 'typescript', 'web-tree-sitter', 'tree-sitter-*', 'fast-check', 'playwright-core', '@stryker-mutator/*'],
   logLevel: 'warning',
   metafile: true,
 });

@@ -20,3 +20,13 @@ export function childProcess(): typeof import('node:child_process') {
   childProcessModule ??= load('node:child_process') as typeof import('node:child_process');
   return childProcessModule;
 }
+
+let tomlModule: typeof import('smol-toml') | null = null;
+/**
+ * smol-toml (a dependency, external to the bundles): loaded only where a TOML file is read
+ * (pyproject.toml in a patch, `init` on a Python project), as most commands never read one.
+ */
+export function toml(): typeof import('smol-toml') {
+  tomlModule ??= load('smol-toml') as typeof import('smol-toml');
+  return tomlModule;
+}

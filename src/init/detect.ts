@@ -1,7 +1,7 @@
 import { NODE_TEST_REPORTER } from '../sandbox/run.js';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseToml } from 'smol-toml';
+import { toml } from '../core/builtins.js';
 import { inputInvalid } from '../core/errors.js';
 import { JsonSyntaxError, parseStrictJson, type JsonValue } from '../core/json.js';
 
@@ -179,7 +179,7 @@ function readPython(repo: string): PythonFacts | null {
     any = true;
     let t: Toml;
     try {
-      t = parseToml(pyproject);
+      t = toml().parse(pyproject);
     } catch (err) {
       throw inputInvalid('pyproject.toml', `not valid TOML: ${(err as Error).message.split('\n')[0] ?? ''}`);
     }

@@ -1,6 +1,6 @@
 // The policy surface: files that configure the gate or how tests are found and run.
 // A patch may not add, change, rename or delete any of them (E_POLICY_CHANGED).
-import { parse as parseToml } from 'smol-toml';
+import { toml } from '../core/builtins.js';
 import type { Finding } from '../core/errors.js';
 import { matchesAny } from '../core/glob.js';
 import { parseStrictJson, type JsonValue } from '../core/json.js';
@@ -102,7 +102,7 @@ export function packageTestSection(pkg: JsonValue, command: readonly string[] | 
 
 /** `[tool.pytest]` (with `ini_options`) and `[tool.tox]` of a pyproject.toml; smol-toml refuses duplicate keys and tables. */
 export function pyprojectTestSection(text: string): JsonValue {
-  const doc = parseToml(text) as Record<string, unknown>;
+  const doc = toml().parse(text) as Record<string, unknown>;
   const tool = (doc.tool ?? {}) as Record<string, unknown>;
   if (typeof tool !== 'object' || Array.isArray(tool)) throw new Error('"tool" is not a table');
   return JSON.parse(JSON.stringify({ pytest: tool.pytest ?? null, tox: tool.tox ?? null })) as JsonValue;
