@@ -87,7 +87,7 @@ export async function proveSuite(req: ProofRequest): Promise<Proof> {
   if (d.command === null) throw new Error('proveSuite: no command');
   const work = mkdtempSync(join(tmpdir(), 'sealgate-init-'));
   try {
-    const env = pinnedEnv(req.baseEnv, { seed: '0', clock: 'live', locale: 'C.UTF-8', digest: 'init' }, { kind: 'live' });
+    const env = pinnedEnv(req.baseEnv, { seed: '0', clock: 'live', locale: 'C.UTF-8', digest: 'init' }, { kind: 'live' }, d.env);
     let command = [...d.command];
     const files = new Map<string, string>();
     // The origin plugin goes into the run's own copy; it writes where its packages came from to the run's /tmp.
