@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, writeFiles } from '../helpers/git.js';
@@ -75,6 +75,29 @@ test('init: a src package the tests still import from outside src/ is a refusal,
   } finally {
     r.dispose();
     py.dispose();
+  }
+});
+
+test('init: a src package pytest itself imports (here a copy of iniconfig) is named: the oracle would change the test runner too', async () => {
+  const installed = execFileSync('python3', ['-c', 'import os, iniconfig; print(os.path.dirname(iniconfig.__file__))'], { cwd: '/', encoding: 'utf8' }).trim();
+  const r = makeRepo({ 'pytest.ini': '[pytest]\ntestpaths = tests\n', 'tests/test_ini.py': 'from iniconfig import IniConfig\n\n\ndef test_parse():\n    assert IniConfig("x.ini", data="[a]\\nb = 1\\n")["a"]["b"] == "1"\n' });
+  try {
+    cpSync(installed, join(r.dir, 'src/iniconfig'), { recursive: true, filter: (f) => !f.includes('__pycache__') });
+    const out = await init(r.dir);
+    assert.equal(out.exit, 0, out.stderr);
+    assert.match(out.stderr, /warning: pytest itself imports iniconfig, so with src\/ first it runs on this tree's iniconfig: .*\(E_CREDIT_MISSING\)/);
+    assert.match(out.stderr, /production code: iniconfig imported from src\/iniconfig\/__init__\.py/);
+    // A package pytest does not import gets no such warning.
+    const plain = makeRepo(SRC_LAYOUT);
+    try {
+      const o = await init(plain.dir);
+      assert.equal(o.exit, 0, o.stderr);
+      assert.doesNotMatch(o.stderr, /pytest itself imports/);
+    } finally {
+      plain.dispose();
+    }
+  } finally {
+    r.dispose();
   }
 });
 

@@ -22,11 +22,14 @@ const SHOWN_FAILURES = 5;
 
 /** Run the detected suite once and say what it showed; zero tests, no passing test, or a src package imported from elsewhere is a refusal. */
 async function prove(ctx: CommandContext, repo: string, d: Detection, timeoutMs: number): Promise<void> {
-  const { installedCopies, proveSuite } = await import('../../init/prove.js');
+  const { installedCopies, proveSuite, runnerImports } = await import('../../init/prove.js');
   const say = (s: string): void => ctx.stderr(`init: ${s}\n`);
   if (d.stack === 'pytest') {
     for (const [pkg, where] of Object.entries(installedCopies(repo, d.srcPackages, ctx.env))) {
       say(`an installed copy of ${pkg} is at ${where}; test.env PYTHONPATH=src puts src/${pkg} before it (the proof run below says which one the tests imported)`);
+    }
+    for (const pkg of runnerImports(d.srcPackages, ctx.env)) {
+      say(`warning: pytest itself imports ${pkg}, so with src/ first it runs on this tree's ${pkg}: the mutation oracle's probes and mutants of ${pkg} change the test runner too, and a probe that makes ${pkg} raise stops pytest before any test reports ("its probe run crashed"), so symbols pytest calls cannot earn credit (E_CREDIT_MISSING); docs/runners.md, "pytest"`);
     }
   }
   const envText = Object.entries(d.env).map(([k, v]) => `${k}=${v} `).join('');
