@@ -48,6 +48,8 @@ export interface Detection {
   /** How it was told (e.g. "package.json devDependencies: vitest"). */
   readonly evidence: string;
   readonly command: readonly string[] | null;
+  /** Variables the command needs (the policy's `test.env`): PYTHONPATH=src for a Python src layout. */
+  readonly env: Readonly<Record<string, string>>;
   readonly junit: readonly string[];
   readonly fixtures: readonly string[];
   /** Python src layout: the top-level packages under src/ (the production code the tests should import). */
@@ -305,7 +307,7 @@ export function detectStack(scan: RepoScan): Detection {
   const notes: string[] = [];
   const warnings: string[] = [];
   const fixtures = findFixtureDirs(scan.dirs).map((d) => `${d}/**`);
-  const base = { fixtures, srcPackages: [] as string[], notes, warnings };
+  const base = { fixtures, srcPackages: [] as string[], env: {} as Record<string, string>, notes, warnings };
   const bin = (name: string): string => `node_modules/.bin/${name}`;
   const dep = (name: string): string | null => (scan.pkg?.deps.includes(name) ? `package.json dependencies: ${name}` : null);
   if (scan.pkg !== null) {
@@ -335,16 +337,16 @@ export function detectStack(scan: RepoScan): Detection {
     const srcPackages = [...new Set(scan.files.filter((f) => /^src\/[^/]+\/__init__\.py$/.test(f) || /^src\/[^/]+\.py$/.test(f)).map((f) => (f.split('/')[1] as string).replace(/\.py$/, '')))].sort();
     const command = ['python3', '-m', 'pytest', '-p', 'no:cacheprovider', `--junitxml=${JUNIT}`, '-o', 'junit_family=xunit1'];
     notes.push('JUnit family xunit1: its cases carry the test file (xunit2 drops it), so every id names its file');
+    const env: Record<string, string> = {};
     if (srcPackages.length > 0) {
-      const set = py?.pythonpath ?? [];
-      if (set.includes('src')) notes.push(`src layout: the project's pytest pythonpath already puts src/ first (${srcPackages.join(', ')})`);
-      else {
-        command.push('-o', 'pythonpath=src');
-        notes.push(`src layout: -o pythonpath=src puts src/ first on sys.path, so the tests import ${srcPackages.join(', ')} from src/, not an installed copy`);
-      }
+      // PYTHONPATH, not pytest's pythonpath option: the option takes effect after pytest has
+      // imported its own dependencies and plugins, so a package one of them imports (iniconfig,
+      // pluggy, a plugin's subject) would come from site-packages, not from src/.
+      env['PYTHONPATH'] = 'src';
+      notes.push(`src layout: test.env PYTHONPATH=src puts src/ on sys.path before site-packages when Python starts, so the tests (and pytest itself) import ${srcPackages.join(', ')} from src/, not an installed copy`);
     }
     if (py?.pytest !== true) notes.push('no pytest configuration or dependency found; assuming pytest (it also runs unittest tests)');
-    return { ...base, srcPackages, stack: 'pytest', evidence: py?.sources.join(', ') || 'Python test files', command, junit: [JUNIT] };
+    return { ...base, srcPackages, env, stack: 'pytest', evidence: py?.sources.join(', ') || 'Python test files', command, junit: [JUNIT] };
   }
   const unsupported = (stack: Stack, evidence: string, command: string[], junit: string[], how: string): Detection => {
     notes.push(
@@ -366,7 +368,7 @@ export function toDetectedConfig(d: Detection): Record<string, unknown> {
     fixtures: [...d.fixtures],
     clock: 'frozen',
     locale: 'C.UTF-8',
-    test: { ...(d.command !== null ? { command: [...d.command] } : {}), junit: [...d.junit], timeoutSeconds: 600 },
+    test: { ...(d.command !== null ? { command: [...d.command] } : {}), junit: [...d.junit], timeoutSeconds: 600, ...(Object.keys(d.env).length > 0 ? { env: { ...d.env } } : {}) },
     credit: { mutantBudget: 8 },
   };
 }

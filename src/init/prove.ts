@@ -87,7 +87,7 @@ export async function proveSuite(req: ProofRequest): Promise<Proof> {
   if (d.command === null) throw new Error('proveSuite: no command');
   const work = mkdtempSync(join(tmpdir(), 'sealgate-init-'));
   try {
-    const env = pinnedEnv(req.baseEnv, { seed: '0', clock: 'live', locale: 'C.UTF-8', digest: 'init' }, { kind: 'live' });
+    const env = pinnedEnv(req.baseEnv, { seed: '0', clock: 'live', locale: 'C.UTF-8', digest: 'init' }, { kind: 'live' }, d.env);
     let command = [...d.command];
     const files = new Map<string, string>();
     // The origin plugin goes into the run's own copy; it writes where its packages came from to the run's /tmp.
@@ -172,6 +172,29 @@ export function installedCopies(repo: string, packages: readonly string[], baseE
     return out;
   } catch {
     return {};
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The src/ packages pytest itself imports when it loads (pytest imports iniconfig and pluggy):
+ * with src/ first, pytest runs on the tree's copy, so a probe or mutant of that code changes
+ * the test runner too, and a probe that raises stops the run before any test reports.
+ */
+export function runnerImports(packages: readonly string[], baseEnv: Readonly<Record<string, string | undefined>>): string[] {
+  if (packages.length === 0) return [];
+  const dir = mkdtempSync(join(tmpdir(), 'sealgate-init-py-'));
+  try {
+    const script = 'import json, sys\ntry:\n    import pytest  # noqa: F401\nexcept Exception:\n    pass\nprint(json.dumps([n for n in sys.argv[1:] if n in sys.modules]))\n';
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(baseEnv)) if (v !== undefined && k !== 'PYTHONPATH') env[k] = v;
+    const r = spawnSync('python3', ['-c', script, ...packages], { cwd: dir, env, encoding: 'utf8', timeout: 30_000 });
+    if (r.status !== 0) return [];
+    const parsed = JSON.parse(r.stdout) as unknown;
+    return Array.isArray(parsed) ? parsed.filter((x): x is string => typeof x === 'string' && packages.includes(x)) : [];
+  } catch {
+    return [];
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -129,7 +129,9 @@ export function readDependencyFolders(tree: string, forbidden: readonly string[]
     }
     const ownDeps = install !== null && real === join(install, 'node_modules');
     if (!ownDeps && forbidden.some((h) => isWithin(real, h) || isWithin(h, real))) {
-      refused.push(`${name}: ${real} is a path the tests may not see`);
+      // The common case: `npm install -D sealgate` in the project under test.
+      if (install !== null && isWithin(install, real)) refused.push(`${name}: ${real} holds sealgate's own install (${install}), which the tests may not see; install sealgate outside the repository (npm install --prefix DIR sealgate, as the CI workflow does) and run DIR/node_modules/.bin/sealgate`);
+      else refused.push(`${name}: ${real} is a path the tests may not see`);
       continue;
     }
     deps.push({ name, src: real });

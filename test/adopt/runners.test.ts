@@ -15,12 +15,10 @@ const EXPECT: Readonly<Record<keyof typeof PROJECTS, { command: RegExp; fixtures
   'node-test': { command: /^\["node","--test","--test-reporter=spec","--test-reporter-destination=stdout","--test-reporter=\.\/\.sealgate\/node-test-reporter\.mjs","--test-reporter-destination=junit\.xml"\]$/, fixtures: ['test/fixtures/**'], junit: ['junit.xml'], ran: /1 test\(s\) ran: 1 passed, 0 failed/ },
   vitest: { command: /^\["node_modules\/\.bin\/vitest","run","--reporter=default","--reporter=junit","--outputFile\.junit=junit\.xml"\]$/, fixtures: ['test/fixture/**'], junit: ['junit.xml'], ran: /1 test\(s\) ran: 1 passed, 0 failed/ },
   jest: { command: /^\["node_modules\/\.bin\/jest","--ci","--json","--outputFile=jest-results\.json"\]$/, fixtures: [], junit: ['jest-results.json'], ran: /1 test\(s\) ran: 1 passed, 0 failed/ },
-  pytest: { command: /^\["python3","-m","pytest","-p","no:cacheprovider","--junitxml=junit\.xml","-o","junit_family=xunit1","-o","pythonpath=src"\]$/, fixtures: [], junit: ['junit.xml'], ran: /1 test\(s\) ran: 1 passed, 0 failed/, origin: /production code: pricing imported from src\/pricing\/__init__\.py/ },
+  pytest: { command: /^\["python3","-m","pytest","-p","no:cacheprovider","--junitxml=junit\.xml","-o","junit_family=xunit1"\]$/, fixtures: [], junit: ['junit.xml'], ran: /1 test\(s\) ran: 1 passed, 0 failed/, origin: /production code: pricing imported from src\/pricing\/__init__\.py/ },
 };
 
-// Known open bug: with the merged credit oracle, vitest's probe run in the sandbox fails no test
-// (E_CREDIT_MISSING where the symbol is tested). Kept running and reported as todo until fixed.
-const TODO: Partial<Record<keyof typeof PROJECTS, string>> = { vitest: 'the credit probe of a vitest project fails no test inside the sandbox (open bug)' };
+const TODO: Partial<Record<keyof typeof PROJECTS, string>> = {};
 
 for (const kind of Object.keys(PROJECTS) as (keyof typeof PROJECTS)[]) {
   test(`adoption (${kind}): init detects and proves the config, then propose, runner and verify end in ALLOW with no edit`, { ...(TODO[kind] ? { todo: TODO[kind] } : {}) }, async () => {
@@ -31,6 +29,7 @@ for (const kind of Object.keys(PROJECTS) as (keyof typeof PROJECTS)[]) {
       const config = readConfig(a.dir);
       assert.match(JSON.stringify(config.test.command), e.command, a.init.stderr);
       assert.deepEqual(config.test.junit, e.junit);
+      assert.deepEqual(config.test.env, kind === 'pytest' ? { PYTHONPATH: 'src' } : {}, 'a src layout is importable from src/ through test.env');
       assert.deepEqual(config.fixtures, e.fixtures);
       assert.match(a.init.stderr, e.ran);
       assert.match(a.init.stderr, /every test id names its file \(1 test file\(s\)\)/);

@@ -15,7 +15,7 @@ test('detectStack: the runner from package.json dependencies and scripts, in a f
     ['mocha', scan({ pkg: pkg(['mocha']) }), 'mocha', /xunit/],
     ['node --test script, sealgate installed', scan({ pkg: pkg(['sealgate'], { test: 'node --test --test-reporter=tap test/' }) }), 'node-test', /^\["node","--test","--test-reporter=spec","--test-reporter-destination=stdout","--test-reporter=\.\/\.sealgate\/node-test-reporter\.mjs","--test-reporter-destination=junit\.xml","test\/"\]$/],
     ['node:test TypeScript tests with tsx', scan({ pkg: pkg(['tsx', 'sealgate']), files: ['src/a.ts', 'test/a.test.ts'] }), 'node-test', /"--import","tsx","--test",.*"test\/a\.test\.ts"\]$/],
-    ['pytest src layout', scan({ python: { pytest: true, pythonpath: null, testpaths: null, sources: ['pytest.ini [pytest]'] }, files: ['src/pkg/__init__.py', 'tests/test_a.py'] }), 'pytest', /"junit_family=xunit1","-o","pythonpath=src"\]$/],
+    ['pytest src layout', scan({ python: { pytest: true, pythonpath: null, testpaths: null, sources: ['pytest.ini [pytest]'] }, files: ['src/pkg/__init__.py', 'tests/test_a.py'] }), 'pytest', /"junit_family=xunit1"\]$/],
     ['pytest src layout already on pythonpath', scan({ python: { pytest: true, pythonpath: ['src'], testpaths: null, sources: [] }, files: ['src/pkg/__init__.py'] }), 'pytest', /"junit_family=xunit1"\]$/],
     ['pytest flat layout', scan({ files: ['pkg/__init__.py', 'test_pkg.py'] }), 'pytest', /"junit_family=xunit1"\]$/],
     ['Go', scan({ files: ['go.mod', 'a.go'] }), 'go', /gotestsum/],
@@ -28,6 +28,14 @@ test('detectStack: the runner from package.json dependencies and scripts, in a f
     assert.equal(d.stack, stack, what);
     assert.match(JSON.stringify(d.command), command, what);
   }
+  // A src layout gets PYTHONPATH=src from the start (pytest's own pythonpath option is applied after pytest imports its dependencies, and would replace the project's setting); a flat layout gets nothing.
+  for (const pythonpath of [null, ['src'], ['tests']]) {
+    const d = detectStack(scan({ python: { pytest: true, pythonpath, testpaths: null, sources: [] }, files: ['src/pkg/__init__.py', 'src/mod.py'] }));
+    assert.deepEqual([d.env, d.srcPackages], [{ PYTHONPATH: 'src' }, ['mod', 'pkg']], JSON.stringify(pythonpath));
+    assert.ok(!d.command?.some((w) => w.startsWith('pythonpath=')), 'the project\'s pytest pythonpath is left as it is');
+  }
+  assert.deepEqual(detectStack(scan({ files: ['pkg/__init__.py', 'test_pkg.py'] })).env, {});
+  assert.deepEqual(detectStack(scan({ pkg: pkg(['vitest']) })).env, {});
   const unknown = detectStack(scan({ files: ['README.md'] }));
   assert.deepEqual([unknown.stack, unknown.command], ['unknown', null]);
   // sealgate puts its reporter into every run's copy, so the command names a file on every case whether or not the project installs sealgate.

@@ -20,16 +20,20 @@ const isDir = (p: string): boolean => {
 
 const SHOWN_FAILURES = 5;
 
-/** Run the detected suite once and say what it showed; zero tests is a refusal. */
+/** Run the detected suite once and say what it showed; zero tests, no passing test, or a src package imported from elsewhere is a refusal. */
 async function prove(ctx: CommandContext, repo: string, d: Detection, timeoutMs: number): Promise<void> {
-  const { installedCopies, proveSuite } = await import('../../init/prove.js');
+  const { installedCopies, proveSuite, runnerImports } = await import('../../init/prove.js');
   const say = (s: string): void => ctx.stderr(`init: ${s}\n`);
   if (d.stack === 'pytest') {
     for (const [pkg, where] of Object.entries(installedCopies(repo, d.srcPackages, ctx.env))) {
-      say(`warning: an installed copy of ${pkg} is at ${where}; a command that does not put src/ first would test it instead of src/${pkg} (this one does: -o pythonpath=src)`);
+      say(`an installed copy of ${pkg} is at ${where}; test.env PYTHONPATH=src puts src/${pkg} before it (the proof run below says which one the tests imported)`);
+    }
+    for (const pkg of runnerImports(d.srcPackages, ctx.env)) {
+      say(`warning: pytest itself imports ${pkg}, so with src/ first it runs on this tree's ${pkg}: the mutation oracle's probes and mutants of ${pkg} change the test runner too, and a probe that makes ${pkg} raise stops pytest before any test reports ("its probe run crashed"), so symbols pytest calls cannot earn credit (E_CREDIT_MISSING); docs/runners.md, "pytest"`);
     }
   }
-  say(`running the suite once, inside the sandbox, to prove the config: ${JSON.stringify(d.command)}`);
+  const envText = Object.entries(d.env).map(([k, v]) => `${k}=${v} `).join('');
+  say(`running the suite once, inside the sandbox, to prove the config: ${envText}${JSON.stringify(d.command)}`);
   const { findBwrap, installRoot, readSecrets } = await import('../../sandbox/host.js');
   const { openBox } = await import('../../sandbox/run.js');
   // The suite runs inside the sandbox, as every run of the project's code does (E_SANDBOX_UNAVAILABLE without one).
@@ -46,13 +50,19 @@ async function prove(ctx: CommandContext, repo: string, d: Detection, timeoutMs:
   const files = new Set(p.cases.map((k) => k.file));
   say(files.has(null) ? `warning: ${p.cases.filter((k) => k.file === null).length} test id(s) name no file (e.g. ${p.cases.find((k) => k.file === null)?.id ?? ''})` : `every test id names its file (${files.size} test file(s))`);
   const failing = p.cases.filter((k) => k.status === 'failed' || k.status === 'error');
-  if (failing.length > 0) say(`failing on the base tree (no test that fails can earn credit): ${failing.slice(0, SHOWN_FAILURES).map((k) => k.id).join(', ')}${failing.length > SHOWN_FAILURES ? `, and ${failing.length - SHOWN_FAILURES} more` : ''}`);
+  const list = (ks: readonly { id: string }[]): string => `${ks.slice(0, SHOWN_FAILURES).map((k) => k.id).join(', ')}${ks.length > SHOWN_FAILURES ? `, and ${ks.length - SHOWN_FAILURES} more` : ''}`;
+  if (c.passed === 0) {
+    // No passing test can earn credit: every patch would end in E_CREDIT_MISSING, whatever it tests.
+    const why = failing.length > 0 ? `failing: ${list(failing)}` : `skipped: ${list(p.cases)}`;
+    throw inputInvalid(CONFIG_PATH, `no test passed on the base tree (${p.cases.length} ran: ${c.failed} failed, ${c.error} error, ${c.skipped} skipped; ${why})${p.tail && failing.length > 0 ? `; the command's last output:\n${p.tail.replace(/^/gm, '    ')}` : ''}\nmake the suite pass on the base commit (install what it needs, or fix test.command or test.env in ${CONFIG_PATH}), then run \`sealgate init --force\` again`);
+  }
+  if (failing.length > 0) say(`failing on the base tree (no test that fails can earn credit): ${list(failing)}`);
   if (d.stack === 'pytest' && d.srcPackages.length > 0) {
     for (const pkg of d.srcPackages) {
       const at = p.origins[pkg];
       if (at === undefined) say(`production code: ${pkg} was not imported by the suite (its __file__ was not found after the run)`);
       else if (at.startsWith('src/')) say(`production code: ${pkg} imported from ${at} (the module's __file__ after the suite ran)`);
-      else say(`warning: production code: ${pkg} imported from ${at}, not src/: the tests test another copy`);
+      else throw inputInvalid(CONFIG_PATH, `the tests imported ${pkg} from ${at}, not from src/${pkg}: they test another copy, not the tree the runner seals\nput src/ first (test.env PYTHONPATH in ${CONFIG_PATH}; or uninstall that copy), then run \`sealgate init --force\` again`);
     }
   } else if (d.stack !== 'pytest') {
     say('production code: the tests import the project\'s files by relative path from the work tree (a runner that transforms modules, like vitest and jest, does not report the files it loaded)');
@@ -72,12 +82,13 @@ ${WORKFLOW_PATH} (author, runner and gate jobs).
   node:test  package.json scripts "node --test" or plain test files (sealgate's reporter)
   mocha      package.json: mocha (xunit reporter)
   pytest     pyproject.toml, setup.cfg, pytest.ini, tox.ini (xunit1 JUnit; with a src
-             layout, -o pythonpath=src puts src/ before any installed copy)
+             layout, test.env PYTHONPATH=src puts src/ before any installed copy)
   Go, Maven, Gradle, Rust: a starting command; it says what is supported today.
 
 Then it runs the suite once, the way \`sealgate run\` runs it, and prints how many tests
 ran, passed and failed, and where the production code was imported from where it can
-tell. A suite that reports zero tests is a refusal (E_INPUT_INVALID), not a success.
+tell. A suite that reports zero tests, or no passing test, is a refusal (E_INPUT_INVALID),
+not a success; so is a src-layout package the tests import from outside src/.
 Existing files are left alone unless --force. Review both files: they are a start.
 
   --repo DIR         the repository (default: .)
@@ -111,6 +122,7 @@ Exit: 0 written (and proven), 1 a refusal (E_INPUT_INVALID), 2 bad arguments.
     const say = (s: string): void => ctx.stderr(`init: ${s}\n`);
     say(`stack: ${detection.stack} (${detection.evidence})`);
     say(`test.command: ${detection.command === null ? '(none: set it by hand)' : JSON.stringify(detection.command)}`);
+    if (Object.keys(detection.env).length > 0) say(`test.env: ${JSON.stringify(detection.env)}`);
     say(`test.junit: ${detection.junit.join(', ') || '(none)'}`);
     say(`fixtures: ${detection.fixtures.join(', ') || 'none found ([]: the digest covers seed, clock and locale)'}`);
     for (const n of detection.notes) say(n);
