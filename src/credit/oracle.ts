@@ -191,6 +191,114 @@ function writeCache(dir: string | null, key: string, v: Cached): void {
   renameSync(tmp, join(dir, `${key}.json`));
 }
 
+interface SymbolWork {
+  readonly plan: SymbolPlan;
+  readonly reached: readonly string[];
+  readonly order: Mutant[];
+  next: number;
+  running: number;
+  /** The revert and null mutants not yet finished. */
+  pending: number;
+  readonly runs: (MutantRun | undefined)[];
+  readonly killers: Set<string>;
+  readonly earners: Set<string>;
+  readonly nullFailed: Set<string>;
+  nullBroken: boolean;
+  /** Behavioural mutants put off while the credit looked settled (mayDefer), by their place in the order. */
+  readonly deferred: number[];
+}
+
+export interface JudgingJob {
+  readonly symbol: string;
+  readonly m: Mutant;
+  /** The tests to run it against. */
+  readonly open: readonly string[];
+  readonly at: number;
+}
+
+/**
+ * The judging runs of every symbol, handed out one at a time (pure: no run is made here).
+ * `take` gives the next run of the symbol with the fewest runs under way, in the seed's order,
+ * leaving out a behavioural mutant with no test left to fail and putting one off once a clean
+ * test earned the symbol (mayDefer); a symbol whose runs have all ended without settling its
+ * credit gets its deferred mutants back. `finish` records a run's result.
+ */
+export class JudgingQueue {
+  readonly symbols: SymbolWork[];
+  /** Runs left out because every reaching test had already failed. */
+  skipped = 0;
+
+  constructor(
+    items: readonly { readonly plan: SymbolPlan; readonly reached: readonly string[]; readonly order: readonly Mutant[] }[],
+    private readonly require: 'change' | 'revert',
+  ) {
+    this.symbols = items.map((i) => ({ plan: i.plan, reached: i.reached, order: [...i.order], next: 0, running: 0, pending: i.order.filter((m) => m.kind === 'null' || m.kind === 'revert').length, runs: [], killers: new Set(), earners: new Set(), nullFailed: new Set(), nullBroken: false, deferred: [] }));
+  }
+
+  /** How many runs at most. */
+  get size(): number {
+    return this.symbols.reduce((n, w) => n + w.order.length, 0);
+  }
+
+  /** Deferred mutants that never had to run. */
+  get deferredLeft(): number {
+    return this.symbols.reduce((n, w) => n + w.deferred.length, 0);
+  }
+
+  /** Could a run under way still give deferred mutants back? */
+  mayGiveBack(): boolean {
+    return this.symbols.some((w) => w.running > 0 && w.deferred.length > 0);
+  }
+
+  take(): JudgingJob | null {
+    for (const w of this.symbols) {
+      if (w.next >= w.order.length && w.running === 0 && w.deferred.length > 0 && !isSettled(w)) {
+        w.order.push(...w.deferred.map((i) => w.order[i] as Mutant));
+        w.deferred.length = 0;
+      }
+    }
+    const ready = this.symbols.filter((w) => w.next < w.order.length).sort((a, b) => a.running - b.running);
+    for (const w of ready) {
+      const planned = w.plan.mutants.length + w.plan.nulls.length + (w.plan.revert ? 1 : 0);
+      while (w.next < w.order.length) {
+        const m = w.order[w.next] as Mutant;
+        const at = w.next++;
+        const behavioural = m.kind === 'behavioural';
+        const open = behavioural ? w.reached.filter((t) => !w.killers.has(t)) : [...w.reached];
+        if (open.length === 0) {
+          this.skipped++;
+          continue;
+        }
+        // Deferred once at most: a mutant given back runs.
+        if (behavioural && at < planned && mayDefer(w)) {
+          w.deferred.push(at);
+          continue;
+        }
+        w.running++;
+        return { symbol: w.plan.symbol, m, open, at };
+      }
+    }
+    return null;
+  }
+
+  finish(job: JudgingJob, r: MutantRun): void {
+    const w = this.symbols.find((x) => x.plan.symbol === job.symbol);
+    if (w === undefined) throw new Error(`internal: no judging work for ${job.symbol}`);
+    w.running--;
+    w.runs[job.at] = r;
+    if (job.m.kind === 'null') {
+      w.pending--;
+      if (r.status !== 'ok') w.nullBroken = true;
+      else for (const t of r.failed) w.nullFailed.add(t);
+      return;
+    }
+    if (job.m.kind === 'revert') w.pending--;
+    if (r.status !== 'ok') return;
+    for (const t of r.failed) w.killers.add(t);
+    if (job.m.kind === 'revert' || this.require === 'change' || w.plan.change === 'added') for (const t of r.failed) w.earners.add(t);
+  }
+}
+
 /** The seeded order of a symbol's judging runs: null and real mutants interleaved, the same for the same seed. */
 export function judgingOrder(seed: string, mutants: readonly Mutant[]): Mutant[] {
   const rank = (m: Mutant): string => sha256Hex(`${seed}\u0000order\u0000${m.id}`);
@@ -341,110 +449,45 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     // the next run of the symbol with the fewest runs under way, so one symbol's runs also go
     // side by side.
     phase = 'mutants';
-    const require = opts.require ?? 'change';
-    interface SymbolWork {
-      readonly plan: SymbolPlan;
-      readonly reached: string[];
-      readonly order: Mutant[];
-      next: number;
-      running: number;
-      /** The revert and null mutants not yet finished. */
-      pending: number;
-      readonly runs: (MutantRun | undefined)[];
-      readonly killers: Set<string>;
-      readonly earners: Set<string>;
-      readonly nullFailed: Set<string>;
-      nullBroken: boolean;
-      /** Behavioural mutants put off while the credit looked settled (mayDefer), by their place in the order. */
-      readonly deferred: number[];
-    }
-    const work: SymbolWork[] = [];
-    for (const p of plans) {
-      const reached = (probes.get(p.symbol)?.failed ?? []).filter((t) => !opts.ignore.has(t));
-      if (reached.length === 0) {
-        total -= p.mutants.length + p.nulls.length + (p.revert ? 1 : 0);
-        continue;
-      }
-      const order = judgingOrder(opts.seed, [...(p.revert ? [p.revert] : []), ...p.nulls, ...p.mutants]);
-      work.push({ plan: p, reached, order, next: 0, running: 0, pending: p.nulls.length + (p.revert ? 1 : 0), runs: [], killers: new Set(), earners: new Set(), nullFailed: new Set(), nullBroken: false, deferred: [] });
-    }
+    const queue = new JudgingQueue(
+      plans.flatMap((p) => {
+        const reached = (probes.get(p.symbol)?.failed ?? []).filter((t) => !opts.ignore.has(t));
+        if (reached.length === 0) {
+          total -= p.mutants.length + p.nulls.length + (p.revert ? 1 : 0);
+          return [];
+        }
+        return [{ plan: p, reached, order: judgingOrder(opts.seed, [...(p.revert ? [p.revert] : []), ...p.nulls, ...p.mutants]) }];
+      }),
+      opts.require ?? 'change',
+    );
+    const work = queue.symbols;
     report();
-    /**
-     * The next run to make (the symbol with the fewest runs under way first), skipping runs that
-     * can change nothing. A symbol whose every run has finished without settling its credit
-     * gets its deferred mutants back, in their order.
-     */
-    const take = (): { w: SymbolWork; m: Mutant; open: string[]; at: number } | null => {
-      for (const w of work) {
-        if (w.next >= w.order.length && w.running === 0 && w.deferred.length > 0 && !isSettled(w)) {
-          w.order.push(...w.deferred.map((i) => w.order[i] as Mutant));
-          w.deferred.length = 0;
-        }
-      }
-      const ready = work.filter((w) => w.next < w.order.length).sort((a, b) => a.running - b.running);
-      for (const w of ready) {
-        while (w.next < w.order.length) {
-          const m = w.order[w.next] as Mutant;
-          const at = w.next++;
-          const behavioural = m.kind === 'behavioural';
-          const open = behavioural ? w.reached.filter((t) => !w.killers.has(t)) : w.reached;
-          if (open.length === 0) {
-            total--;
-            continue;
-          }
-          // Deferred once at most: a mutant given back runs.
-          if (behavioural && at < w.plan.mutants.length + w.plan.nulls.length + (w.plan.revert ? 1 : 0) && mayDefer(w)) {
-            w.deferred.push(at);
-            continue;
-          }
-          return { w, m, open, at };
-        }
-      }
-      return null;
-    };
     const waiters: (() => void)[] = [];
     await Promise.all(
-      Array.from({ length: Math.max(1, Math.min(slots, work.reduce((n, w) => n + w.order.length, 0))) }, async (_, slot) => {
+      Array.from({ length: Math.max(1, Math.min(slots, queue.size)) }, async (_, slot) => {
         const logDir = mkdtempSync(join(scratch.dir, `log-m${slot}-`));
         for (;;) {
-          const job = take();
+          const job = queue.take();
           if (job === null) {
             // A symbol still running may give its deferred mutants back: wait for a run to end.
-            if (work.some((w) => w.running > 0 && w.deferred.length > 0)) {
+            if (queue.mayGiveBack()) {
               await new Promise<void>((wake) => waiters.push(wake));
               continue;
             }
             return;
           }
-          const { w, m, open, at } = job;
-          w.running++;
-          const command = opts.narrow(open) ?? opts.command;
-          const r = await runMutant(m, command, m.kind === 'behavioural' ? behaviouralTimeout(open) : timeoutMs, open, slot, logDir);
-          w.running--;
-          w.runs[at] = r;
-          if (m.kind === 'null') {
-            w.pending--;
-            if (r.status !== 'ok') w.nullBroken = true;
-            else for (const t of r.failed) w.nullFailed.add(t);
-          } else {
-            if (m.kind === 'revert') w.pending--;
-            if (r.status === 'ok') {
-              for (const t of r.failed) w.killers.add(t);
-              const earns = m.kind === 'revert' || require === 'change' || w.plan.change === 'added';
-              if (earns) for (const t of r.failed) w.earners.add(t);
-              if (r.failed.length > 0) kills++;
-            }
-          }
+          const command = opts.narrow(job.open) ?? opts.command;
+          const r = await runMutant(job.m, command, job.m.kind === 'behavioural' ? behaviouralTimeout(job.open) : timeoutMs, job.open, slot, logDir);
+          queue.finish(job, r);
           done++;
+          if (r.status === 'ok' && r.failed.length > 0 && job.m.kind !== 'null') kills++;
           report();
           for (const wake of waiters.splice(0)) wake();
         }
       }),
     );
-    for (const w of work) {
-      mutantsSettled += w.deferred.length;
-      total -= w.deferred.length;
-    }
+    total -= queue.skipped;
+    mutantsSettled = queue.deferredLeft;
     const results = new Map<string, MutantRun[]>(work.map((w) => [w.plan.symbol, w.runs.filter((r): r is MutantRun => r !== undefined)]));
 
     // 5. The control again, after the mutants: a test that passed the first control only because
