@@ -462,6 +462,29 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     );
     const work = queue.symbols;
     report();
+    // 5. The control again, once the last mutant has started (the first worker with no run
+    // left makes it): a test that passed the first control only because it was the first run (a
+    // marker file, a counter) fails here. Every run sees the same path and shares nothing with
+    // the others, so one run is enough.
+    const reachedAll = [...new Set(work.flatMap((w) => w.reached))].sort();
+    const afterRun: { p: Promise<OracleResult['after']> | null } = { p: null };
+    const runAfter = async (slot: number, logDir: string): Promise<OracleResult['after']> => {
+      const command = opts.narrow(reachedAll) ?? opts.command;
+      const ak = key('control-after-0', command, []);
+      const hitA = readCache(opts.cacheDir, ak);
+      let r: { status: RunStatus; detail: string; failed: readonly string[]; durationMs: number; cached: boolean };
+      if (hitA) r = { ...hitA, cached: true };
+      else {
+        const run = await runFresh(slot, new Map(), command, opts.env, timeoutMs, logDir);
+        const seen = toFailures(run, reachedAll, run.cwd, command, opts.filesOf);
+        writeCache(opts.cacheDir, ak, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs });
+        r = { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs, cached: false };
+      }
+      done++;
+      report();
+      const inReach = new Set(reachedAll);
+      return { status: r.status, detail: r.status === 'ok' ? '1 run(s) clean' : r.detail, durationMs: r.durationMs, cached: r.cached, failed: [...new Set(r.failed)].filter((t) => inReach.has(t)).sort(), ranAgainst: reachedAll };
+    };
     const waiters: (() => void)[] = [];
     await Promise.all(
       Array.from({ length: Math.max(1, Math.min(slots, queue.size)) }, async (_, slot) => {
@@ -473,6 +496,10 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
             if (queue.mayGiveBack()) {
               await new Promise<void>((wake) => waiters.push(wake));
               continue;
+            }
+            if (afterRun.p === null && reachedAll.length > 0) {
+              afterRun.p = runAfter(slot, logDir);
+              await afterRun.p;
             }
             return;
           }
@@ -490,38 +517,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     mutantsSettled = queue.deferredLeft;
     const results = new Map<string, MutantRun[]>(work.map((w) => [w.plan.symbol, w.runs.filter((r): r is MutantRun => r !== undefined)]));
 
-    // 5. The control again, after the mutants: a test that passed the first control only because
-    // it was the first run (a marker file, a counter) fails here. Every run sees the same path,
-    // so one run is enough.
-    const reachedAll = [...new Set(work.flatMap((w) => w.reached))].sort();
-    let after: OracleResult['after'] = null;
-    if (reachedAll.length > 0) {
-      const command = opts.narrow(reachedAll) ?? opts.command;
-      const runs: { status: RunStatus; detail: string; failed: readonly string[]; durationMs: number; cached: boolean }[] = [];
-      await pool([0], async (i, slot, logDir) => {
-        const ak = key(`control-after-${i}`, command, []);
-        const hitA = readCache(opts.cacheDir, ak);
-        if (hitA) runs.push({ ...hitA, cached: true });
-        else {
-          const run = await runFresh(slot, new Map(), command, opts.env, timeoutMs, logDir);
-          const seen = toFailures(run, reachedAll, run.cwd, command, opts.filesOf);
-          writeCache(opts.cacheDir, ak, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs });
-          runs.push({ status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs, cached: false });
-        }
-        done++;
-        report();
-      });
-      const bad = runs.find((r) => r.status !== 'ok');
-      const inReach = new Set(reachedAll);
-      after = {
-        status: bad?.status ?? 'ok',
-        detail: bad?.detail ?? `${runs.length} run(s) clean`,
-        durationMs: Math.max(...runs.map((r) => r.durationMs)),
-        cached: runs.every((r) => r.cached),
-        failed: [...new Set(runs.flatMap((r) => r.failed))].filter((t) => inReach.has(t)).sort(),
-        ranAgainst: reachedAll,
-      };
-    }
+    const after = afterRun.p === null ? null : await afterRun.p;
     total = done;
     phase = 'done';
     report();
