@@ -62,8 +62,10 @@ export interface OracleOptions {
   readonly controlTimeoutMs: number;
   /** Baseline duration the per-mutant timeout is derived from. */
   readonly baselineMs: number;
-  /** Per-mutant timeout: this many times the slower of baseline and control (default 3). */
+  /** Per-mutant timeout: this many times the slower of baseline and control (default 3); a behavioural mutant's, this many times its own tests' durations. */
   readonly timeoutFactor?: number;
+  /** credit.require: which kills settle a symbol's credit, so its remaining behavioural mutants need not run (default "change"). */
+  readonly require?: 'change' | 'revert';
   readonly workers: number;
   /** The sealed seed: it orders the null and real mutants of each symbol. */
   readonly seed: string;
@@ -98,10 +100,12 @@ export interface OracleResult {
   readonly probes: ReadonlyMap<string, MutantRun>;
   /** Per symbol: its revert, null and behavioural mutant runs, in the order they ran. */
   readonly mutants: ReadonlyMap<string, readonly MutantRun[]>;
-  /** The unmutated controls run again after the mutants (one per worker path), null when none ran. */
+  /** The unmutated control run again after the mutants, null when none ran. */
   readonly after: (ControlRun & { readonly failed: readonly string[]; readonly ranAgainst: readonly string[] }) | null;
   readonly mutantsRun: number;
   readonly mutantsCached: number;
+  /** Behavioural mutants not run because their symbol's credit was settled before them. */
+  readonly mutantsSettled: number;
 }
 
 interface Cached {
@@ -111,6 +115,8 @@ interface Cached {
   readonly durationMs: number;
   /** The trace run's records. */
   readonly lines?: readonly string[];
+  /** The control's per-test durations (ms), for the behavioural mutants' timeouts. */
+  readonly times?: Readonly<Record<string, number>>;
 }
 
 /**
@@ -120,6 +126,48 @@ interface Cached {
  */
 export function mutantTimeoutMs(baselineMs: number, controlMs: number, factor = 3): number {
   return Math.ceil(Math.max(baselineMs, controlMs) * factor + 10_000);
+}
+
+/**
+ * A behavioural mutant's timeout, from the tests it runs: `factor` times the control's fixed
+ * cost (its duration less its tests' own) plus those tests' durations in the control, plus two
+ * seconds; never more than `ceilingMs` (mutantTimeoutMs). A timeout is never a kill, so a
+ * mutant that loops costs this much instead of the whole suite's budget. Controls, the
+ * revert and the null mutants keep the ceiling: a timeout there would take credit away.
+ */
+export function behaviouralTimeoutMs(controlMs: number, times: Readonly<Record<string, number>>, tests: readonly string[], ceilingMs: number, factor = 3): number {
+  const all = Object.values(times).reduce((n, t) => n + t, 0);
+  const fixed = Math.max(0, controlMs - all);
+  const own = tests.reduce((n, t) => n + (times[t] ?? 0), 0);
+  return Math.min(ceilingMs, Math.ceil((fixed + own) * factor + 2_000));
+}
+
+export interface SettleState {
+  /** The revert and null mutants not yet finished. */
+  readonly pending: number;
+  /** A null mutant run that timed out or crashed (every test it ran against is sensitive). */
+  readonly nullBroken: boolean;
+  /** Tests that failed a null mutant. */
+  readonly nullFailed: ReadonlySet<string>;
+  /** Tests that failed a mutant whose kill earns credit (under `require: "revert"`, a modified symbol's revert only). */
+  readonly earners: ReadonlySet<string>;
+}
+
+/**
+ * May the symbol's remaining behavioural mutants wait? Yes once a test failed a
+ * credit-earning mutant and no null mutant run so far has failed it. They wait, not vanish:
+ * the revert and every null mutant still run, and unless the credit is then settled
+ * (isSettled), the waiting mutants run after all, so the credit is the one the full set gives.
+ */
+export function mayDefer(s: SettleState): boolean {
+  if (s.nullBroken) return false;
+  for (const t of s.earners) if (!s.nullFailed.has(t)) return true;
+  return false;
+}
+
+/** Is the symbol's credit settled: its revert and every null mutant ran, and a test that failed a credit-earning mutant failed none of them? */
+export function isSettled(s: SettleState): boolean {
+  return s.pending === 0 && mayDefer(s);
 }
 
 function readCache(dir: string | null, key: string): Cached | null {
@@ -143,6 +191,114 @@ function writeCache(dir: string | null, key: string, v: Cached): void {
   renameSync(tmp, join(dir, `${key}.json`));
 }
 
+interface SymbolWork {
+  readonly plan: SymbolPlan;
+  readonly reached: readonly string[];
+  readonly order: Mutant[];
+  next: number;
+  running: number;
+  /** The revert and null mutants not yet finished. */
+  pending: number;
+  readonly runs: (MutantRun | undefined)[];
+  readonly killers: Set<string>;
+  readonly earners: Set<string>;
+  readonly nullFailed: Set<string>;
+  nullBroken: boolean;
+  /** Behavioural mutants put off while the credit looked settled (mayDefer), by their place in the order. */
+  readonly deferred: number[];
+}
+
+export interface JudgingJob {
+  readonly symbol: string;
+  readonly m: Mutant;
+  /** The tests to run it against. */
+  readonly open: readonly string[];
+  readonly at: number;
+}
+
+/**
+ * The judging runs of every symbol, handed out one at a time (pure: no run is made here).
+ * `take` gives the next run of the symbol with the fewest runs under way, in the seed's order,
+ * leaving out a behavioural mutant with no test left to fail and putting one off once a clean
+ * test earned the symbol (mayDefer); a symbol whose runs have all ended without settling its
+ * credit gets its deferred mutants back. `finish` records a run's result.
+ */
+export class JudgingQueue {
+  readonly symbols: SymbolWork[];
+  /** Runs left out because every reaching test had already failed. */
+  skipped = 0;
+
+  constructor(
+    items: readonly { readonly plan: SymbolPlan; readonly reached: readonly string[]; readonly order: readonly Mutant[] }[],
+    private readonly require: 'change' | 'revert',
+  ) {
+    this.symbols = items.map((i) => ({ plan: i.plan, reached: i.reached, order: [...i.order], next: 0, running: 0, pending: i.order.filter((m) => m.kind === 'null' || m.kind === 'revert').length, runs: [], killers: new Set(), earners: new Set(), nullFailed: new Set(), nullBroken: false, deferred: [] }));
+  }
+
+  /** How many runs at most. */
+  get size(): number {
+    return this.symbols.reduce((n, w) => n + w.order.length, 0);
+  }
+
+  /** Deferred mutants that never had to run. */
+  get deferredLeft(): number {
+    return this.symbols.reduce((n, w) => n + w.deferred.length, 0);
+  }
+
+  /** Could a run under way still give deferred mutants back? */
+  mayGiveBack(): boolean {
+    return this.symbols.some((w) => w.running > 0 && w.deferred.length > 0);
+  }
+
+  take(): JudgingJob | null {
+    for (const w of this.symbols) {
+      if (w.next >= w.order.length && w.running === 0 && w.deferred.length > 0 && !isSettled(w)) {
+        w.order.push(...w.deferred.map((i) => w.order[i] as Mutant));
+        w.deferred.length = 0;
+      }
+    }
+    const ready = this.symbols.filter((w) => w.next < w.order.length).sort((a, b) => a.running - b.running);
+    for (const w of ready) {
+      const planned = w.plan.mutants.length + w.plan.nulls.length + (w.plan.revert ? 1 : 0);
+      while (w.next < w.order.length) {
+        const m = w.order[w.next] as Mutant;
+        const at = w.next++;
+        const behavioural = m.kind === 'behavioural';
+        const open = behavioural ? w.reached.filter((t) => !w.killers.has(t)) : [...w.reached];
+        if (open.length === 0) {
+          this.skipped++;
+          continue;
+        }
+        // Deferred once at most: a mutant given back runs.
+        if (behavioural && at < planned && mayDefer(w)) {
+          w.deferred.push(at);
+          continue;
+        }
+        w.running++;
+        return { symbol: w.plan.symbol, m, open, at };
+      }
+    }
+    return null;
+  }
+
+  finish(job: JudgingJob, r: MutantRun): void {
+    const w = this.symbols.find((x) => x.plan.symbol === job.symbol);
+    if (w === undefined) throw new Error(`internal: no judging work for ${job.symbol}`);
+    w.running--;
+    w.runs[job.at] = r;
+    if (job.m.kind === 'null') {
+      w.pending--;
+      if (r.status !== 'ok') w.nullBroken = true;
+      else for (const t of r.failed) w.nullFailed.add(t);
+      return;
+    }
+    if (job.m.kind === 'revert') w.pending--;
+    if (r.status !== 'ok') return;
+    for (const t of r.failed) w.killers.add(t);
+    if (job.m.kind === 'revert' || this.require === 'change' || w.plan.change === 'added') for (const t of r.failed) w.earners.add(t);
+  }
+}
+
 /** The seeded order of a symbol's judging runs: null and real mutants interleaved, the same for the same seed. */
 export function judgingOrder(seed: string, mutants: readonly Mutant[]): Mutant[] {
   const rank = (m: Mutant): string => sha256Hex(`${seed}\u0000order\u0000${m.id}`);
@@ -154,8 +310,8 @@ export function judgingOrder(seed: string, mutants: readonly Mutant[]): Mutant[]
  * symbol. 2: the unmutated control, in a fresh copy. 3: one probe per symbol on the traced
  * tests; the tests that fail are those that reach it. 4: per symbol, its revert, its null
  * mutants and its behavioural mutants in a seeded order, each on the reaching tests. 5: the
- * unmutated control again, on every worker path. Every judging run (2, 4, 5) is made the same
- * way: a fresh copy of the tree at the worker's fixed path, the same environment, through
+ * unmutated control again. Every judging run (2, 4, 5) is made the same
+ * way: a fresh copy of the tree at the one fixed path, the same environment, through
  * runTestCommand. Every result is cached.
  */
 export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOptions): Promise<OracleResult> {
@@ -173,9 +329,10 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
   };
   let mutantsRun = 0;
   let mutantsCached = 0;
+  let mutantsSettled = 0;
   let done = 0;
   const slots = Math.max(1, opts.workers);
-  let total = 2 + plans.length + plans.reduce((n, p) => n + p.mutants.length + p.nulls.length + (p.revert ? 1 : 0), 0) + slots;
+  let total = 2 + plans.length + plans.reduce((n, p) => n + p.mutants.length + p.nulls.length + (p.revert ? 1 : 0), 0) + 1;
   let kills = 0;
   let phase: Progress['phase'] = 'control';
   const report = (): void => {
@@ -229,17 +386,26 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     // the copy) tells which test files (or pytest tests) enter each symbol, so each probe runs
     // only those. It never judges a test.
     report();
-    const traced = await traceRun(plans, { opts, key, baseRoot, scratch: scratch.dir });
-    // 2. The control: the unmutated suite, made like every mutant run.
-    const ck = key('control', null, []);
-    let control: Cached & { cached: boolean };
-    const hit = readCache(opts.cacheDir, ck);
-    if (hit) control = { ...hit, cached: true };
-    else {
+    // 2. The control: the unmutated suite, made like every mutant run. It and the trace are
+    // independent: with two workers or more they run side by side.
+    const runControl = async (): Promise<Cached & { cached: boolean }> => {
+      const ck = key('control', null, []);
+      const hit = readCache(opts.cacheDir, ck);
+      if (hit) return { ...hit, cached: true };
       const logDir = mkdtempSync(join(scratch.dir, 'control-'));
       const run = await runFresh(0, new Map(), opts.command, opts.env, opts.controlTimeoutMs, logDir);
-      control = { status: run.status, detail: run.detail, failed: run.cases.filter((c) => c.status === 'passed').map((c) => c.id), durationMs: run.durationMs, cached: false };
-      writeCache(opts.cacheDir, ck, control);
+      const times = Object.fromEntries(run.cases.map((c) => [c.id, c.duration_ms] as const));
+      const fresh = { status: run.status, detail: run.detail, failed: run.cases.filter((c) => c.status === 'passed').map((c) => c.id), durationMs: run.durationMs, times };
+      writeCache(opts.cacheDir, ck, fresh);
+      return { ...fresh, cached: false };
+    };
+    const runTrace = (): Promise<Traced> => traceRun(plans, { opts, key, baseRoot, scratch: scratch.dir });
+    let traced: Traced;
+    let control: Cached & { cached: boolean };
+    if (slots >= 2) [traced, control] = await Promise.all([runTrace(), runControl()]);
+    else {
+      traced = await runTrace();
+      control = await runControl();
     }
     // For the control, `failed` holds the tests that passed.
     const usable = new Set(control.status === 'ok' ? control.failed.filter((t) => opts.eligible.has(t)) : []);
@@ -249,9 +415,11 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       phase = 'done';
       total = done;
       report();
-      return { control: controlOut, usable, probes: new Map(), mutants: new Map(), after: null, mutantsRun, mutantsCached };
+      return { control: controlOut, usable, probes: new Map(), mutants: new Map(), after: null, mutantsRun, mutantsCached, mutantsSettled };
     }
     const timeoutMs = mutantTimeoutMs(opts.baselineMs, control.durationMs, opts.timeoutFactor);
+    const times = control.times;
+    const behaviouralTimeout = (tests: readonly string[]): number => (times === undefined ? timeoutMs : behaviouralTimeoutMs(control.durationMs, times, tests, timeoutMs, opts.timeoutFactor));
     const reach = traced.reach;
 
     // 3. Probes: the tests that fail when the symbol throws on entry are the tests that reach it.
@@ -274,75 +442,86 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
 
     // 4. Per symbol, in the seed's order: the revert and the null mutants run on every reaching
     // test; a behavioural mutant runs on the reaching tests that have not yet failed on one of
-    // the symbol's mutants, and once every reaching test has, the rest are not needed.
-    // Tautologies never count, so they are not run.
+    // the symbol's mutants, and once every reaching test has, the rest are not needed. Once a
+    // clean test has earned the symbol (mayDefer), the remaining behavioural mutants wait; they
+    // run after all unless the revert and the null mutants leave the credit settled. Tautologies
+    // never count, so they are not run. The workers take the runs of every symbol: each takes
+    // the next run of the symbol with the fewest runs under way, so one symbol's runs also go
+    // side by side.
     phase = 'mutants';
-    const work: { plan: SymbolPlan; reached: string[] }[] = [];
-    for (const p of plans) {
-      const reached = (probes.get(p.symbol)?.failed ?? []).filter((t) => !opts.ignore.has(t));
-      if (reached.length === 0) total -= p.mutants.length + p.nulls.length + (p.revert ? 1 : 0);
-      else work.push({ plan: p, reached });
-    }
+    const queue = new JudgingQueue(
+      plans.flatMap((p) => {
+        const reached = (probes.get(p.symbol)?.failed ?? []).filter((t) => !opts.ignore.has(t));
+        if (reached.length === 0) {
+          total -= p.mutants.length + p.nulls.length + (p.revert ? 1 : 0);
+          return [];
+        }
+        return [{ plan: p, reached, order: judgingOrder(opts.seed, [...(p.revert ? [p.revert] : []), ...p.nulls, ...p.mutants]) }];
+      }),
+      opts.require ?? 'change',
+    );
+    const work = queue.symbols;
     report();
-    const results = new Map<string, MutantRun[]>();
-    await pool(work, async ({ plan, reached }, slot, logDir) => {
-      const list: MutantRun[] = [];
-      const killers = new Set<string>();
-      const order = judgingOrder(opts.seed, [...(plan.revert ? [plan.revert] : []), ...plan.nulls, ...plan.mutants]);
-      for (const m of order) {
-        const behavioural = m.kind === 'behavioural';
-        const open = behavioural ? reached.filter((t) => !killers.has(t)) : reached;
-        if (open.length === 0) {
-          total--;
-          continue;
-        }
-        const command = opts.narrow(open) ?? opts.command;
-        const r = await runMutant(m, command, timeoutMs, open, slot, logDir);
-        list.push(r);
-        if (r.status === 'ok' && m.kind !== 'null') for (const t of r.failed) killers.add(t);
-        done++;
-        if (r.status === 'ok' && r.failed.length > 0 && m.kind !== 'null') kills++;
-        report();
-      }
-      results.set(plan.symbol, list);
-    });
-
-    // 5. The control again, after the mutants, on every worker path: a test that passed the
-    // first control only because it was the first run (a marker file, a counter) fails here.
+    // 5. The control again, once the last mutant has started (the first worker with no run
+    // left makes it): a test that passed the first control only because it was the first run (a
+    // marker file, a counter) fails here. Every run sees the same path and shares nothing with
+    // the others, so one run is enough.
     const reachedAll = [...new Set(work.flatMap((w) => w.reached))].sort();
-    let after: OracleResult['after'] = null;
-    if (reachedAll.length > 0) {
+    const afterRun: { p: Promise<OracleResult['after']> | null } = { p: null };
+    const runAfter = async (slot: number, logDir: string): Promise<OracleResult['after']> => {
       const command = opts.narrow(reachedAll) ?? opts.command;
-      const runs: { status: RunStatus; detail: string; failed: readonly string[]; durationMs: number; cached: boolean }[] = [];
-      const used = Math.max(1, Math.min(slots, work.length));
-      await pool(Array.from({ length: used }, (_, i) => i), async (i, slot, logDir) => {
-        const ak = key(`control-after-${i}`, command, []);
-        const hitA = readCache(opts.cacheDir, ak);
-        if (hitA) runs.push({ ...hitA, cached: true });
-        else {
-          const run = await runFresh(slot, new Map(), command, opts.env, timeoutMs, logDir);
-          const seen = toFailures(run, reachedAll, run.cwd, command, opts.filesOf);
-          writeCache(opts.cacheDir, ak, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs });
-          runs.push({ status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs, cached: false });
-        }
-        done++;
-        report();
-      });
-      const bad = runs.find((r) => r.status !== 'ok');
+      const ak = key('control-after-0', command, []);
+      const hitA = readCache(opts.cacheDir, ak);
+      let r: { status: RunStatus; detail: string; failed: readonly string[]; durationMs: number; cached: boolean };
+      if (hitA) r = { ...hitA, cached: true };
+      else {
+        const run = await runFresh(slot, new Map(), command, opts.env, timeoutMs, logDir);
+        const seen = toFailures(run, reachedAll, run.cwd, command, opts.filesOf);
+        writeCache(opts.cacheDir, ak, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs });
+        r = { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs, cached: false };
+      }
+      done++;
+      report();
       const inReach = new Set(reachedAll);
-      after = {
-        status: bad?.status ?? 'ok',
-        detail: bad?.detail ?? `${runs.length} run(s) clean`,
-        durationMs: Math.max(...runs.map((r) => r.durationMs)),
-        cached: runs.every((r) => r.cached),
-        failed: [...new Set(runs.flatMap((r) => r.failed))].filter((t) => inReach.has(t)).sort(),
-        ranAgainst: reachedAll,
-      };
-    }
+      return { status: r.status, detail: r.status === 'ok' ? '1 run(s) clean' : r.detail, durationMs: r.durationMs, cached: r.cached, failed: [...new Set(r.failed)].filter((t) => inReach.has(t)).sort(), ranAgainst: reachedAll };
+    };
+    const waiters: (() => void)[] = [];
+    await Promise.all(
+      Array.from({ length: Math.max(1, Math.min(slots, queue.size)) }, async (_, slot) => {
+        const logDir = mkdtempSync(join(scratch.dir, `log-m${slot}-`));
+        for (;;) {
+          const job = queue.take();
+          if (job === null) {
+            // A symbol still running may give its deferred mutants back: wait for a run to end.
+            if (queue.mayGiveBack()) {
+              await new Promise<void>((wake) => waiters.push(wake));
+              continue;
+            }
+            if (afterRun.p === null && reachedAll.length > 0) {
+              afterRun.p = runAfter(slot, logDir);
+              await afterRun.p;
+            }
+            return;
+          }
+          const command = opts.narrow(job.open) ?? opts.command;
+          const r = await runMutant(job.m, command, job.m.kind === 'behavioural' ? behaviouralTimeout(job.open) : timeoutMs, job.open, slot, logDir);
+          queue.finish(job, r);
+          done++;
+          if (r.status === 'ok' && r.failed.length > 0 && job.m.kind !== 'null') kills++;
+          report();
+          for (const wake of waiters.splice(0)) wake();
+        }
+      }),
+    );
+    total -= queue.skipped;
+    mutantsSettled = queue.deferredLeft;
+    const results = new Map<string, MutantRun[]>(work.map((w) => [w.plan.symbol, w.runs.filter((r): r is MutantRun => r !== undefined)]));
+
+    const after = afterRun.p === null ? null : await afterRun.p;
     total = done;
     phase = 'done';
     report();
-    return { control: controlOut, usable, probes, mutants: results, after, mutantsRun, mutantsCached };
+    return { control: controlOut, usable, probes, mutants: results, after, mutantsRun, mutantsCached, mutantsSettled };
   } finally {
     scratch.dispose();
   }

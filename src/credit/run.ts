@@ -56,7 +56,7 @@ export interface ScoreOptions {
 }
 
 export interface ScoreOutcome extends Scored {
-  readonly stats: { readonly mutantsRun: number; readonly mutantsCached: number; readonly symbols: number; readonly kills: number; readonly wallMs: number };
+  readonly stats: { readonly mutantsRun: number; readonly mutantsCached: number; readonly mutantsSettled: number; readonly symbols: number; readonly kills: number; readonly wallMs: number };
 }
 
 const MUTABLE = new Set(['typescript', 'javascript', 'python']);
@@ -270,6 +270,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
       controlTimeoutMs: opts.config.test.timeoutSeconds * 1000,
       baselineMs: durationMs(results),
       timeoutFactor: opts.config.credit.timeoutFactor,
+      require: opts.config.credit.require,
       seed: params.seed,
       workers: Math.max(1, opts.workers ?? availableParallelism()),
       eligible,
@@ -295,5 +296,5 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
     writeFileAtomic(layoutPath(repo, 'credit'), toJsonText(scored.credit), 0o644);
   }
   const kills = [...(oracle?.mutants.values() ?? [])].flat().filter((r) => r.mutant.kind !== 'null' && r.status === 'ok' && r.failed.length > 0).length;
-  return { ...scored, stats: { mutantsRun: oracle?.mutantsRun ?? 0, mutantsCached: oracle?.mutantsCached ?? 0, symbols: plans.length, kills, wallMs: performance.now() - t0 } };
+  return { ...scored, stats: { mutantsRun: oracle?.mutantsRun ?? 0, mutantsCached: oracle?.mutantsCached ?? 0, mutantsSettled: oracle?.mutantsSettled ?? 0, symbols: plans.length, kills, wallMs: performance.now() - t0 } };
 }

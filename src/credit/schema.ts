@@ -43,8 +43,11 @@ export const EvidenceSchema = v.strictObject({
   /** Tests that failed an unmutated control or a null mutant: they tell sources or environments apart, and earn nothing for the symbol. */
   sensitive: v.optional(v.array(v.strictObject({ test: identifier, reason: v.string() }))),
   reached: v.array(identifier),
+  /** Tests that reached it and failed on none of the mutants that ran (see `untried`). */
   insensitive: v.array(identifier),
   tautologies: v.array(identifier),
+  /** Behavioural mutants not run: the credit was settled (or every reaching test had failed) before them. */
+  untried: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
   reason: v.optional(v.string()),
   mutants: v.optional(v.array(MutantEvidenceSchema)),
 });

@@ -56,6 +56,8 @@ interface SymbolInfo {
   sensitive: Map<string, string>;
   revert: RevertEvidence;
   change: 'added' | 'modified';
+  /** Behavioural mutants of the plan that did not run. */
+  untried: number;
 }
 
 /** Tests of a symbol that told sources or environments apart: they failed a control or a null mutant. */
@@ -122,7 +124,8 @@ export function toScored(x: ScoreParts): Scored {
       revert = by.length > 0 ? { outcome: 'killed', killed_by: by } : { outcome: 'survived', killed_by: [], detail: 'every reaching test passes on the base version too' };
       if (p.noRevert !== undefined) revert = { ...revert, detail: `${revert.detail !== undefined ? `${revert.detail}; ` : ''}partial revert: ${p.noRevert}` };
     }
-    perSymbol.set(p.symbol, { killers, killed, reached, byProbe, runs: probe ? [probe, ...runs] : runs, sensitive, revert, change: p.change });
+    const untried = reached.length === 0 ? 0 : Math.max(0, p.mutants.length - runs.filter((r) => r.mutant.kind === 'behavioural').length);
+    perSymbol.set(p.symbol, { killers, killed, reached, byProbe, runs: probe ? [probe, ...runs] : runs, sensitive, revert, change: p.change, untried });
     for (const t of killers) note(t, p.symbol);
     for (const t of reached) if (tautology(t)) note(t, p.symbol);
   }
@@ -157,6 +160,7 @@ export function toScored(x: ScoreParts): Scored {
       insensitive,
       tautologies,
       mutants: (info?.runs ?? []).map((r) => mutantEvidence(r, earning)),
+      ...(info && info.untried > 0 ? { untried: info.untried } : {}),
     };
     evidence[s] = credited.has(s) ? e : { ...e, reason: missingReason(s, x, info, tautologies, require) };
   }

@@ -137,7 +137,7 @@ Exit: 0 PASS, 1 E_CREDIT_MISSING or a refusal (its code on stdout), 2 bad argume
     }
     const c = out.credit;
     const s = out.stats;
-    ctx.stderr(`credit: ${c.credited.length} of ${c.changed?.length ?? 0} changed symbol(s) credited; ${s.mutantsRun} mutant run(s), ${s.mutantsCached} from cache, ${s.kills} behavioural kill(s), ${fmtS(s.wallMs)}; ${c.sandbox === 'none' ? 'UNSANDBOXED (policy sandbox "none")' : 'sandboxed (bubblewrap)'}; wrote ${LAYOUT.cases} and ${LAYOUT.credit} (${c.credit_id})\n`);
+    ctx.stderr(`credit: ${c.credited.length} of ${c.changed?.length ?? 0} changed symbol(s) credited; ${s.mutantsRun} mutant run(s), ${s.mutantsCached} from cache, ${s.mutantsSettled} not needed (credit settled), ${s.kills} behavioural kill(s), ${fmtS(s.wallMs)}; ${c.sandbox === 'none' ? 'UNSANDBOXED (policy sandbox "none")' : 'sandboxed (bubblewrap)'}; wrote ${LAYOUT.cases} and ${LAYOUT.credit} (${c.credit_id})\n`);
     for (const m of c.missing) ctx.stderr(`  missing ${m}: ${c.evidence?.[m]?.reason ?? ''}\n`);
     if ((c.uncreditable ?? []).length > 0) ctx.stderr(`  uncreditable files: ${(c.uncreditable ?? []).join(', ')}\n`);
     if (values.json) ctx.stderr(toJsonText({ credit_id: c.credit_id, pass: c.pass, credited: c.credited, missing: c.missing, stats: s }));

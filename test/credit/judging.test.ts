@@ -1,0 +1,140 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { JudgingQueue, behaviouralTimeoutMs, isSettled, mayDefer, type JudgingJob, type MutantRun, type SymbolPlan } from '../../src/credit/oracle.js';
+import type { Mutant } from '../../src/credit/mutant.js';
+
+const mutant = (id: string, kind: Mutant['kind']): Mutant => ({ id, symbol: 'a.py::f', path: 'a.py', kind, category: kind === 'behavioural' ? 'constant' : kind, line: 1, description: id, edits: [] });
+
+function plan(order: readonly Mutant[], change: 'added' | 'modified' = 'modified'): SymbolPlan {
+  return {
+    symbol: 'a.py::f',
+    path: 'a.py',
+    probe: mutant('probe', 'probe'),
+    trace: [],
+    mutants: order.filter((m) => m.kind === 'behavioural'),
+    candidates: order.filter((m) => m.kind === 'behavioural').length,
+    change,
+    revert: order.find((m) => m.kind === 'revert') ?? null,
+    nulls: order.filter((m) => m.kind === 'null'),
+  };
+}
+
+/** Drive a queue with one worker; `fails` says which tests fail on each mutant (by id). */
+function drive(order: readonly Mutant[], reached: readonly string[], fails: Readonly<Record<string, readonly string[]>>, require: 'change' | 'revert' = 'change', change: 'added' | 'modified' = 'modified') {
+  const q = new JudgingQueue([{ plan: plan(order, change), reached, order }], require);
+  const ran: JudgingJob[] = [];
+  for (let job = q.take(); job !== null; job = q.take()) {
+    ran.push(job);
+    const failed = (fails[job.m.id] ?? []).filter((t) => job.open.includes(t));
+    const r: MutantRun = { mutant: job.m, status: 'ok', detail: '', failed, ranAgainst: job.open, cached: false };
+    q.finish(job, r);
+  }
+  return { ran: ran.map((j) => j.m.id), jobs: ran, queue: q, runs: (q.symbols[0]?.runs ?? []).filter((r) => r !== undefined) };
+}
+
+const R = mutant('revert', 'revert');
+const N1 = mutant('null1', 'null');
+const N2 = mutant('null2', 'null');
+const B = (i: number): Mutant => mutant(`b${i}`, 'behavioural');
+
+describe('the judging queue', () => {
+  it('once a clean test earned the symbol, its remaining behavioural mutants wait and, the credit settled, never run', () => {
+    const { ran, queue } = drive([B(1), N1, B(2), R, B(3), N2, B(4)], ['t1', 't2'], { b1: ['t1'], revert: ['t1'] });
+    assert.deepEqual(ran, ['b1', 'null1', 'revert', 'null2']);
+    assert.equal(queue.deferredLeft, 3);
+  });
+
+  it('the revert and every null mutant always run, wherever they fall in the order', () => {
+    const { ran } = drive([B(1), B(2), B(3), R, N1, N2], ['t1'], { b1: ['t1'] });
+    assert.ok(ran.includes('revert') && ran.includes('null1') && ran.includes('null2'));
+  });
+
+  it('a killer that then fails a null mutant does not settle the credit: the deferred mutants run after all, in their order', () => {
+    // t1 tells sources apart (it fails b1 and the last null mutant); t2 checks behaviour, but only b3 changes what it sees.
+    const { ran, queue, jobs } = drive([B(1), N1, B(2), B(3), N2], ['t1', 't2'], { b1: ['t1'], b2: ['t1'], b3: ['t2'], null2: ['t1'] });
+    assert.deepEqual(ran, ['b1', 'null1', 'null2', 'b2', 'b3']);
+    assert.equal(queue.deferredLeft, 0);
+    // given back, they run only on the tests that have not failed yet
+    assert.deepEqual(jobs.at(-1)?.open, ['t2']);
+    // once a null mutant has failed the only earner, nothing is deferred at all
+    assert.deepEqual(drive([B(1), N1, B(2), R, B(3)], ['t1', 't2'], { b1: ['t1'], null1: ['t1'], revert: ['t1'], b3: ['t2'] }).ran, ['b1', 'null1', 'b2', 'revert', 'b3']);
+  });
+
+  it('the same kills as running every mutant decide the credit (property: a clean earner exists with deferral exactly when it does without)', () => {
+    const tests = ['t1', 't2', 't3'];
+    const kinds = fc.array(fc.constantFrom<Mutant['kind']>('behavioural', 'null'), { minLength: 1, maxLength: 9 });
+    fc.assert(
+      fc.property(kinds, fc.boolean(), fc.array(fc.subarray(tests), { minLength: 10, maxLength: 10 }), (ks, withRevert, killSets) => {
+        const order = ks.map((k, i) => mutant(`${k}${i}`, k));
+        if (withRevert) order.splice(Math.floor(order.length / 2), 0, R);
+        const fails = Object.fromEntries(order.map((m, i) => [m.id, killSets[i] ?? []]));
+        const credited = (runs: readonly MutantRun[]): boolean => {
+          const bad = new Set(runs.filter((r) => r.mutant.kind === 'null').flatMap((r) => r.failed));
+          return runs.some((r) => r.mutant.kind !== 'null' && r.failed.some((t) => !bad.has(t)));
+        };
+        // Without deferral: every mutant runs (open tests only, as the oracle does).
+        const full = new Set<string>();
+        const fullRuns: MutantRun[] = [];
+        for (const m of order) {
+          const open = m.kind === 'behavioural' ? tests.filter((t) => !full.has(t)) : tests;
+          if (open.length === 0) continue;
+          const failed = (fails[m.id] ?? []).filter((t) => open.includes(t));
+          if (m.kind !== 'null') for (const t of failed) full.add(t);
+          fullRuns.push({ mutant: m, status: 'ok', detail: '', failed, ranAgainst: open, cached: false });
+        }
+        const { runs } = drive(order, tests, fails);
+        assert.equal(credited(runs), credited(fullRuns));
+        // Every null mutant and the revert ran.
+        for (const m of order.filter((x) => x.kind !== 'behavioural')) assert.ok(runs.some((r) => r.mutant.id === m.id));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('under require "revert" a behavioural kill of a modified symbol settles nothing; of an added one it does', () => {
+    const order = [B(1), N1, B(2), B(3)];
+    assert.deepEqual(drive(order, ['t1', 't2'], { b1: ['t1'] }, 'revert').ran, ['b1', 'null1', 'b2', 'b3']);
+    assert.deepEqual(drive(order, ['t1', 't2'], { b1: ['t1'] }, 'revert', 'added').ran, ['b1', 'null1']);
+  });
+
+  it('a null mutant that did not run cleanly never lets the credit settle', () => {
+    const s = { pending: 0, nullBroken: true, nullFailed: new Set<string>(), earners: new Set(['t1']) };
+    assert.equal(mayDefer(s), false);
+    assert.equal(isSettled(s), false);
+    assert.equal(isSettled({ ...s, nullBroken: false }), true);
+    assert.equal(isSettled({ ...s, nullBroken: false, pending: 1 }), false);
+    assert.equal(isSettled({ ...s, nullBroken: false, nullFailed: new Set(['t1']) }), false);
+  });
+
+  it('with two workers, one symbol has two runs under way, and a waiting worker is told when deferred mutants come back', () => {
+    const order = [B(1), N1, B(2), N2];
+    const q = new JudgingQueue([{ plan: plan(order), reached: ['t1', 't2'], order }], 'change');
+    const a = q.take();
+    const b = q.take();
+    assert.deepEqual([a?.m.id, b?.m.id], ['b1', 'null1']);
+    const ok = (job: JudgingJob, failed: string[]): MutantRun => ({ mutant: job.m, status: 'ok', detail: '', failed, ranAgainst: job.open, cached: false });
+    q.finish(a as JudgingJob, ok(a as JudgingJob, ['t1']));
+    const c = q.take();
+    assert.equal(c?.m.id, 'null2');
+    assert.equal(q.take(), null);
+    assert.equal(q.mayGiveBack(), true);
+    q.finish(b as JudgingJob, ok(b as JudgingJob, ['t1']));
+    q.finish(c, ok(c, []));
+    assert.equal(q.mayGiveBack(), false);
+    assert.equal(q.take()?.m.id, 'b2');
+  });
+});
+
+describe('behaviouralTimeoutMs', () => {
+  it('is the control fixed cost plus the chosen tests own durations, times the factor, plus two seconds', () => {
+    const times = { a: 100, b: 300, c: 600 };
+    // control 3000 ms: fixed 2000 ms; tests a+b 400 ms
+    assert.equal(behaviouralTimeoutMs(3000, times, ['a', 'b'], 60_000, 3), (2000 + 400) * 3 + 2000);
+  });
+  it('never exceeds the ceiling and never goes below the fixed cost', () => {
+    assert.equal(behaviouralTimeoutMs(3000, { a: 100 }, ['a'], 5000, 3), 5000);
+    assert.equal(behaviouralTimeoutMs(100, { a: 500 }, ['a'], 60_000, 3), 500 * 3 + 2000);
+    assert.equal(behaviouralTimeoutMs(1000, {}, ['unknown'], 60_000, 2), 1000 * 2 + 2000);
+  });
+});
