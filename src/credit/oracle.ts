@@ -370,6 +370,8 @@ export function toFailures(run: TestRun, against: readonly string[], root: strin
     }
     return { status: run.status, detail: run.detail, failed: [] };
   }
+  // A report without a single case (a selection that matched no test file) ran nothing: it failed no test, and passed none either.
+  if (run.cases.length === 0) return { status: 'crash', detail: `${run.detail}, but the report holds no test case: the command ran no test`, failed: [] };
   const failed = run.cases.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.id);
   if (filesOf === undefined) return { status: 'ok', detail: run.detail, failed };
   const reported = new Set(run.cases.map((c) => c.id));
@@ -429,17 +431,31 @@ async function traceRun(plans: readonly SymbolPlan[], t: TraceContext): Promise<
     writeCache(t.opts.cacheDir, k, control);
   }
   if (control.status !== 'ok' || lines.length === 0) return { control, reach: null };
-  const reach = new Map<string, Set<string> | null>(plans.map((p) => [p.symbol, new Set<string>()]));
+  const { filesOf } = t.opts;
+  const known = filesOf === undefined ? null : new Set([...t.opts.eligible].flatMap((id) => filesOf(id)));
+  const reach = toReach(plans.map((p) => p.symbol), lines, known);
+  return { control, reach };
+}
+
+/**
+ * Per symbol, the test targets the trace lines say entered it (a file, or a pytest node id);
+ * null where a line could not tell the test. A target must be one of the suite's test files
+ * (`known`; null: not checked): a runner's own file (the main script of a vitest or jest worker)
+ * would narrow the probe to no test at all, so it only says "entered, test unknown".
+ */
+export function toReach(symbols: readonly string[], lines: readonly string[], known: ReadonlySet<string> | null): Map<string, Set<string> | null> {
+  const reach = new Map<string, Set<string> | null>(symbols.map((s) => [s, new Set<string>()]));
   for (const line of lines) {
     const tab = line.indexOf('\t');
+    if (tab < 0) continue;
     const sym = line.slice(0, tab);
     const target = line.slice(tab + 1);
     if (!reach.has(sym)) continue;
     const set = reach.get(sym);
-    if (target === '') reach.set(sym, null);
+    if (target === '' || (known !== null && !known.has(target.split('::')[0] as string))) reach.set(sym, null);
     else if (set) set.add(target);
   }
-  return { control, reach };
+  return reach;
 }
 
 /** A trace line with its test file made relative to the run's working directory ('' when it lies outside). */
