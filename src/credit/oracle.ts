@@ -36,6 +36,8 @@ export interface MutantRun {
   readonly ranAgainst: readonly string[];
   /** Taken from the cache: no test ran for it this time. */
   readonly cached: boolean;
+  /** The command it ran (the same for every judging run of a symbol). */
+  readonly command?: readonly string[];
 }
 
 export interface Progress {
@@ -71,8 +73,13 @@ export interface OracleOptions {
   readonly eligible: ReadonlySet<string>;
   /** Tests whose failures never earn credit (static tautologies): not run against behavioural mutants. */
   readonly ignore: ReadonlySet<string>;
-  /** Narrowed command for a set of reaching tests, or null to run the whole command. */
+  /** Narrowed command for a set of reaching tests (by file, or pytest node id), or null to run the whole command. */
   readonly narrow: (testIds: readonly string[]) => readonly string[] | null;
+  /**
+   * Narrowed further, by test name (vitest, jest, node:test), or null when a name cannot be
+   * matched exactly. A run by name that leaves out a reaching test falls back to `narrow`.
+   */
+  readonly narrowByName?: (testIds: readonly string[]) => readonly string[] | null;
   /** Narrowed command for trace targets (test files, or pytest node ids), or null. */
   readonly narrowTargets: (targets: readonly string[]) => readonly string[] | null;
   /** A test's candidate files (repository-relative), to tell which tests a file that failed to load held. */
@@ -109,6 +116,8 @@ interface Cached {
   readonly detail: string;
   readonly failed: readonly string[];
   readonly durationMs: number;
+  /** The tests the report shows ran (not skipped), or failed to load. */
+  readonly ran?: readonly string[];
   /** The trace run's records. */
   readonly lines?: readonly string[];
 }
@@ -183,7 +192,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     opts.progress?.({ phase, done, total, kills, elapsedMs, etaMs: done > 0 ? (elapsedMs / done) * (total - done) : null });
   };
   const key = (what: string, selection: readonly string[] | null, edits: unknown): string =>
-    sha256Hex(JSON.stringify(['sealgate-credit-v3', opts.cacheSalt, what, sha256Hex(JSON.stringify(edits)), selection ?? opts.command]));
+    sha256Hex(JSON.stringify(['sealgate-credit-v4', opts.cacheSalt, what, sha256Hex(JSON.stringify(edits)), selection ?? opts.command]));
   /** The one copy of the tree every run is copied from (never run in, never changed): the sandbox gives each run a fresh copy at one fixed path. */
   let base: Workspace | undefined;
   const baseRoot = (): string => (base ??= makeWorkspace(opts.workTree, scratch.dir, opts.depsFrom ?? opts.workTree)).root;
@@ -215,13 +224,13 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     const open = new Set(against);
     if (hit) {
       mutantsCached++;
-      return { mutant: m, status: hit.status, detail: hit.detail, failed: hit.failed.filter((t) => open.has(t)), ranAgainst: against, cached: true };
+      return { mutant: m, status: hit.status, detail: hit.detail, failed: hit.failed.filter((t) => open.has(t)), ranAgainst: ranOf(hit.status, against, hit.ran), cached: true, command };
     }
     const run = await runFresh(slot, new Map([[m.path, applyEdits(original(m.path), m.edits)]]), command, opts.env, timeoutMs, logDir);
     mutantsRun++;
     const seen = toFailures(run, against, run.cwd, command, opts.filesOf);
-    writeCache(opts.cacheDir, k, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs });
-    return { mutant: m, status: seen.status, detail: seen.detail, failed: seen.failed.filter((t) => open.has(t)), ranAgainst: against, cached: false };
+    writeCache(opts.cacheDir, k, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs, ran: seen.ran });
+    return { mutant: m, status: seen.status, detail: seen.detail, failed: seen.failed.filter((t) => open.has(t)), ranAgainst: ranOf(seen.status, against, seen.ran), cached: false, command };
   };
 
   try {
@@ -272,10 +281,13 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       report();
     });
 
-    // 4. Per symbol, in the seed's order: the revert and the null mutants run on every reaching
-    // test; a behavioural mutant runs on the reaching tests that have not yet failed on one of
-    // the symbol's mutants, and once every reaching test has, the rest are not needed.
-    // Tautologies never count, so they are not run.
+    // 4. Per symbol, in the seed's order: its revert, null and behavioural mutants, every one with
+    // the same command (narrowed to the symbol's reaching tests by name where each can be named
+    // exactly, else by file), so no test can tell a mutant run from a null one by its command
+    // line. A run by name that leaves out a reaching test starts the symbol again by file. A
+    // behavioural mutant counts only on the reaching tests not yet failed on one of the symbol's
+    // mutants; once every reaching test has, the rest are not needed. Tautologies never count,
+    // so they are not run.
     phase = 'mutants';
     const work: { plan: SymbolPlan; reached: string[] }[] = [];
     for (const p of plans) {
@@ -286,25 +298,34 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     report();
     const results = new Map<string, MutantRun[]>();
     await pool(work, async ({ plan, reached }, slot, logDir) => {
-      const list: MutantRun[] = [];
-      const killers = new Set<string>();
       const order = judgingOrder(opts.seed, [...(plan.revert ? [plan.revert] : []), ...plan.nulls, ...plan.mutants]);
-      for (const m of order) {
-        const behavioural = m.kind === 'behavioural';
-        const open = behavioural ? reached.filter((t) => !killers.has(t)) : reached;
-        if (open.length === 0) {
-          total--;
-          continue;
+      const byFile = opts.narrow(reached) ?? opts.command;
+      const byName = opts.narrowByName?.(reached) ?? null;
+      const judge = async (command: readonly string[], strict: boolean): Promise<MutantRun[] | null> => {
+        const list: MutantRun[] = [];
+        const killers = new Set<string>();
+        for (const m of order) {
+          const open = m.kind === 'behavioural' ? reached.filter((t) => !killers.has(t)) : reached;
+          if (open.length === 0) continue;
+          const r = await runMutant(m, command, timeoutMs, open, slot, logDir);
+          if (strict && r.status === 'ok' && r.ranAgainst.length < open.length) {
+            // The symbol's runs start again by file: the runs made so far are spent on top of its total.
+            done++;
+            total += list.length + 1;
+            report();
+            return null;
+          }
+          list.push(r);
+          if (r.status === 'ok' && m.kind !== 'null') for (const t of r.failed) killers.add(t);
+          done++;
+          if (r.status === 'ok' && r.failed.length > 0 && m.kind !== 'null') kills++;
+          report();
         }
-        const command = opts.narrow(open) ?? opts.command;
-        const r = await runMutant(m, command, timeoutMs, open, slot, logDir);
-        list.push(r);
-        if (r.status === 'ok' && m.kind !== 'null') for (const t of r.failed) killers.add(t);
-        done++;
-        if (r.status === 'ok' && r.failed.length > 0 && m.kind !== 'null') kills++;
-        report();
-      }
-      results.set(plan.symbol, list);
+        total -= order.length - list.length;
+        return list;
+      };
+      const list = (byName !== null ? await judge(byName, true) : null) ?? (await judge(byFile, false));
+      results.set(plan.symbol, list as MutantRun[]);
     });
 
     // 5. The control again, after the mutants, on every worker path: a test that passed the
@@ -312,30 +333,42 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     const reachedAll = [...new Set(work.flatMap((w) => w.reached))].sort();
     let after: OracleResult['after'] = null;
     if (reachedAll.length > 0) {
-      const command = opts.narrow(reachedAll) ?? opts.command;
-      const runs: { status: RunStatus; detail: string; failed: readonly string[]; durationMs: number; cached: boolean }[] = [];
       const used = Math.max(1, Math.min(slots, work.length));
-      await pool(Array.from({ length: used }, (_, i) => i), async (i, slot, logDir) => {
-        const ak = key(`control-after-${i}`, command, []);
-        const hitA = readCache(opts.cacheDir, ak);
-        if (hitA) runs.push({ ...hitA, cached: true });
-        else {
-          const run = await runFresh(slot, new Map(), command, opts.env, timeoutMs, logDir);
-          const seen = toFailures(run, reachedAll, run.cwd, command, opts.filesOf);
-          writeCache(opts.cacheDir, ak, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs });
-          runs.push({ status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs, cached: false });
-        }
-        done++;
-        report();
-      });
+      const controls = async (command: readonly string[]) => {
+        const runs: { status: RunStatus; detail: string; failed: readonly string[]; ran: readonly string[]; durationMs: number; cached: boolean }[] = [];
+        await pool(Array.from({ length: used }, (_, i) => i), async (i, slot, logDir) => {
+          const ak = key(`control-after-${i}`, command, []);
+          const hitA = readCache(opts.cacheDir, ak);
+          if (hitA) runs.push({ ...hitA, ran: ranOf(hitA.status, reachedAll, hitA.ran), cached: true });
+          else {
+            const run = await runFresh(slot, new Map(), command, opts.env, timeoutMs, logDir);
+            const seen = toFailures(run, reachedAll, run.cwd, command, opts.filesOf);
+            writeCache(opts.cacheDir, ak, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs, ran: seen.ran });
+            runs.push({ status: seen.status, detail: seen.detail, failed: seen.failed, ran: ranOf(seen.status, reachedAll, seen.ran), durationMs: run.durationMs, cached: false });
+          }
+          done++;
+          report();
+        });
+        return runs;
+      };
+      // By name where every reaching test can be named, by file otherwise or when a run by name left one out.
+      const byName = opts.narrowByName?.(reachedAll) ?? null;
+      let runs = byName !== null ? await controls(byName) : null;
+      if (runs?.some((r) => r.status === 'ok' && r.ran.length < reachedAll.length)) {
+        total += used;
+        runs = null;
+      }
+      runs ??= await controls(opts.narrow(reachedAll) ?? opts.command);
       const bad = runs.find((r) => r.status !== 'ok');
       const inReach = new Set(reachedAll);
+      // A reaching test the control did not run again is not shown to pass again: it earns nothing.
+      const unseen = runs.filter((r) => r.status === 'ok').flatMap((r) => reachedAll.filter((t) => !r.ran.includes(t)));
       after = {
         status: bad?.status ?? 'ok',
-        detail: bad?.detail ?? `${runs.length} run(s) clean`,
+        detail: bad?.detail ?? `${runs.length} run(s) clean${unseen.length > 0 ? `; ${new Set(unseen).size} reaching test(s) did not run again` : ''}`,
         durationMs: Math.max(...runs.map((r) => r.durationMs)),
         cached: runs.every((r) => r.cached),
-        failed: [...new Set(runs.flatMap((r) => r.failed))].filter((t) => inReach.has(t)).sort(),
+        failed: [...new Set([...runs.flatMap((r) => r.failed), ...unseen])].filter((t) => inReach.has(t)).sort(),
         ranAgainst: reachedAll,
       };
     }
@@ -348,6 +381,17 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
   }
 }
 
+/**
+ * The tests of `against` a run really ran: those its report shows ran (or failed to load).
+ * A run that did not end in a usable report ran against all of them as far as anyone can tell
+ * (it is no kill either way).
+ */
+function ranOf(status: RunStatus, against: readonly string[], ran: readonly string[] | undefined): readonly string[] {
+  if (status !== 'ok' || ran === undefined) return against;
+  const seen = new Set(ran);
+  return against.filter((t) => seen.has(t));
+}
+
 const isInProcessNodeTest = (command: readonly string[]): boolean => /(^|\/)node(\.exe)?$/.test(command[0] ?? '') && !command.includes('--test');
 const isPytest = (command: readonly string[]): boolean => command.some((w) => /(^|\/)py\.?test$/.test(w) || w === 'pytest');
 
@@ -357,23 +401,24 @@ const isPytest = (command: readonly string[]): boolean => command.some((w) => /(
  * collection error) failed every test it holds that the report leaves out. pytest's exit 4
  * without a report (an import error in a conftest.py) failed every test it was asked to run.
  */
-export function toFailures(run: TestRun, against: readonly string[], root: string, command: readonly string[], filesOf?: (testId: string) => readonly string[]): { status: RunStatus; detail: string; failed: string[] } {
+export function toFailures(run: TestRun, against: readonly string[], root: string, command: readonly string[], filesOf?: (testId: string) => readonly string[]): { status: RunStatus; detail: string; failed: string[]; ran: string[] } {
   if (run.status !== 'ok') {
     if (run.status === 'crash' && isPytest(command) && (run.exitCode === 4 || run.exitCode === 2)) {
-      return { status: 'ok', detail: `${run.detail}: the tests could not be collected (a load failure), so every selected test failed`, failed: [...against] };
+      return { status: 'ok', detail: `${run.detail}: the tests could not be collected (a load failure), so every selected test failed`, failed: [...against], ran: [...against] };
     }
     // One node:test file run in this process (see narrowCommand): a throw while it loads exits 1 before any report.
     const file = command[command.length - 1];
     if (run.status === 'crash' && run.exitCode === 1 && /\bwas not written\b/.test(run.detail) && isInProcessNodeTest(command) && file !== undefined) {
       const held = filesOf === undefined ? [...against] : against.filter((t) => filesOf(t).includes(file));
-      return { status: 'ok', detail: `${run.detail}: ${file} failed to load, so the tests it holds failed`, failed: held };
+      return { status: 'ok', detail: `${run.detail}: ${file} failed to load, so the tests it holds failed`, failed: held, ran: held };
     }
-    return { status: run.status, detail: run.detail, failed: [] };
+    return { status: run.status, detail: run.detail, failed: [], ran: [] };
   }
   // A report without a single case (a selection that matched no test file) ran nothing: it failed no test, and passed none either.
-  if (run.cases.length === 0) return { status: 'crash', detail: `${run.detail}, but the report holds no test case: the command ran no test`, failed: [] };
+  if (run.cases.length === 0) return { status: 'crash', detail: `${run.detail}, but the report holds no test case: the command ran no test`, failed: [], ran: [] };
   const failed = run.cases.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.id);
-  if (filesOf === undefined) return { status: 'ok', detail: run.detail, failed };
+  const ran = run.cases.filter((c) => c.status !== 'skipped').map((c) => c.id);
+  if (filesOf === undefined) return { status: 'ok', detail: run.detail, failed, ran };
   const reported = new Set(run.cases.map((c) => c.id));
   const known = new Set(against.flatMap((t) => filesOf(t)));
   const broken = new Set<string>();
@@ -390,7 +435,7 @@ export function toFailures(run: TestRun, against: readonly string[], root: strin
     }
   }
   const extra = broken.size === 0 ? [] : against.filter((t) => !reported.has(t) && filesOf(t).some((f) => broken.has(f)));
-  return { status: 'ok', detail: extra.length > 0 ? `${run.detail}; ${[...broken].sort().join(', ')} failed to load` : run.detail, failed: [...new Set([...failed, ...extra])] };
+  return { status: 'ok', detail: extra.length > 0 ? `${run.detail}; ${[...broken].sort().join(', ')} failed to load` : run.detail, failed: [...new Set([...failed, ...extra])], ran: [...new Set([...ran, ...extra])] };
 }
 
 interface TraceContext {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { planSymbols, narrowFor } from '../../src/credit/run.js';
+import { planSymbols, narrowByNameFor, narrowFor } from '../../src/credit/run.js';
 import { runOracle, type OracleResult } from '../../src/credit/oracle.js';
 import { toScored } from '../../src/credit/score.js';
 import { classifyCases, readTestSources } from '../../src/credit/tests.js';
@@ -41,7 +41,7 @@ export interface Scoring {
  * The baseline run, the oracle and the scoring, as `sealgate credit` does them (sandboxed, the
  * credit command, the narrowing of run.ts), on a throwaway repository whose symbols are all added.
  */
-export async function scoreRepo(repo: string, path: string, language: string, spans: Record<string, [number, number]>, command: string[], opts: { budget?: number; junit?: string } = {}): Promise<Scoring> {
+export async function scoreRepo(repo: string, path: string, language: string, spans: Record<string, [number, number]>, command: string[], opts: { budget?: number; junit?: string; byName?: boolean } = {}): Promise<Scoring> {
   const env = childEnv();
   const junit = opts.junit ?? 'junit.xml';
   const scratch = makeScratch();
@@ -77,6 +77,7 @@ export async function scoreRepo(repo: string, path: string, language: string, sp
     eligible: new Set(results.cases.filter((c) => c.status === 'passed').map((c) => c.id)),
     ignore: new Set([...verdicts].filter(([, v]) => v?.kind === 'tautology').map(([id]) => id)),
     narrow: narrowFor(credit, caseSources),
+    ...(opts.byName === false ? {} : { narrowByName: narrowByNameFor(credit, caseSources, new Map(results.cases.map((c) => [c.id, { suite: c.suite, name: c.name }]))) }),
     narrowTargets: (t) => {
       probeTargets.push(t);
       return narrowCommand(credit, t);
