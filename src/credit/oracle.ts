@@ -36,6 +36,8 @@ export interface MutantRun {
   readonly ranAgainst: readonly string[];
   /** Taken from the cache: no test ran for it this time. */
   readonly cached: boolean;
+  /** The command it ran (the same for every judging run of a symbol). */
+  readonly command?: readonly string[];
 }
 
 export interface Progress {
@@ -73,8 +75,13 @@ export interface OracleOptions {
   readonly eligible: ReadonlySet<string>;
   /** Tests whose failures never earn credit (static tautologies): not run against behavioural mutants. */
   readonly ignore: ReadonlySet<string>;
-  /** Narrowed command for a set of reaching tests, or null to run the whole command. */
+  /** Narrowed command for a set of reaching tests (by file, or pytest node id), or null to run the whole command. */
   readonly narrow: (testIds: readonly string[]) => readonly string[] | null;
+  /**
+   * Narrowed further, by test name (vitest, jest, node:test), or null when a name cannot be
+   * matched exactly. A run by name that leaves out a reaching test falls back to `narrow`.
+   */
+  readonly narrowByName?: (testIds: readonly string[]) => readonly string[] | null;
   /** Narrowed command for trace targets (test files, or pytest node ids), or null. */
   readonly narrowTargets: (targets: readonly string[]) => readonly string[] | null;
   /** A test's candidate files (repository-relative), to tell which tests a file that failed to load held. */
@@ -113,6 +120,8 @@ interface Cached {
   readonly detail: string;
   readonly failed: readonly string[];
   readonly durationMs: number;
+  /** The tests the report shows ran (not skipped), or failed to load. */
+  readonly ran?: readonly string[];
   /** The trace run's records. */
   readonly lines?: readonly string[];
   /** The control's per-test durations (ms), for the behavioural mutants' timeouts. */
@@ -206,6 +215,10 @@ interface SymbolWork {
   nullBroken: boolean;
   /** Behavioural mutants put off while the credit looked settled (mayDefer), by their place in the order. */
   readonly deferred: number[];
+  /** The seeded order as given (restart goes back to it). */
+  readonly initial: readonly Mutant[];
+  /** Bumped by restart: a run taken before it is no evidence. */
+  gen: number;
 }
 
 export interface JudgingJob {
@@ -214,6 +227,8 @@ export interface JudgingJob {
   /** The tests to run it against. */
   readonly open: readonly string[];
   readonly at: number;
+  /** The symbol's generation when the run was taken (see restart). */
+  readonly gen: number;
 }
 
 /**
@@ -232,7 +247,7 @@ export class JudgingQueue {
     items: readonly { readonly plan: SymbolPlan; readonly reached: readonly string[]; readonly order: readonly Mutant[] }[],
     private readonly require: 'change' | 'revert',
   ) {
-    this.symbols = items.map((i) => ({ plan: i.plan, reached: i.reached, order: [...i.order], next: 0, running: 0, pending: i.order.filter((m) => m.kind === 'null' || m.kind === 'revert').length, runs: [], killers: new Set(), earners: new Set(), nullFailed: new Set(), nullBroken: false, deferred: [] }));
+    this.symbols = items.map((i) => ({ plan: i.plan, reached: i.reached, order: [...i.order], next: 0, running: 0, pending: i.order.filter((m) => m.kind === 'null' || m.kind === 'revert').length, runs: [], killers: new Set(), earners: new Set(), nullFailed: new Set(), nullBroken: false, deferred: [], initial: [...i.order], gen: 0 }));
   }
 
   /** How many runs at most. */
@@ -275,16 +290,43 @@ export class JudgingQueue {
           continue;
         }
         w.running++;
-        return { symbol: w.plan.symbol, m, open, at };
+        return { symbol: w.plan.symbol, m, open, at, gen: w.gen };
       }
     }
     return null;
   }
 
+  /**
+   * Start the symbol's judging runs again from the first (its runs so far, and those still
+   * under way, count for nothing): they were made with a command that left out a reaching
+   * test, and every run of a symbol must be made with the same command. Returns the work.
+   */
+  restart(symbol: string): SymbolWork {
+    const w = this.work(symbol);
+    w.gen++;
+    w.order.length = 0;
+    w.order.push(...w.initial);
+    w.next = 0;
+    w.pending = w.initial.filter((m) => m.kind === 'null' || m.kind === 'revert').length;
+    w.runs.length = 0;
+    w.killers.clear();
+    w.earners.clear();
+    w.nullFailed.clear();
+    w.nullBroken = false;
+    w.deferred.length = 0;
+    return w;
+  }
+
+  private work(symbol: string): SymbolWork {
+    const w = this.symbols.find((x) => x.plan.symbol === symbol);
+    if (w === undefined) throw new Error(`internal: no judging work for ${symbol}`);
+    return w;
+  }
+
   finish(job: JudgingJob, r: MutantRun): void {
-    const w = this.symbols.find((x) => x.plan.symbol === job.symbol);
-    if (w === undefined) throw new Error(`internal: no judging work for ${job.symbol}`);
+    const w = this.work(job.symbol);
     w.running--;
+    if (job.gen !== w.gen) return;
     w.runs[job.at] = r;
     if (job.m.kind === 'null') {
       w.pending--;
@@ -340,7 +382,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     opts.progress?.({ phase, done, total, kills, elapsedMs, etaMs: done > 0 ? (elapsedMs / done) * (total - done) : null });
   };
   const key = (what: string, selection: readonly string[] | null, edits: unknown): string =>
-    sha256Hex(JSON.stringify(['sealgate-credit-v3', opts.cacheSalt, what, sha256Hex(JSON.stringify(edits)), selection ?? opts.command]));
+    sha256Hex(JSON.stringify(['sealgate-credit-v4', opts.cacheSalt, what, sha256Hex(JSON.stringify(edits)), selection ?? opts.command]));
   /** The one copy of the tree every run is copied from (never run in, never changed): the sandbox gives each run a fresh copy at one fixed path. */
   let base: Workspace | undefined;
   const baseRoot = (): string => (base ??= makeWorkspace(opts.workTree, scratch.dir, opts.depsFrom ?? opts.workTree)).root;
@@ -372,13 +414,13 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     const open = new Set(against);
     if (hit) {
       mutantsCached++;
-      return { mutant: m, status: hit.status, detail: hit.detail, failed: hit.failed.filter((t) => open.has(t)), ranAgainst: against, cached: true };
+      return { mutant: m, status: hit.status, detail: hit.detail, failed: hit.failed.filter((t) => open.has(t)), ranAgainst: ranOf(hit.status, against, hit.ran), cached: true, command };
     }
     const run = await runFresh(slot, new Map([[m.path, applyEdits(original(m.path), m.edits)]]), command, opts.env, timeoutMs, logDir);
     mutantsRun++;
     const seen = toFailures(run, against, run.cwd, command, opts.filesOf);
-    writeCache(opts.cacheDir, k, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs });
-    return { mutant: m, status: seen.status, detail: seen.detail, failed: seen.failed.filter((t) => open.has(t)), ranAgainst: against, cached: false };
+    writeCache(opts.cacheDir, k, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs, ran: seen.ran });
+    return { mutant: m, status: seen.status, detail: seen.detail, failed: seen.failed.filter((t) => open.has(t)), ranAgainst: ranOf(seen.status, against, seen.ran), cached: false, command };
   };
 
   try {
@@ -440,14 +482,16 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       report();
     });
 
-    // 4. Per symbol, in the seed's order: the revert and the null mutants run on every reaching
-    // test; a behavioural mutant runs on the reaching tests that have not yet failed on one of
-    // the symbol's mutants, and once every reaching test has, the rest are not needed. Once a
-    // clean test has earned the symbol (mayDefer), the remaining behavioural mutants wait; they
-    // run after all unless the revert and the null mutants leave the credit settled. Tautologies
-    // never count, so they are not run. The workers take the runs of every symbol: each takes
-    // the next run of the symbol with the fewest runs under way, so one symbol's runs also go
-    // side by side.
+    // 4. Per symbol, in the seed's order: its revert, null and behavioural mutants, every one
+    // with the same command (narrowed to the symbol's reaching tests by name where each can be
+    // named exactly, else by file), so no test can tell a mutant run from a null one by its
+    // command line; a run by name that leaves out a reaching test starts the symbol again by
+    // file. A behavioural mutant counts only on the reaching tests that have not yet failed on
+    // one of the symbol's mutants, and once every reaching test has, the rest are not needed.
+    // Once a clean test has earned the symbol (mayDefer), the remaining behavioural mutants
+    // wait; they run after all unless the revert and the null mutants leave the credit settled.
+    // Tautologies never count, so they are not run. The workers take the runs of every symbol:
+    // each takes the next run of the symbol with the fewest runs under way.
     phase = 'mutants';
     const queue = new JudgingQueue(
       plans.flatMap((p) => {
@@ -462,28 +506,56 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     );
     const work = queue.symbols;
     report();
+    // One command per symbol: by name where every reaching test can be named exactly, else by file.
+    const commands = new Map<string, { command: readonly string[]; strict: boolean }>(
+      work.map((w) => {
+        const byName = opts.narrowByName?.(w.reached) ?? null;
+        return [w.plan.symbol, { command: byName ?? opts.narrow(w.reached) ?? opts.command, strict: byName !== null }];
+      }),
+    );
+    const reachedOf = new Map(work.map((w) => [w.plan.symbol, w.reached]));
     // 5. The control again, once the last mutant has started (the first worker with no run
     // left makes it): a test that passed the first control only because it was the first run (a
     // marker file, a counter) fails here. Every run sees the same path and shares nothing with
-    // the others, so one run is enough.
+    // the others, so one run is enough. By name where every reaching test can be named, by file
+    // otherwise or when the run by name left one out; a reaching test it did not run again
+    // earns nothing.
     const reachedAll = [...new Set(work.flatMap((w) => w.reached))].sort();
     const afterRun: { p: Promise<OracleResult['after']> | null } = { p: null };
     const runAfter = async (slot: number, logDir: string): Promise<OracleResult['after']> => {
-      const command = opts.narrow(reachedAll) ?? opts.command;
-      const ak = key('control-after-0', command, []);
-      const hitA = readCache(opts.cacheDir, ak);
-      let r: { status: RunStatus; detail: string; failed: readonly string[]; durationMs: number; cached: boolean };
-      if (hitA) r = { ...hitA, cached: true };
-      else {
-        const run = await runFresh(slot, new Map(), command, opts.env, timeoutMs, logDir);
-        const seen = toFailures(run, reachedAll, run.cwd, command, opts.filesOf);
-        writeCache(opts.cacheDir, ak, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs });
-        r = { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs, cached: false };
+      const once = async (command: readonly string[]): Promise<{ status: RunStatus; detail: string; failed: readonly string[]; ran: readonly string[]; durationMs: number; cached: boolean }> => {
+        const ak = key('control-after-0', command, []);
+        const hitA = readCache(opts.cacheDir, ak);
+        let r;
+        if (hitA) r = { ...hitA, ran: ranOf(hitA.status, reachedAll, hitA.ran), cached: true };
+        else {
+          const run = await runFresh(slot, new Map(), command, opts.env, timeoutMs, logDir);
+          const seen = toFailures(run, reachedAll, run.cwd, command, opts.filesOf);
+          writeCache(opts.cacheDir, ak, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs, ran: seen.ran });
+          r = { status: seen.status, detail: seen.detail, failed: seen.failed, ran: ranOf(seen.status, reachedAll, seen.ran), durationMs: run.durationMs, cached: false };
+        }
+        done++;
+        report();
+        return r;
+      };
+      const byName = opts.narrowByName?.(reachedAll) ?? null;
+      let r = byName !== null ? await once(byName) : null;
+      if (r !== null && r.status === 'ok' && r.ran.length < reachedAll.length) {
+        total++;
+        r = null;
       }
-      done++;
-      report();
+      r ??= await once(opts.narrow(reachedAll) ?? opts.command);
+      const ran = new Set(r.ran);
+      const unseen = r.status === 'ok' ? reachedAll.filter((t) => !ran.has(t)) : [];
       const inReach = new Set(reachedAll);
-      return { status: r.status, detail: r.status === 'ok' ? '1 run(s) clean' : r.detail, durationMs: r.durationMs, cached: r.cached, failed: [...new Set(r.failed)].filter((t) => inReach.has(t)).sort(), ranAgainst: reachedAll };
+      return {
+        status: r.status,
+        detail: r.status === 'ok' ? `1 run(s) clean${unseen.length > 0 ? `; ${unseen.length} reaching test(s) did not run again` : ''}` : r.detail,
+        durationMs: r.durationMs,
+        cached: r.cached,
+        failed: [...new Set([...r.failed, ...unseen])].filter((t) => inReach.has(t)).sort(),
+        ranAgainst: reachedAll,
+      };
     };
     const waiters: (() => void)[] = [];
     await Promise.all(
@@ -503,8 +575,18 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
             }
             return;
           }
-          const command = opts.narrow(job.open) ?? opts.command;
-          const r = await runMutant(job.m, command, job.m.kind === 'behavioural' ? behaviouralTimeout(job.open) : timeoutMs, job.open, slot, logDir);
+          const c = commands.get(job.symbol);
+          if (c === undefined) throw new Error(`internal: no command for ${job.symbol}`);
+          const reached = reachedOf.get(job.symbol) ?? job.open;
+          // The command runs every reaching test, so the timeout is theirs; the run counts on the open ones.
+          const r = await runMutant(job.m, c.command, job.m.kind === 'behavioural' ? behaviouralTimeout(reached) : timeoutMs, job.open, slot, logDir);
+          if (c.strict && r.status === 'ok' && r.ranAgainst.length < job.open.length && commands.get(job.symbol) === c) {
+            // A run by name left out a reaching test: the symbol starts again by file, and the
+            // runs made so far (this one too) are spent on top of its total.
+            const w = queue.restart(job.symbol);
+            commands.set(job.symbol, { command: opts.narrow(w.reached) ?? opts.command, strict: false });
+            total += w.initial.length;
+          }
           queue.finish(job, r);
           done++;
           if (r.status === 'ok' && r.failed.length > 0 && job.m.kind !== 'null') kills++;
@@ -527,6 +609,17 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
   }
 }
 
+/**
+ * The tests of `against` a run really ran: those its report shows ran (or failed to load).
+ * A run that did not end in a usable report ran against all of them as far as anyone can tell
+ * (it is no kill either way).
+ */
+function ranOf(status: RunStatus, against: readonly string[], ran: readonly string[] | undefined): readonly string[] {
+  if (status !== 'ok' || ran === undefined) return against;
+  const seen = new Set(ran);
+  return against.filter((t) => seen.has(t));
+}
+
 const isInProcessNodeTest = (command: readonly string[]): boolean => /(^|\/)node(\.exe)?$/.test(command[0] ?? '') && !command.includes('--test');
 const isPytest = (command: readonly string[]): boolean => command.some((w) => /(^|\/)py\.?test$/.test(w) || w === 'pytest');
 
@@ -536,21 +629,24 @@ const isPytest = (command: readonly string[]): boolean => command.some((w) => /(
  * collection error) failed every test it holds that the report leaves out. pytest's exit 4
  * without a report (an import error in a conftest.py) failed every test it was asked to run.
  */
-export function toFailures(run: TestRun, against: readonly string[], root: string, command: readonly string[], filesOf?: (testId: string) => readonly string[]): { status: RunStatus; detail: string; failed: string[] } {
+export function toFailures(run: TestRun, against: readonly string[], root: string, command: readonly string[], filesOf?: (testId: string) => readonly string[]): { status: RunStatus; detail: string; failed: string[]; ran: string[] } {
   if (run.status !== 'ok') {
     if (run.status === 'crash' && isPytest(command) && (run.exitCode === 4 || run.exitCode === 2)) {
-      return { status: 'ok', detail: `${run.detail}: the tests could not be collected (a load failure), so every selected test failed`, failed: [...against] };
+      return { status: 'ok', detail: `${run.detail}: the tests could not be collected (a load failure), so every selected test failed`, failed: [...against], ran: [...against] };
     }
     // One node:test file run in this process (see narrowCommand): a throw while it loads exits 1 before any report.
     const file = command[command.length - 1];
     if (run.status === 'crash' && run.exitCode === 1 && /\bwas not written\b/.test(run.detail) && isInProcessNodeTest(command) && file !== undefined) {
       const held = filesOf === undefined ? [...against] : against.filter((t) => filesOf(t).includes(file));
-      return { status: 'ok', detail: `${run.detail}: ${file} failed to load, so the tests it holds failed`, failed: held };
+      return { status: 'ok', detail: `${run.detail}: ${file} failed to load, so the tests it holds failed`, failed: held, ran: held };
     }
-    return { status: run.status, detail: run.detail, failed: [] };
+    return { status: run.status, detail: run.detail, failed: [], ran: [] };
   }
+  // A report without a single case (a selection that matched no test file) ran nothing: it failed no test, and passed none either.
+  if (run.cases.length === 0) return { status: 'crash', detail: `${run.detail}, but the report holds no test case: the command ran no test`, failed: [], ran: [] };
   const failed = run.cases.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.id);
-  if (filesOf === undefined) return { status: 'ok', detail: run.detail, failed };
+  const ran = run.cases.filter((c) => c.status !== 'skipped').map((c) => c.id);
+  if (filesOf === undefined) return { status: 'ok', detail: run.detail, failed, ran };
   const reported = new Set(run.cases.map((c) => c.id));
   const known = new Set(against.flatMap((t) => filesOf(t)));
   const broken = new Set<string>();
@@ -567,7 +663,7 @@ export function toFailures(run: TestRun, against: readonly string[], root: strin
     }
   }
   const extra = broken.size === 0 ? [] : against.filter((t) => !reported.has(t) && filesOf(t).some((f) => broken.has(f)));
-  return { status: 'ok', detail: extra.length > 0 ? `${run.detail}; ${[...broken].sort().join(', ')} failed to load` : run.detail, failed: [...new Set([...failed, ...extra])] };
+  return { status: 'ok', detail: extra.length > 0 ? `${run.detail}; ${[...broken].sort().join(', ')} failed to load` : run.detail, failed: [...new Set([...failed, ...extra])], ran: [...new Set([...ran, ...extra])] };
 }
 
 interface TraceContext {
@@ -608,17 +704,31 @@ async function traceRun(plans: readonly SymbolPlan[], t: TraceContext): Promise<
     writeCache(t.opts.cacheDir, k, control);
   }
   if (control.status !== 'ok' || lines.length === 0) return { control, reach: null };
-  const reach = new Map<string, Set<string> | null>(plans.map((p) => [p.symbol, new Set<string>()]));
+  const { filesOf } = t.opts;
+  const known = filesOf === undefined ? null : new Set([...t.opts.eligible].flatMap((id) => filesOf(id)));
+  const reach = toReach(plans.map((p) => p.symbol), lines, known);
+  return { control, reach };
+}
+
+/**
+ * Per symbol, the test targets the trace lines say entered it (a file, or a pytest node id);
+ * null where a line could not tell the test. A target must be one of the suite's test files
+ * (`known`; null: not checked): a runner's own file (the main script of a vitest or jest worker)
+ * would narrow the probe to no test at all, so it only says "entered, test unknown".
+ */
+export function toReach(symbols: readonly string[], lines: readonly string[], known: ReadonlySet<string> | null): Map<string, Set<string> | null> {
+  const reach = new Map<string, Set<string> | null>(symbols.map((s) => [s, new Set<string>()]));
   for (const line of lines) {
     const tab = line.indexOf('\t');
+    if (tab < 0) continue;
     const sym = line.slice(0, tab);
     const target = line.slice(tab + 1);
     if (!reach.has(sym)) continue;
     const set = reach.get(sym);
-    if (target === '') reach.set(sym, null);
+    if (target === '' || (known !== null && !known.has(target.split('::')[0] as string))) reach.set(sym, null);
     else if (set) set.add(target);
   }
-  return { control, reach };
+  return reach;
 }
 
 /** A trace line with its test file made relative to the run's working directory ('' when it lies outside). */

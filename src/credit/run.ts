@@ -30,7 +30,7 @@ import { decodeSource, type FileSymbols } from '../symbols/model.js';
 import { runOracle, type OracleResult, type Progress, type SymbolPlan } from './oracle.js';
 import { CaseFileSchema, CreditSchema } from './schema.js';
 import { toScored, type Scored } from './score.js';
-import { cheapCommand, narrowCommand } from './select.js';
+import { cheapCommand, narrowByName, narrowCommand, type NamedTest } from './select.js';
 import { classifyCases, readTestSources, type CaseSource } from './tests.js';
 import { checkSchema } from '../core/document.js';
 
@@ -179,6 +179,20 @@ export function narrowFor(command: readonly string[], sources: ReadonlyMap<strin
 }
 
 /**
+ * The command narrowed to the reaching tests by file and name (vitest, jest, node:test), or null
+ * when any of them cannot be named exactly (the oracle then narrows by file). pytest's node ids
+ * already name each test (narrowFor).
+ */
+export function narrowByNameFor(command: readonly string[], sources: ReadonlyMap<string, CaseSource>, cases: ReadonlyMap<string, NamedTest>): (ids: readonly string[]) => readonly string[] | null {
+  return (ids) => {
+    const picked = ids.map((id) => ({ source: sources.get(id), named: cases.get(id) }));
+    if (picked.some((p) => p.source === undefined || p.source.files.length === 0 || p.source.nodeIds.length > 0 || p.named === undefined)) return null;
+    const files = [...new Set(picked.flatMap((p) => (p.source as CaseSource).files))].sort();
+    return narrowByName(command, files, picked.map((p) => p.named as NamedTest));
+  };
+}
+
+/**
  * The box of the credit step's runs: E_SANDBOX_UNAVAILABLE unless the policy's isolation works
  * here. Hidden from them besides the repository's own secrets: the credit cache.
  */
@@ -276,6 +290,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
       eligible,
       ignore: new Set([...verdicts].filter(([, v]) => v?.kind === 'tautology').map(([id]) => id)),
       narrow: narrowFor(command, caseSources),
+      narrowByName: narrowByNameFor(command, caseSources, new Map(results.cases.map((c) => [c.id, { suite: c.suite, name: c.name }]))),
       filesOf: (t) => caseSources.get(t)?.files ?? [],
       narrowTargets: (targets) => narrowCommand(command, targets),
       cacheDir,

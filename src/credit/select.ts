@@ -113,3 +113,72 @@ export function cheapCommand(command: readonly string[]): string[] {
   // Right after the program, before any positional or `--`.
   return [...head, ...extra, ...kept];
 }
+
+/** A test as its report names it: the suite chain (joined by " > ", as the JUnit readers join it) and the name. */
+export interface NamedTest {
+  readonly suite: string;
+  readonly name: string;
+}
+
+/** Options that already filter tests by name: a run narrowed by name must not fight them. */
+const NAME_FILTERS = new Set(['-t', '--testNamePattern', '--test-name-pattern', '--test-skip-pattern']);
+/** The longest name pattern put on a command line; beyond it the run stays narrowed by file. */
+export const MAX_NAME_PATTERN = 16 * 1024;
+
+/** `s` as a literal in a RegExp source (valid with or without the u and i flags). */
+export function escapeRegExp(s: string): string {
+  return s.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+}
+
+/**
+ * The names a runner may give one reported test. The report joins the chain with " > ", and a
+ * name may hold " > " itself, so every grouping of the pieces is allowed. vitest and jest match
+ * the pattern against the full name (the chain joined by single spaces), so each " > " becomes
+ * " > " or " ". node:test matches each test's own name, and runs a subtest only when its parent
+ * test matches too, so every contiguous run of pieces is a name of its own.
+ */
+function namePatterns(kind: 'vitest' | 'jest' | 'node-test', t: NamedTest): string[] | null {
+  const full = t.suite === '' ? t.name : `${t.suite} > ${t.name}`;
+  if (t.name === '' || full.trim() !== full) return null;
+  const pieces = full.split(' > ');
+  if (pieces.some((p) => p === '')) return null;
+  if (kind !== 'node-test') return [pieces.map(escapeRegExp).join('(?: > | )')];
+  const out: string[] = [];
+  for (let i = 0; i < pieces.length; i++) for (let j = i + 1; j <= pieces.length; j++) out.push(escapeRegExp(pieces.slice(i, j).join(' > ')));
+  return out;
+}
+
+/**
+ * An anchored pattern that matches each of `tests` by its exact name (and may match another test
+ * of the same name, never fewer), or null when in doubt: an empty or padded name, a runner other
+ * than vitest, jest or node:test, or a pattern too long for a command line.
+ */
+export function toNamePattern(kind: RunnerKind, tests: readonly NamedTest[]): string | null {
+  if ((kind !== 'vitest' && kind !== 'jest' && kind !== 'node-test') || tests.length === 0) return null;
+  const alts = new Set<string>();
+  for (const t of tests) {
+    const p = namePatterns(kind, t);
+    if (p === null) return null;
+    for (const a of p) alts.add(a);
+  }
+  const pattern = `^(?:${[...alts].sort().join('|')})$`;
+  return pattern.length > MAX_NAME_PATTERN ? null : pattern;
+}
+
+/**
+ * The command narrowed to `files` and, within them, to the tests named (vitest and jest
+ * `--testNamePattern`, node:test `--test-name-pattern`), or null when it cannot be narrowed by
+ * name: then the caller narrows by file. A command that already filters by name is left to its
+ * own filter.
+ */
+export function narrowByName(command: readonly string[], files: readonly string[], tests: readonly NamedTest[]): string[] | null {
+  const kind = detectRunner(command);
+  if (command.some((a) => NAME_FILTERS.has(a.split('=')[0] as string))) return null;
+  const pattern = toNamePattern(kind, tests);
+  if (pattern === null) return null;
+  const narrowed = narrowCommand(command, files);
+  if (narrowed === null) return null;
+  // node reads its options before the script (after it they are the script's); vitest and jest anywhere.
+  if (kind === 'node-test') return [narrowed[0] as string, `--test-name-pattern=${pattern}`, ...narrowed.slice(1)];
+  return [...narrowed, `--testNamePattern=${pattern}`];
+}

@@ -18,10 +18,8 @@ const EXPECT: Readonly<Record<keyof typeof PROJECTS, { command: RegExp; fixtures
   pytest: { command: /^\["python3","-m","pytest","-p","no:cacheprovider","--junitxml=junit\.xml","-o","junit_family=xunit1"\]$/, fixtures: [], junit: ['junit.xml'], ran: /1 test\(s\) ran: 1 passed, 0 failed/, origin: /production code: pricing imported from src\/pricing\/__init__\.py/ },
 };
 
-const TODO: Partial<Record<keyof typeof PROJECTS, string>> = {};
-
 for (const kind of Object.keys(PROJECTS) as (keyof typeof PROJECTS)[]) {
-  test(`adoption (${kind}): init detects and proves the config, then propose, runner and verify end in ALLOW with no edit`, { ...(TODO[kind] ? { todo: TODO[kind] } : {}) }, async () => {
+  test(`adoption (${kind}): init detects and proves the config, then propose, runner and verify end in ALLOW with no edit`, async () => {
     const a = await adopt(kind);
     try {
       const e = EXPECT[kind];
