@@ -39,6 +39,28 @@ const N2 = mutant('null2', 'null');
 const B = (i: number): Mutant => mutant(`b${i}`, 'behavioural');
 
 describe('the judging queue', () => {
+  it('restart starts the symbol over from its first run; a run taken before it (finished before or after) counts for nothing', () => {
+    const order = [B(1), N1, R, N2];
+    const q = new JudgingQueue([{ plan: plan(order), reached: ['t1'], order }], 'change');
+    const first = q.take();
+    const second = q.take();
+    assert.ok(first !== null && second !== null);
+    q.finish(first, { mutant: first.m, status: 'ok', detail: '', failed: ['t1'], ranAgainst: ['t1'], cached: false });
+    q.restart('a.py::f');
+    // A run still under way when the symbol restarted ends after it: ignored.
+    q.finish(second, { mutant: second.m, status: 'ok', detail: '', failed: ['t1'], ranAgainst: ['t1'], cached: false });
+    const w = q.symbols[0];
+    assert.equal(w?.runs.filter((r) => r !== undefined).length, 0);
+    assert.equal(w?.killers.size, 0);
+    const again: string[] = [];
+    for (let job = q.take(); job !== null; job = q.take()) {
+      again.push(job.m.id);
+      q.finish(job, { mutant: job.m, status: 'ok', detail: '', failed: [], ranAgainst: job.open, cached: false });
+    }
+    assert.deepEqual(again, ['b1', 'null1', 'revert', 'null2']);
+    assert.equal(w?.runs.filter((r) => r !== undefined).length, 4);
+  });
+
   it('once a clean test earned the symbol, its remaining behavioural mutants wait and, the credit settled, never run', () => {
     const { ran, queue } = drive([B(1), N1, B(2), R, B(3), N2, B(4)], ['t1', 't2'], { b1: ['t1'], revert: ['t1'] });
     assert.deepEqual(ran, ['b1', 'null1', 'revert', 'null2']);
