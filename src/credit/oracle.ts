@@ -24,6 +24,10 @@ export interface SymbolPlan {
   readonly noRevert?: string;
   /** Byte changes that keep the behaviour; a test failing on one earns nothing for the symbol. */
   readonly nulls: readonly Mutant[];
+  /** Why the built revert was left out: it does not parse, compile or type-check in the patched tree. */
+  readonly revertInvalid?: string;
+  /** Mutants left out before running because they do not compile, parse or type-check (src/credit/valid.ts). */
+  readonly discarded?: readonly { readonly mutant: string; readonly reason: string }[];
 }
 
 export interface MutantRun {

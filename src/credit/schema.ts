@@ -24,8 +24,8 @@ export const MutantEvidenceSchema = v.strictObject({
 
 /** Whether the tests tell the patched symbol from its base version. */
 export const RevertEvidenceSchema = v.strictObject({
-  /** killed: a test that earns credit failed on the base version. survived: every reaching test passed on it. none: no revert (an added symbol, or see detail). */
-  outcome: v.picklist(['killed', 'survived', 'timeout', 'crash', 'not-run', 'none']),
+  /** killed: a test that earns credit failed on the base version. survived: every reaching test passed on it. invalid: it does not parse, compile or type-check in the patched tree (not run). none: no revert (an added symbol, or see detail). */
+  outcome: v.picklist(['killed', 'survived', 'timeout', 'crash', 'not-run', 'invalid', 'none']),
   killed_by: uniqueStrings(identifier, 'killing tests'),
   detail: v.optional(v.string()),
 });
@@ -47,6 +47,8 @@ export const EvidenceSchema = v.strictObject({
   tautologies: v.array(identifier),
   reason: v.optional(v.string()),
   mutants: v.optional(v.array(MutantEvidenceSchema)),
+  /** Mutants left out before running because they do not parse, compile or type-check (another took each one's place). */
+  discarded: v.optional(v.array(v.strictObject({ mutant: identifier, reason: v.string() }))),
 });
 
 /** The credit file (spec section 4), written by the runner. JSON only. */

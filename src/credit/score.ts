@@ -114,7 +114,8 @@ export function toScored(x: ScoreParts): Scored {
     if (byProbe && probe?.status === 'ok') for (const t of reached) kill(t, probe.mutant.id, 'probe');
     const rr = runs.find((r) => r.mutant.kind === 'revert');
     let revert: RevertEvidence;
-    if (p.revert === null) revert = { outcome: 'none', killed_by: [], detail: p.change === 'added' ? 'an added symbol has no base version' : (p.noRevert ?? 'no revert could be built') };
+    if (p.revert === null && p.revertInvalid !== undefined) revert = { outcome: 'invalid', killed_by: [], detail: `the base version put back is not a valid program in the patched tree (${p.revertInvalid}): discarded, neither killed nor survived` };
+    else if (p.revert === null) revert = { outcome: 'none', killed_by: [], detail: p.change === 'added' ? 'an added symbol has no base version' : (p.noRevert ?? 'no revert could be built') };
     else if (rr === undefined) revert = { outcome: 'not-run', killed_by: [], detail: 'no test that could earn credit reaches it' };
     else if (rr.status !== 'ok') revert = { outcome: rr.status, killed_by: [], detail: rr.detail };
     else {
@@ -141,6 +142,7 @@ export function toScored(x: ScoreParts): Scored {
   const evidence: Record<string, Evidence> = {};
   for (const s of x.changed.changed) {
     const info = perSymbol.get(s);
+    const plan = x.plans.find((p) => p.symbol === s);
     const reached = info?.reached ?? [];
     const tautologies = reached.filter((t) => isTaut(t) !== null);
     const insensitive = reached.filter((t) => isTaut(t) === null && !(info?.killers.has(t) ?? false) && !(info?.sensitive.has(t) ?? false));
@@ -157,6 +159,7 @@ export function toScored(x: ScoreParts): Scored {
       insensitive,
       tautologies,
       mutants: (info?.runs ?? []).map((r) => mutantEvidence(r, earning)),
+      ...(plan?.discarded !== undefined && plan.discarded.length > 0 ? { discarded: plan.discarded.map((d) => ({ ...d })) } : {}),
     };
     evidence[s] = credited.has(s) ? e : { ...e, reason: missingReason(s, x, info, tautologies, require) };
   }

@@ -1,0 +1,102 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkPyCompiles, makeTsValidity, pickValid } from '../../src/credit/valid.js';
+import { planSymbols } from '../../src/credit/run.js';
+import { makeRepo } from '../helpers/git.js';
+import type { Changed } from '../../src/symbols/schema.js';
+
+function tree(files: Record<string, string>): { dir: string; dispose: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'sealgate-valid-'));
+  for (const [p, t] of Object.entries(files)) {
+    mkdirSync(join(dir, p, '..'), { recursive: true });
+    writeFileSync(join(dir, p), t);
+  }
+  return { dir, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const GREET = 'export function greet(name: string, suffix: string): string {\n  return name + suffix;\n}\n';
+
+test('a TS mutant that does not type-check is invalid; one that does is valid; old errors do not count', () => {
+  const t = tree({ 'tsconfig.json': '{ "compilerOptions": { "strict": true } }', 'src/greet.ts': GREET });
+  try {
+    const check = makeTsValidity(t.dir);
+    assert.match(check('src/greet.ts', GREET, GREET.replace('name + suffix', 'name - suffix')) ?? '', /does not type-check \(TS2\d{3}: /);
+    assert.equal(check('src/greet.ts', GREET, GREET.replace('name + suffix', 'suffix + name')), null);
+    // An error the unmutated file already has (an unresolvable import) is not the mutant's.
+    const withMissing = `import { x } from './nowhere.js';\n${GREET}export const y = x;\n`;
+    assert.equal(check('src/greet.ts', withMissing, withMissing.replace('name + suffix', 'suffix + name')), null);
+    // JS files are only parsed (elsewhere), never type-checked.
+    assert.equal(check('src/a.js', 'export const a = 1 - 1;', 'export const a = "s" - 1;'), null);
+  } finally {
+    t.dispose();
+  }
+});
+
+test('the type check reads no file outside the tree: a tsconfig extending one outside is not followed', () => {
+  const outside = tree({ 'base.json': '{ "compilerOptions": { "noUnusedLocals": true } }' });
+  const inside = (ext: string) => tree({ 'tsconfig.json': JSON.stringify({ extends: ext }), 'base.json': '{ "compilerOptions": { "noUnusedLocals": true } }', 'src/f.ts': '' });
+  const original = 'export function f(a: number): number {\n  return a;\n}\n';
+  const unused = 'export function f(a: number): number {\n  const b = a;\n  return a;\n}\n';
+  const t = inside(join(outside.dir, 'base.json'));
+  const u = inside('./base.json');
+  try {
+    // Read from inside the tree, the base's rule applies: the unused local is an error.
+    assert.match(makeTsValidity(u.dir)('src/f.ts', original, unused) ?? '', /TS6133/);
+    // The same base outside the tree is never read.
+    assert.equal(makeTsValidity(t.dir)('src/f.ts', original, unused), null);
+  } finally {
+    t.dispose();
+    u.dispose();
+    outside.dispose();
+  }
+});
+
+test('Python texts that parse but do not compile are reported; good ones pass', () => {
+  const r = checkPyCompiles([
+    { path: 'a.py', text: 'def f(x):\n    return x + 1\n' },
+    { path: 'b.py', text: 'def f(x):\n    x + 1 = 3\n' },
+    { path: 'c.py', text: 'def f(x):\n    return g(await x)\n' },
+  ]);
+  assert.equal(r[0], null);
+  assert.match(r[1] ?? '', /^SyntaxError: .*\(line 2\)/);
+  assert.match(r[2] ?? '', /^SyntaxError: .*await/);
+  // No interpreter: no opinion (the parse check still ran).
+  assert.deepEqual(checkPyCompiles([{ path: 'b.py', text: 'x + 1 = 3\n' }], '/nonexistent/python3'), [null]);
+});
+
+test('pickValid: each invalid mutant is replaced by the next candidate, and the discards say why', () => {
+  const ms = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id }));
+  const r = pickValid(ms, 3, (m) => (m.id === 'b' || m.id === 'd' ? `bad ${m.id}` : null));
+  assert.deepEqual(r.picked.map((m) => m.id), ['a', 'c', 'e']);
+  assert.deepEqual(r.discarded, [{ mutant: 'b', reason: 'bad b' }, { mutant: 'd', reason: 'bad d' }]);
+});
+
+test('planSymbols discards TS mutants that do not type-check, fills the budget from the rest, and says so', async () => {
+  const text = 'export function label(name: string, n: number): string {\n  const s = name + String(n);\n  return s.length > 3 ? s : name;\n}\n';
+  const repo = makeRepo({ 'tsconfig.json': '{ "compilerOptions": { "strict": true, "target": "ES2022", "module": "ESNext", "moduleResolution": "Bundler" } }', 'src/label.ts': text });
+  try {
+    symlinkSync(join(process.cwd(), 'node_modules'), join(repo.dir, 'node_modules'), 'dir');
+    const path = 'src/label.ts';
+    const changed: Changed = {
+      base: '0'.repeat(40), patch_sha256: '1'.repeat(64), files: [{ path, old_path: null, status: 'added', class: 'production', language: 'typescript' }],
+      changed: [`${path}::label`], moved: [], deleted: [], typeOnly: [], uncreditable: [],
+      locations: { [`${path}::label`]: { path, language: 'typescript', start_line: 1, end_line: 4, changed_lines: [[1, 4]] } },
+    };
+    const { plans } = await planSymbols(repo.dir, changed, 100, 'seed-1');
+    const p = plans[0];
+    assert.ok(p);
+    const discarded = p.discarded ?? [];
+    // `name + String(n)` -> `name - String(n)`: strings cannot be subtracted.
+    assert.ok(discarded.some((d) => /arithmetic@2:.*\+ -> -/.test(d.mutant) && /TS2362|TS2363/.test(d.reason)), JSON.stringify(discarded));
+    assert.ok(p.mutants.every((m) => !discarded.some((d) => d.mutant === m.id)));
+    assert.equal(p.mutants.length + discarded.length, p.candidates);
+    // With a budget of one, a discarded first pick is replaced by a valid one.
+    const small = await planSymbols(repo.dir, changed, 1, 'seed-1');
+    assert.equal(small.plans[0]?.mutants.length, 1);
+  } finally {
+    repo.dispose();
+  }
+});
