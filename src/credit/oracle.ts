@@ -115,6 +115,20 @@ interface Cached {
   readonly durationMs: number;
   /** The trace run's records. */
   readonly lines?: readonly string[];
+  /** The tests asked for that the run reported (or failed by a load failure). */
+  readonly ran?: readonly string[];
+}
+
+/**
+ * The tests of `against` a usable run really ran: those its report holds, and those a load
+ * failure failed. A test asked for but absent from the report did not run against the mutant,
+ * so the mutant did not survive it (honest evidence). Runs that timed out or crashed say so
+ * in their status and keep the tests asked for.
+ */
+export function ranAgainst(run: TestRun, against: readonly string[], seen: { readonly status: RunStatus; readonly failed: readonly string[] }): string[] {
+  if (seen.status !== 'ok') return [...against];
+  const reported = new Set([...run.cases.map((c) => c.id), ...seen.failed]);
+  return against.filter((t) => reported.has(t));
 }
 
 /**
@@ -132,7 +146,7 @@ function readCache(dir: string | null, key: string): Cached | null {
   if (!existsSync(p)) return null;
   try {
     const v = JSON.parse(readFileSync(p, 'utf8')) as Cached;
-    if ((v.status === 'ok' || v.status === 'timeout' || v.status === 'crash') && Array.isArray(v.failed) && v.failed.every((x) => typeof x === 'string')) return v;
+    if ((v.status === 'ok' || v.status === 'timeout' || v.status === 'crash') && Array.isArray(v.failed) && v.failed.every((x) => typeof x === 'string') && (v.ran === undefined || (Array.isArray(v.ran) && v.ran.every((x) => typeof x === 'string')))) return v;
   } catch {
     /* a damaged entry is a miss */
   }
@@ -187,7 +201,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     opts.progress?.({ phase, done, total, kills, elapsedMs, etaMs: done > 0 ? (elapsedMs / done) * (total - done) : null });
   };
   const key = (what: string, selection: readonly string[] | null, edits: unknown): string =>
-    sha256Hex(JSON.stringify(['sealgate-credit-v3', opts.cacheSalt, what, sha256Hex(JSON.stringify(edits)), selection ?? opts.command]));
+    sha256Hex(JSON.stringify(['sealgate-credit-v4', opts.cacheSalt, what, sha256Hex(JSON.stringify(edits)), selection ?? opts.command]));
   /** The one copy of the tree every run is copied from (never run in, never changed): the sandbox gives each run a fresh copy at one fixed path. */
   let base: Workspace | undefined;
   const baseRoot = (): string => (base ??= makeWorkspace(opts.workTree, scratch.dir, opts.depsFrom ?? opts.workTree)).root;
@@ -219,13 +233,14 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     const open = new Set(against);
     if (hit) {
       mutantsCached++;
-      return { mutant: m, status: hit.status, detail: hit.detail, failed: hit.failed.filter((t) => open.has(t)), ranAgainst: against, cached: true };
+      return { mutant: m, status: hit.status, detail: hit.detail, failed: hit.failed.filter((t) => open.has(t)), ranAgainst: hit.ran?.filter((t) => open.has(t)) ?? against, cached: true };
     }
     const run = await runFresh(slot, new Map([[m.path, applyEdits(original(m.path), m.edits)]]), command, opts.env, timeoutMs, logDir);
     mutantsRun++;
     const seen = toFailures(run, against, run.cwd, command, opts.filesOf);
-    writeCache(opts.cacheDir, k, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs });
-    return { mutant: m, status: seen.status, detail: seen.detail, failed: seen.failed.filter((t) => open.has(t)), ranAgainst: against, cached: false };
+    const ran = ranAgainst(run, against, seen);
+    writeCache(opts.cacheDir, k, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs, ran });
+    return { mutant: m, status: seen.status, detail: seen.detail, failed: seen.failed.filter((t) => open.has(t)), ranAgainst: ran, cached: false };
   };
 
   try {

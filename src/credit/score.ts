@@ -120,7 +120,13 @@ export function toScored(x: ScoreParts): Scored {
     else if (rr.status !== 'ok') revert = { outcome: rr.status, killed_by: [], detail: rr.detail };
     else {
       const by = sorted(rr.failed.filter((t) => !tautology(t) && !sensitive.has(t)));
-      revert = by.length > 0 ? { outcome: 'killed', killed_by: by } : { outcome: 'survived', killed_by: [], detail: 'every reaching test passes on the base version too' };
+      // Survived only when it ran against every reaching test that could earn; else say which it ran against.
+      const unrun = reached.filter((t) => !tautology(t) && !rr.ranAgainst.includes(t));
+      revert = by.length > 0
+        ? { outcome: 'killed', killed_by: by }
+        : unrun.length === 0
+          ? { outcome: 'survived', killed_by: [], detail: 'every reaching test passes on the base version too' }
+          : { outcome: 'partial', killed_by: [], detail: `no test it ran against failed, but ${listed(unrun)} did not run against it`, ran_against: sorted(rr.ranAgainst) };
       if (p.noRevert !== undefined) revert = { ...revert, detail: `${revert.detail !== undefined ? `${revert.detail}; ` : ''}partial revert: ${p.noRevert}` };
     }
     perSymbol.set(p.symbol, { killers, killed, reached, byProbe, runs: probe ? [probe, ...runs] : runs, sensitive, revert, change: p.change });
