@@ -3,6 +3,7 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import { sha256Hex } from '../core/ids.js';
 import { applyEdits, type Edit, type Mutant } from './mutant.js';
 import type { Box } from '../sandbox/run.js';
+import { checkRuntimeValidity } from './valid.js';
 import { makeScratch, makeWorkspace, runTestCommand, type RunStatus, type TestRun, type Workspace } from './workspace.js';
 
 /** One changed symbol ready for the oracle. */
@@ -117,6 +118,19 @@ interface Cached {
   readonly lines?: readonly string[];
   /** The tests asked for that the run reported (or failed by a load failure). */
   readonly ran?: readonly string[];
+}
+
+/** What the last run in `logDir` printed (each capped by the sandbox), or '' when unreadable. */
+function readLogs(logDir: string): string {
+  let out = '';
+  for (const f of ['stdout.log', 'stderr.log']) {
+    try {
+      out += readFileSync(join(logDir, f), 'utf8') + '\n';
+    } catch {
+      /* no log: nothing to read */
+    }
+  }
+  return out;
 }
 
 /**
@@ -237,7 +251,9 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     }
     const run = await runFresh(slot, new Map([[m.path, applyEdits(original(m.path), m.edits)]]), command, opts.env, timeoutMs, logDir);
     mutantsRun++;
-    const seen = toFailures(run, against, run.cwd, command, opts.filesOf);
+    const found = toFailures(run, against, run.cwd, command, opts.filesOf);
+    // Invalid is never a kill: a load failure from a mutant the runner could not compile is a crash.
+    const seen = m.kind === 'behavioural' || m.kind === 'revert' ? checkRuntimeValidity(found, new Set(run.cases.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.id)), readLogs(logDir), m.path) : found;
     const ran = ranAgainst(run, against, seen);
     writeCache(opts.cacheDir, k, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs, ran });
     return { mutant: m, status: seen.status, detail: seen.detail, failed: seen.failed.filter((t) => open.has(t)), ranAgainst: ran, cached: false };

@@ -216,3 +216,44 @@ export function pickValid<M extends { readonly id: string }>(ordered: readonly M
   }
   return { picked, discarded };
 }
+
+const TS_ERROR = /error TS(\d{4,5}):/;
+const PY_ERROR = /\b(SyntaxError|IndentationError|TabError)\b/;
+
+/**
+ * The runner's own compile-error shape for a mutated file, or null: ts-jest's type errors
+ * ("<path>:<line>:<col> - error TSnnnn: …") and Python's SyntaxError while collecting or
+ * importing it. Both name the file. A test can print such text too; that only turns its own
+ * kill into nothing.
+ */
+export function compileErrorIn(output: string, path: string): string | null {
+  const base = path.split('/').at(-1) ?? path;
+  for (const line of output.split('\n')) {
+    if (!line.includes(base)) continue;
+    const ts = TS_ERROR.exec(line);
+    if (ts && /\.[cm]?tsx?$/.test(path)) return `TS${ts[1] ?? ''}`;
+  }
+  if (path.endsWith('.py') && output.includes(base)) {
+    const py = PY_ERROR.exec(output);
+    if (py) return py[1] ?? 'SyntaxError';
+  }
+  return null;
+}
+
+/**
+ * A mutant run whose failures came (at least in part) through a load failure, while the
+ * runner's output shows the mutated file does not compile or type-check, is not a kill: it is
+ * a crash ("invalid at run time"). The static checks above should have caught it; this is the
+ * net for a runner configured differently (a jest `tsconfig` of its own, say).
+ */
+export function checkRuntimeValidity<S extends { readonly status: 'ok' | 'timeout' | 'crash'; readonly detail: string; readonly failed: readonly string[] }>(
+  seen: S,
+  reportedFailed: ReadonlySet<string>,
+  output: string,
+  path: string,
+): S | { status: 'crash'; detail: string; failed: string[] } {
+  if (seen.status !== 'ok' || seen.failed.every((t) => reportedFailed.has(t))) return seen;
+  const err = compileErrorIn(output, path);
+  if (err === null) return seen;
+  return { status: 'crash', detail: `${seen.detail}: the mutated ${path} does not compile or type-check under the test runner (${err}), so its load failure is not a kill`, failed: [] };
+}

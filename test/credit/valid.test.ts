@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkPyCompiles, makeTsValidity, pickValid } from '../../src/credit/valid.js';
+import { checkPyCompiles, checkRuntimeValidity, compileErrorIn, makeTsValidity, pickValid } from '../../src/credit/valid.js';
+import { runOracle } from '../../src/credit/oracle.js';
+import type { Mutant } from '../../src/credit/mutant.js';
+import { testBox } from '../helpers/sandbox.js';
 import { planSymbols } from '../../src/credit/run.js';
 import { makeRepo } from '../helpers/git.js';
 import type { Changed } from '../../src/symbols/schema.js';
@@ -96,6 +99,56 @@ test('planSymbols discards TS mutants that do not type-check, fills the budget f
     // With a budget of one, a discarded first pick is replaced by a valid one.
     const small = await planSymbols(repo.dir, changed, 1, 'seed-1');
     assert.equal(small.plans[0]?.mutants.length, 1);
+  } finally {
+    repo.dispose();
+  }
+});
+
+test('compileErrorIn: the runner\'s compile-error shapes, naming the mutated file', () => {
+  assert.equal(compileErrorIn('  ● Test suite failed to run\n\n    src/greet.ts:2:10 - error TS2362: The left-hand side ...\n', 'src/greet.ts'), 'TS2362');
+  assert.equal(compileErrorIn('    src/other.ts:2:10 - error TS2362: ...\n', 'src/greet.ts'), null, 'another file\'s error is not the mutant\'s');
+  assert.equal(compileErrorIn('E     File "/sealgate/work/src/calc.py", line 2\nE   SyntaxError: invalid syntax\n', 'src/calc.py'), 'SyntaxError');
+  assert.equal(compileErrorIn('E   ZeroDivisionError in src/calc.py\n', 'src/calc.py'), null);
+});
+
+test('checkRuntimeValidity: a load failure of a file that does not compile is a crash, never a kill; a reported failure stays a kill', () => {
+  const seen = { status: 'ok' as const, detail: 'exit status 2', failed: ['t1'] };
+  const out = 'E     File "/sealgate/work/src/calc.py", line 2\nE   SyntaxError: invalid syntax\n';
+  assert.equal(checkRuntimeValidity(seen, new Set(), out, 'src/calc.py').status, 'crash');
+  assert.deepEqual(checkRuntimeValidity(seen, new Set(), out, 'src/calc.py').failed, []);
+  // The test itself failed (it is in the report as failed): its failure is the mutant's doing.
+  assert.equal(checkRuntimeValidity(seen, new Set(['t1']), out, 'src/calc.py'), seen);
+  assert.equal(checkRuntimeValidity(seen, new Set(), 'E   AssertionError\n', 'src/calc.py'), seen);
+});
+
+test('the oracle: a Python mutant that does not compile (slipped past the static checks) is a crash, not a kill', { timeout: 300_000 }, async () => {
+  const text = 'def add(a, b):\n    return a + b\n';
+  const repo = makeRepo({ 'src/calc.py': text, 'tests/test_calc.py': 'import sys, os\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))\nfrom calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n', '.gitignore': 'junit.xml\n' });
+  try {
+    const path = 'src/calc.py';
+    const changed: Changed = {
+      base: '0'.repeat(40), patch_sha256: '1'.repeat(64), files: [{ path, old_path: null, status: 'added', class: 'production', language: 'python' }],
+      changed: [`${path}::add`], moved: [], deleted: [], typeOnly: [], uncreditable: [],
+      locations: { [`${path}::add`]: { path, language: 'python', start_line: 1, end_line: 2, changed_lines: [[1, 2]] } },
+    };
+    const { plans } = await planSymbols(repo.dir, changed, 2, 'seed-1');
+    const plan = plans[0];
+    assert.ok(plan);
+    const at = text.indexOf('a + b');
+    const bad: Mutant = { id: `${path}::add#arithmetic@2:12:bad`, symbol: `${path}::add`, path, kind: 'behavioural', category: 'arithmetic', line: 2, description: 'a + b -> a +* b', edits: [{ start: at, end: at + 5, text: 'a +* b' }] };
+    const command = ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--junitxml=junit.xml', 'tests'];
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'NODE_TEST_CONTEXT') env[k] = v;
+    const oracle = await runOracle([{ ...plan, mutants: [bad], nulls: [], revert: null }], {
+      workTree: repo.dir, command, junit: ['junit.xml'], env: { ...env, PYTHONDONTWRITEBYTECODE: '1', PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1' }, sandbox: testBox(repo.dir), controlTimeoutMs: 120_000, baselineMs: 1000, workers: 1, seed: 'seed-1',
+      eligible: new Set(['tests.test_calc::test_add']), filesOf: () => ['tests/test_calc.py'], ignore: new Set(), narrow: () => null, narrowTargets: () => null, cacheDir: null, cacheSalt: 'valid-test',
+    });
+    const probe = oracle.probes.get(`${path}::add`);
+    assert.deepEqual(probe?.failed, ['tests.test_calc::test_add'], `the probe reaches the test: ${JSON.stringify(probe)}`);
+    const r = oracle.mutants.get(`${path}::add`)?.find((x) => x.mutant.id === bad.id);
+    assert.equal(r?.status, 'crash', JSON.stringify(r));
+    assert.match(r.detail, /does not compile or type-check under the test runner \(SyntaxError\)/);
+    assert.deepEqual(r.failed, []);
   } finally {
     repo.dispose();
   }
