@@ -23,7 +23,7 @@ import { ChangedSchema, type Changed } from '../symbols/schema.js';
 import { mutatePy } from './mutate-py.js';
 import { mutateTs, parsesTs, type SymbolMutants } from './mutate-ts.js';
 import { applyEdits, revertMutant, selectMutants, type Mutant } from './mutant.js';
-import { checkPyCompiles, makeTsValidity, pickValid, type Validity } from './valid.js';
+import { checkPyCompiles, checkRunnerTypeChecks, makeTsValidity, pickValid, type Validity } from './valid.js';
 import { checkSymbolChange, type SymbolChange } from './change.js';
 import { runGit } from '../diff/git.js';
 import { extractFile } from '../symbols/jobs.js';
@@ -100,7 +100,8 @@ async function symbolsOf(language: string, path: string, text: string): Promise<
 
 /** Mutants for every changed symbol the oracle supports: on its changed tokens, its revert, its null mutants. */
 /** `repo` is the tree the mutants are planned on; `gitRepo` the repository holding the base commit (default: `repo`). */
-export async function planSymbols(repo: string, changed: Changed, budget: number, seed: string, baseRev: string = changed.base, gitRepo: string = repo): Promise<{ plans: SymbolPlan[]; unsupported: Map<string, string> }> {
+/** `typeCheck`: the test runner type-checks TS (checkRunnerTypeChecks), so TS mutants are type-checked before they run. */
+export async function planSymbols(repo: string, changed: Changed, budget: number, seed: string, baseRev: string = changed.base, gitRepo: string = repo, typeCheck = false): Promise<{ plans: SymbolPlan[]; unsupported: Map<string, string> }> {
   const plans: SymbolPlan[] = [];
   const unsupported = new Map<string, string>();
   const texts = new Map<string, string>();
@@ -120,7 +121,7 @@ export async function planSymbols(repo: string, changed: Changed, budget: number
       const mutated = applyEdits(text, x.edits);
       if (language !== 'python') {
         if (!parsesTs(path, mutated)) why = 'it does not parse';
-        else why = (tsValidity ??= makeTsValidity(repo, gitRepo))(path, text, mutated);
+        else if (typeCheck) why = (tsValidity ??= makeTsValidity(repo, gitRepo))(path, text, mutated);
       }
       memo.set(x.id, why);
       return why;
@@ -287,7 +288,14 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   const undefinedTests = results.cases.filter((c) => (caseSources.get(c.id)?.files.length ?? 0) === 0).map((c) => c.id);
   const undefinedSet = new Set(undefinedTests);
   const eligible = new Set(baselineProblem === null ? results.cases.filter((c) => c.status === 'passed' && !undefinedSet.has(c.id)).map((c) => c.id) : []);
-  const { plans, unsupported } = await planSymbols(root, changed, opts.config.credit.mutantBudget, params.seed, opts.tree.baseCommit, repo);
+  const typeCheck = checkRunnerTypeChecks(results.command, (p) => {
+    try {
+      return readFileSync(resolveInRepo(root, p, p), 'utf8');
+    } catch {
+      return null;
+    }
+  });
+  const { plans, unsupported } = await planSymbols(root, changed, opts.config.credit.mutantBudget, params.seed, opts.tree.baseCommit, repo, typeCheck);
 
   let oracle: OracleResult | null = null;
   if (plans.length > 0 && eligible.size > 0) {

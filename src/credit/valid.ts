@@ -108,8 +108,14 @@ export function makeTsValidity(root0: string, depsFrom?: string): Validity {
   const services = new Map<string, Service>();
   const baseline = new Map<string, Map<string, number>>();
 
+  const configs = new Map<string, ReturnType<typeof optionsFor>>();
   const serviceFor = (file: string): Service => {
-    const { options, ambient } = optionsFor(file, root, parseHost);
+    let cfg = configs.get(file);
+    if (cfg === undefined) {
+      cfg = optionsFor(file, root, parseHost);
+      configs.set(file, cfg);
+    }
+    const { options, ambient } = cfg;
     const key = JSON.stringify(options);
     let s = services.get(key);
     if (s === undefined) {
@@ -256,4 +262,28 @@ export function checkRuntimeValidity<S extends { readonly status: 'ok' | 'timeou
   const err = compileErrorIn(output, path);
   if (err === null) return seen;
   return { status: 'crash', detail: `${seen.detail}: the mutated ${path} does not compile or type-check under the test runner (${err}), so its load failure is not a kill`, failed: [] };
+}
+
+/**
+ * Whether the test run type-checks TS (so a mutant that does not type-check fails to load):
+ * `tsc` (or `vue-tsc`) in the command or in the `npm test` script it runs, or jest with ts-jest
+ * in the tree's jest configuration. Elsewhere (vitest, tsx, esbuild) types are erased, a
+ * mutant that does not type-check still runs, and only parsing decides.
+ */
+export function checkRunnerTypeChecks(command: readonly string[], readTreeFile: (path: string) => string | null): boolean {
+  const words = (ws: readonly string[]): boolean => ws.some((w) => /(^|\/)(vue-)?tsc$/.test(w));
+  let cmd = [...command];
+  const prog = (cmd[0] ?? '').split('/').at(-1) ?? '';
+  if (['npm', 'yarn', 'pnpm'].includes(prog) && (cmd[1] === 'test' || cmd[1] === 't' || (cmd[1] === 'run' && cmd[2] === 'test'))) {
+    try {
+      const pkg = JSON.parse(readTreeFile('package.json') ?? '{}') as { scripts?: { test?: unknown } };
+      if (typeof pkg.scripts?.test === 'string') cmd = pkg.scripts.test.split(/\s+|&&|;/).filter((w) => w !== '');
+    } catch {
+      /* no readable package.json: the command as given */
+    }
+  }
+  if (words(cmd)) return true;
+  if (!cmd.some((w) => /(^|\/)jest$/.test(w))) return false;
+  const configs = ['package.json', 'jest.config.js', 'jest.config.ts', 'jest.config.cjs', 'jest.config.mjs', 'jest.config.json'];
+  return configs.some((f) => (readTreeFile(f) ?? '').includes('ts-jest'));
 }

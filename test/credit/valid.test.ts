@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkPyCompiles, checkRuntimeValidity, compileErrorIn, makeTsValidity, pickValid } from '../../src/credit/valid.js';
+import { checkPyCompiles, checkRunnerTypeChecks, checkRuntimeValidity, compileErrorIn, makeTsValidity, pickValid } from '../../src/credit/valid.js';
 import { runOracle } from '../../src/credit/oracle.js';
 import type { Mutant } from '../../src/credit/mutant.js';
 import { testBox } from '../helpers/sandbox.js';
@@ -88,7 +88,7 @@ test('planSymbols discards TS mutants that do not type-check, fills the budget f
       changed: [`${path}::label`], moved: [], deleted: [], typeOnly: [], uncreditable: [],
       locations: { [`${path}::label`]: { path, language: 'typescript', start_line: 1, end_line: 4, changed_lines: [[1, 4]] } },
     };
-    const { plans } = await planSymbols(repo.dir, changed, 100, 'seed-1');
+    const { plans } = await planSymbols(repo.dir, changed, 100, 'seed-1', changed.base, repo.dir, true);
     const p = plans[0];
     assert.ok(p);
     const discarded = p.discarded ?? [];
@@ -97,7 +97,10 @@ test('planSymbols discards TS mutants that do not type-check, fills the budget f
     assert.ok(p.mutants.every((m) => !discarded.some((d) => d.mutant === m.id)));
     assert.equal(p.mutants.length + discarded.length, p.candidates);
     // With a budget of one, a discarded first pick is replaced by a valid one.
-    const small = await planSymbols(repo.dir, changed, 1, 'seed-1');
+    const small = await planSymbols(repo.dir, changed, 1, 'seed-1', changed.base, repo.dir, true);
+    // A runner that erases types (vitest, tsx) runs them: nothing is discarded for types.
+    const erased = await planSymbols(repo.dir, changed, 100, 'seed-1');
+    assert.deepEqual(erased.plans[0]?.discarded, []);
     assert.equal(small.plans[0]?.mutants.length, 1);
   } finally {
     repo.dispose();
@@ -152,4 +155,15 @@ test('the oracle: a Python mutant that does not compile (slipped past the static
   } finally {
     repo.dispose();
   }
+});
+
+test('checkRunnerTypeChecks: tsc in the command or the npm test script, or jest with ts-jest; not vitest or tsx', () => {
+  const files = (m: Record<string, string>) => (p: string) => m[p] ?? null;
+  assert.equal(checkRunnerTypeChecks(['sh', '-c', 'x'], files({})), false);
+  assert.equal(checkRunnerTypeChecks(['node_modules/.bin/tsc', '--noEmit'], files({})), true);
+  assert.equal(checkRunnerTypeChecks(['npm', 'test'], files({ 'package.json': '{"scripts":{"test":"tsc --noEmit && vitest run"}}' })), true);
+  assert.equal(checkRunnerTypeChecks(['npx', 'jest', '--ci'], files({ 'jest.config.js': "module.exports = { preset: 'ts-jest' };" })), true);
+  assert.equal(checkRunnerTypeChecks(['npx', 'jest', '--ci'], files({ 'jest.config.js': "module.exports = { transform: { '^.+\\.tsx?$': '@swc/jest' } };" })), false);
+  assert.equal(checkRunnerTypeChecks(['node_modules/.bin/vitest', 'run'], files({ 'package.json': '{"devDependencies":{"ts-jest":"1"}}' })), false);
+  assert.equal(checkRunnerTypeChecks(['node', '--import', 'tsx', '--test', 'test/a.test.ts'], files({})), false);
 });
