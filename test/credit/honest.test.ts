@@ -78,7 +78,7 @@ describe('toScored: survived only against every reaching test', () => {
     assert.match(ev?.reason ?? '', /revert was invalid/);
     assert.deepEqual(ev?.discarded, [{ mutant: revert.id, reason: 'it does not type-check (TS2322)' }]);
     // Under the default a kill of a valid behavioural mutant still earns.
-    assert.equal(score([mr(b1, [T1], [T1, T2])], invalid).status, 'credited');
+    assert.equal(score([mr(b1, [T1], [T1, T2])], invalid)?.status, 'credited');
   });
   it('a kill is a kill whatever else ran', () => {
     const ev = score([mr(revert, [T2], [T2]), mr(b1, [], [T1])]);
