@@ -350,23 +350,29 @@ const escapeRe = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 /** test.each's printf placeholders (%s %d %i %f %j %o %O %p %#) and $variable interpolations. */
 const PLACEHOLDER = /%[sdifjoOp#]|\$[A-Za-z_][\w.]*/g;
 
-/** The pattern of the names a computed test name produces, or null for a plain literal name. */
-function namePatternOf(e: TS.Expression | undefined, sf: TS.SourceFile): RegExp | null {
+/**
+ * The pattern of the names a computed test name produces, or null for a plain literal name.
+ * `opaque`: the pattern has no literal text at all (any name fits it).
+ */
+function namePatternOf(e: TS.Expression | undefined): { re: RegExp; opaque: boolean } | null {
   if (e === undefined) return null;
   const lit = stringOf(e);
+  const fromParts = (parts: readonly string[]): { re: RegExp; opaque: boolean } => {
+    const pieces = parts.flatMap((p) => p.split(PLACEHOLDER));
+    PLACEHOLDER.lastIndex = 0;
+    return { re: new RegExp(`^${parts.map((p) => p.split(PLACEHOLDER).map(escapeRe).join('.*?')).join('.*?')}$`, 's'), opaque: pieces.every((x) => x.trim() === '') };
+  };
   if (lit !== null) {
     if (!PLACEHOLDER.test(lit)) return null;
     PLACEHOLDER.lastIndex = 0;
-    return new RegExp(`^${lit.split(PLACEHOLDER).map(escapeRe).join('.*?')}$`, 's');
+    return fromParts([lit]);
   }
-  if (ts.isTemplateExpression(e)) {
-    const parts = [e.head.text, ...e.templateSpans.map((s) => s.literal.text)].map((p) => p.split(PLACEHOLDER).map(escapeRe).join('.*?'));
-    return new RegExp(`^${parts.join('.*?')}$`, 's');
-  }
+  if (ts.isTemplateExpression(e)) return fromParts([e.head.text, ...e.templateSpans.map((s) => s.literal.text)]);
   if (isFn(e)) return null;
-  void sf;
-  return /^.+$/s;
+  return { re: /^.+$/s, opaque: true };
 }
+
+const isLoop = (n: TS.Node): boolean => ts.isForStatement(n) || ts.isForOfStatement(n) || ts.isForInStatement(n) || ts.isWhileStatement(n) || ts.isDoStatement(n);
 
 /** Names a test file imports from its own project (relative or absolute specifiers): the code under test. */
 function importedNames(sf: TS.SourceFile): Set<string> {
@@ -416,7 +422,8 @@ export function classifyTsTests(path: string, text: string, assertionFunctions: 
   const ctx: Ctx = { sf, assertionFns, helpers: assertingHelpers(sf, assertionFns) };
   const imported = importedNames(sf);
   const out: TestSource[] = [];
-  const walk = (n: TS.Node, suite: readonly string[], suiteSkip: string | null): void => {
+  // `repeated`: the call can run more than once (a loop, `.each`, a function other than a suite's callback).
+  const walk = (n: TS.Node, suite: readonly string[], suiteSkip: string | null, repeated: boolean): void => {
     if (ts.isCallExpression(n)) {
       let callee: TS.Expression = n.expression;
       // test.each(table)(name, fn) / describe.each
@@ -430,7 +437,7 @@ export function classifyTsTests(path: string, text: string, assertionFunctions: 
       const literalName = stringOf(first);
       // A name computed at run time still names a test (or suite): classified from its body, matched by pattern.
       const name = literalName ?? (first && ts.isTemplateExpression(first) ? first.getText(sf).slice(1, -1) : first && !isFn(first) ? first.getText(sf) : null);
-      const namePattern = namePatternOf(first, sf);
+      const pattern = namePatternOf(first);
       const fn = [...n.arguments].reverse().find(isFn);
       if ((isTest || isSuite) && name !== null && mods.every((m) => SKIP_MODS.has(m) || m === 'only' || m === 'each' || m === 'concurrent' || m === 'sequential' || m === 'failing')) {
         const skipMod = mods.find((m) => SKIP_MODS.has(m));
@@ -439,7 +446,7 @@ export function classifyTsTests(path: string, text: string, assertionFunctions: 
           ?? (skipMod !== undefined ? `declared with ${base}.${skipMod}` : null)
           ?? skipReasonOfOptions(n.arguments.slice(1, -1));
         if (isSuite) {
-          if (fn) ts.forEachChild(fn.body, (c) => walk(c, [...suite, name], skip));
+          if (fn) ts.forEachChild(fn.body, (c) => walk(c, [...suite, name], skip, repeated || mods.includes('each')));
           return;
         }
         let verdictSkip = skip;
@@ -459,14 +466,16 @@ export function classifyTsTests(path: string, text: string, assertionFunctions: 
           name,
           line: sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1,
           verdict: checkTest(assertions, verdictSkip, fn ? sourceTextUse(fn.body, imported, sf) : null),
-          ...(namePattern !== null ? { namePattern } : {}),
+          // A computed name that runs once and has no literal text fits any name: it defines no reported name.
+          ...(pattern !== null && !(pattern.opaque && !(repeated || mods.includes('each'))) ? { namePattern: pattern.re, once: !(repeated || mods.includes('each')) } : {}),
         });
         return;
       }
     }
-    ts.forEachChild(n, (c) => walk(c, suite, suiteSkip));
+    const inner = repeated || isLoop(n) || ts.isFunctionLike(n) || (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && ['forEach', 'map', 'flatMap'].includes(n.expression.name.text));
+    ts.forEachChild(n, (c) => walk(c, suite, suiteSkip, inner));
   };
-  walk(sf, [], null);
+  walk(sf, [], null, false);
   return out;
 }
 

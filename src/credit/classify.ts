@@ -33,6 +33,8 @@ export interface TestSource {
    * in a loop): the reported names it can produce. Exact names win over patterns.
    */
   readonly namePattern?: RegExp;
+  /** With a pattern: the call runs once (no loop, no `.each`), so it defines at most one reported name. */
+  readonly once?: boolean;
 }
 
 /** One side of an assertion, reduced to what the rules need. */

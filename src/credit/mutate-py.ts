@@ -4,7 +4,7 @@ import type { SymbolChange } from './change.js';
 import { touchesChange } from './change.js';
 import type { Edit, MutantCategory, Site } from './mutant.js';
 import { applyEdits, nullMutant, probeMutant, toMutants } from './mutant.js';
-import { isModuleSymbol, type SymbolMutants, type SymbolSpan } from './mutate-ts.js';
+import { freshName, isModuleSymbol, type SymbolMutants, type SymbolSpan } from './mutate-ts.js';
 
 const PROBE = "raise RuntimeError('sealgate-probe')";
 
@@ -40,6 +40,55 @@ function isDocstring(n: Node): boolean {
   if (only.length !== 1 || only[0]?.type !== 'string') return false;
   const block = n.parent;
   return block !== null && named(block)[0]?.id === n.id;
+}
+
+// What lets a body see or publish its own local names: then no rename keeps its behaviour.
+const SEES_NAMES = /\b(?:locals|vars|eval|exec|globals|_getframe|currentframe)\s*\(|__dict__|=\s*\}|\bsuper\s*\(\s*\)/;
+
+/**
+ * The renamed-local null mutant: the first name bound by a plain assignment (`x = …`) in a
+ * function body, renamed with a fresh name everywhere it occurs in that body as a name (not
+ * an attribute, not a keyword argument). Never a parameter (callers may pass it by keyword).
+ * Null when the body can see its names (`locals()`, `f"{x=}"` and the like), binds the name
+ * otherwise too (`global`, `nonlocal`, an import, a nested def or class, a `match`), or the
+ * result does not parse.
+ */
+function renameLocalPy(text: string, bodies: readonly Node[], parses: (t: string) => boolean): { from: string; to: string; edits: Edit[] } | null {
+  for (const b of bodies) {
+    if (SEES_NAMES.test(b.text)) continue;
+    const fn = b.parent;
+    const params = new Set<string>();
+    const p = fn?.childForFieldName('parameters');
+    if (p) for (const id of p.descendantsOfType('identifier')) if (id) params.add(id.text);
+    const blocked = new Set<string>(params);
+    for (const n of b.descendantsOfType(['global_statement', 'nonlocal_statement', 'import_statement', 'import_from_statement', 'function_definition', 'class_definition', 'match_statement', 'lambda', 'keyword_argument'])) {
+      if (!n) continue;
+      if (n.type === 'function_definition' || n.type === 'class_definition') {
+        const name = n.childForFieldName('name');
+        if (name) blocked.add(name.text);
+        const ps = n.childForFieldName('parameters');
+        if (ps) for (const id of ps.descendantsOfType('identifier')) if (id) blocked.add(id.text);
+      } else if (n.type === 'lambda') {
+        const ps = n.childForFieldName('parameters');
+        if (ps) for (const id of ps.descendantsOfType('identifier')) if (id) blocked.add(id.text);
+      } else if (n.type === 'keyword_argument') continue;
+      else for (const id of n.descendantsOfType(['identifier', 'dotted_name'])) if (id) blocked.add(id.text.split('.')[0] ?? id.text);
+    }
+    const assigned = b.descendantsOfType('assignment').map((a) => a?.childForFieldName('left')).find((l) => l?.type === 'identifier' && !blocked.has(l.text));
+    if (!assigned) continue;
+    const from = assigned.text;
+    const to = freshName(text, `sealgate_local_${from}`);
+    const edits: Edit[] = [];
+    for (const id of b.descendantsOfType('identifier')) {
+      if (id?.text !== from) continue;
+      const par = id.parent;
+      if (par?.type === 'attribute' && par.childForFieldName('attribute')?.id === id.id) continue;
+      if (par?.type === 'keyword_argument' && par.childForFieldName('name')?.id === id.id) continue;
+      edits.push({ start: id.startIndex, end: id.endIndex, text: to });
+    }
+    if (edits.length > 0 && parses(applyEdits(text, edits))) return { from, to, edits };
+  }
+  return null;
 }
 
 /** Mutants of one symbol in a Python file. */
@@ -87,6 +136,16 @@ export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolCh
       nullMutant(span, 2, 'a comment added', entryEdits('# sealgate')),
       nullMutant(span, 3, 'reformatted (a no-op expression added)', entryEdits('()')),
     ];
+    const renamed = renameLocalPy(text, bodies, (t) => {
+      const tr = parser.parse(t);
+      if (!tr) return false;
+      try {
+        return !tr.rootNode.hasError;
+      } finally {
+        tr.delete();
+      }
+    });
+    if (renamed !== null) nulls.push(nullMutant(span, 4, `a local renamed (${renamed.from} -> ${renamed.to})`, renamed.edits));
 
     const inChanged = (n: Node): boolean => span.changedLines.some(([a, b]) => line(n) >= a && endLine(n) <= b);
     const sites: Site[] = [];

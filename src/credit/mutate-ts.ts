@@ -135,11 +135,13 @@ export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange):
   const tr = traceExpr(span.symbol, typed);
   const trace = entryEdits(tr, (body) => `(${tr}, (${body}))`);
   const probe = probeMutant(span, hasBody ? 'throws on entry' : 'throws when its file loads', probeEdits);
-  const nulls = [
+  const nulls: Mutant[] = [
     nullMutant(span, 1, 'a no-op statement added', entryEdits('void 0', (body) => `(void 0, (${body}))`)),
     nullMutant(span, 2, 'a comment added', entryEdits('/* sealgate */', (body) => `/* sealgate */ (${body})`)),
     nullMutant(span, 3, 'reformatted (a line break added)', entryEdits('\n', (body) => `\n(${body})`)),
   ];
+  const renamed = renameLocalTs(text, span.path, sf, bodies);
+  if (renamed !== null) nulls.push(nullMutant(span, 4, `a local renamed (${renamed.from} -> ${renamed.to})`, renamed.edits));
 
   // Behavioural sites: inside the bodies, or (no body) inside the changed lines.
   const inChanged = (n: TS.Node): boolean => {
@@ -218,6 +220,60 @@ export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange):
   if (!hasBody) visit(sf, false);
   const candidates = toMutants(span.symbol, span.path, dedupeOverlaps(sites)).filter((m) => parsesTs(span.path, applyText(text, m.edits)));
   return { probe, trace, candidates, nulls, hasBody };
+}
+
+/** A name that occurs nowhere in the file. */
+export function freshName(text: string, stem: string): string {
+  for (let i = 0; ; i++) {
+    const n = `${stem}${i === 0 ? '' : i}`;
+    if (!text.includes(n)) return n;
+  }
+}
+
+/**
+ * The renamed-local null mutant: the first `const`/`let`/`var` binding with a plain name
+ * declared in the symbol's bodies, renamed with a fresh name at its declaration and every
+ * reference the binder resolves to it (a shorthand `{ x }` becomes `{ x: fresh }`). Null when
+ * no such local exists, the body can see its own names (`eval`, `with`, `arguments`), or the
+ * result does not parse.
+ */
+function renameLocalTs(text: string, path: string, sf: TS.SourceFile, bodies: readonly FnLike[]): { from: string; to: string; edits: Edit[] } | null {
+  if (bodies.length === 0) return null;
+  // One file, no libraries: the binder's local symbols are all a rename needs.
+  const host = ts.createCompilerHost({ noLib: true, noResolve: true });
+  const program = ts.createProgram({ rootNames: [path], options: { noLib: true, noResolve: true, allowJs: true, types: [] }, host: { ...host, getSourceFile: (f) => (f === path ? sf : undefined), fileExists: (f) => f === path, readFile: (f) => (f === path ? text : undefined) } });
+  const checker = program.getTypeChecker();
+  for (const b of bodies) {
+    const body = b.body;
+    let sees = false;
+    const decls: TS.Identifier[] = [];
+    const scan = (n: TS.Node): void => {
+      if (ts.isIdentifier(n) && (n.text === 'eval' || n.text === 'arguments')) sees = true;
+      if (ts.isWithStatement(n)) sees = true;
+      if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name)) decls.push(n.name);
+      ts.forEachChild(n, scan);
+    };
+    scan(body);
+    if (sees) continue;
+    for (const d of decls) {
+      const sym = checker.getSymbolAtLocation(d);
+      if (sym === undefined) continue;
+      const to = freshName(text, `sealgateLocal_${d.text}`);
+      const edits: Edit[] = [];
+      const visit = (n: TS.Node): void => {
+        if (ts.isShorthandPropertyAssignment(n) && checker.getShorthandAssignmentValueSymbol(n) === sym) {
+          edits.push({ start: n.name.getStart(sf), end: n.name.end, text: `${d.text}: ${to}` });
+          return;
+        }
+        if (ts.isIdentifier(n) && n.text === d.text && checker.getSymbolAtLocation(n) === sym) edits.push({ start: n.getStart(sf), end: n.end, text: to });
+        ts.forEachChild(n, visit);
+      };
+      visit(body);
+      if (edits.length === 0) continue;
+      if (parsesTs(path, applyText(text, edits))) return { from: d.text, to, edits };
+    }
+  }
+  return null;
 }
 
 function applyText(text: string, edits: readonly Edit[]): string {

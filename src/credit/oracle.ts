@@ -3,6 +3,7 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import { sha256Hex } from '../core/ids.js';
 import { applyEdits, type Edit, type Mutant } from './mutant.js';
 import type { Box } from '../sandbox/run.js';
+import { checkRuntimeValidity } from './valid.js';
 import { makeScratch, makeWorkspace, runTestCommand, type RunStatus, type TestRun, type Workspace } from './workspace.js';
 
 /** One changed symbol ready for the oracle. */
@@ -24,6 +25,10 @@ export interface SymbolPlan {
   readonly noRevert?: string;
   /** Byte changes that keep the behaviour; a test failing on one earns nothing for the symbol. */
   readonly nulls: readonly Mutant[];
+  /** Why the built revert was left out: it does not parse, compile or type-check in the patched tree. */
+  readonly revertInvalid?: string;
+  /** Mutants left out before running because they do not compile, parse or type-check (src/credit/valid.ts). */
+  readonly discarded?: readonly { readonly mutant: string; readonly reason: string }[];
 }
 
 export interface MutantRun {
@@ -128,6 +133,31 @@ interface Cached {
   readonly times?: Readonly<Record<string, number>>;
 }
 
+/** What the last run in `logDir` printed (each capped by the sandbox), or '' when unreadable. */
+function readLogs(logDir: string): string {
+  let out = '';
+  for (const f of ['stdout.log', 'stderr.log']) {
+    try {
+      out += readFileSync(join(logDir, f), 'utf8') + '\n';
+    } catch {
+      /* no log: nothing to read */
+    }
+  }
+  return out;
+}
+
+/**
+ * The tests of `against` a usable run really ran: those its report shows ran (not skipped), and
+ * those a load failure failed. A test asked for but absent from the report, or skipped in it,
+ * did not run against the mutant, so the mutant did not survive it (honest evidence). Runs
+ * that timed out or crashed say so in their status and keep the tests asked for.
+ */
+export function ranAgainst(run: TestRun, against: readonly string[], seen: { readonly status: RunStatus; readonly failed: readonly string[] }): string[] {
+  if (seen.status !== 'ok') return [...against];
+  const reported = new Set([...run.cases.filter((c) => c.status !== 'skipped').map((c) => c.id), ...seen.failed]);
+  return against.filter((t) => reported.has(t));
+}
+
 /**
  * The per-mutant timeout: `factor` (default three) times the slower of baseline and control, plus
  * ten seconds of slack for a loaded machine. A mutant that loops forever costs this much; a
@@ -185,7 +215,7 @@ function readCache(dir: string | null, key: string): Cached | null {
   if (!existsSync(p)) return null;
   try {
     const v = JSON.parse(readFileSync(p, 'utf8')) as Cached;
-    if ((v.status === 'ok' || v.status === 'timeout' || v.status === 'crash') && Array.isArray(v.failed) && v.failed.every((x) => typeof x === 'string')) return v;
+    if ((v.status === 'ok' || v.status === 'timeout' || v.status === 'crash') && Array.isArray(v.failed) && v.failed.every((x) => typeof x === 'string') && (v.ran === undefined || (Array.isArray(v.ran) && v.ran.every((x) => typeof x === 'string')))) return v;
   } catch {
     /* a damaged entry is a miss */
   }
@@ -418,9 +448,12 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     }
     const run = await runFresh(slot, new Map([[m.path, applyEdits(original(m.path), m.edits)]]), command, opts.env, timeoutMs, logDir);
     mutantsRun++;
-    const seen = toFailures(run, against, run.cwd, command, opts.filesOf);
-    writeCache(opts.cacheDir, k, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs, ran: seen.ran });
-    return { mutant: m, status: seen.status, detail: seen.detail, failed: seen.failed.filter((t) => open.has(t)), ranAgainst: ranOf(seen.status, against, seen.ran), cached: false, command };
+    const found = toFailures(run, against, run.cwd, command, opts.filesOf);
+    // Invalid is never a kill: a load failure from a mutant the runner could not compile is a crash.
+    const seen = m.kind === 'behavioural' || m.kind === 'revert' ? checkRuntimeValidity(found, new Set(run.cases.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.id)), readLogs(logDir), m.path) : found;
+    const ran = ranAgainst(run, against, seen);
+    writeCache(opts.cacheDir, k, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs, ran });
+    return { mutant: m, status: seen.status, detail: seen.detail, failed: seen.failed.filter((t) => open.has(t)), ranAgainst: ran, cached: false, command };
   };
 
   try {

@@ -21,8 +21,9 @@ import { openBox, type Box } from '../sandbox/run.js';
 import { parseResults, type Results } from '../runner/results.js';
 import { ChangedSchema, type Changed } from '../symbols/schema.js';
 import { mutatePy } from './mutate-py.js';
-import { mutateTs, type SymbolMutants } from './mutate-ts.js';
-import { revertMutant, selectMutants } from './mutant.js';
+import { mutateTs, parsesTs, type SymbolMutants } from './mutate-ts.js';
+import { applyEdits, revertMutant, selectMutants, type Mutant } from './mutant.js';
+import { checkPyCompiles, checkRunnerTypeChecks, makeTsValidity, pickValid, type Validity } from './valid.js';
 import { checkSymbolChange, type SymbolChange } from './change.js';
 import { runGit } from '../diff/git.js';
 import { extractFile } from '../symbols/jobs.js';
@@ -99,10 +100,33 @@ async function symbolsOf(language: string, path: string, text: string): Promise<
 
 /** Mutants for every changed symbol the oracle supports: on its changed tokens, its revert, its null mutants. */
 /** `repo` is the tree the mutants are planned on; `gitRepo` the repository holding the base commit (default: `repo`). */
-export async function planSymbols(repo: string, changed: Changed, budget: number, seed: string, baseRev: string = changed.base, gitRepo: string = repo): Promise<{ plans: SymbolPlan[]; unsupported: Map<string, string> }> {
+/** `typeCheck`: the test runner type-checks TS (checkRunnerTypeChecks), so TS mutants are type-checked before they run. */
+export async function planSymbols(repo: string, changed: Changed, budget: number, seed: string, baseRev: string = changed.base, gitRepo: string = repo, typeCheck = false): Promise<{ plans: SymbolPlan[]; unsupported: Map<string, string> }> {
   const plans: SymbolPlan[] = [];
   const unsupported = new Map<string, string>();
   const texts = new Map<string, string>();
+  let tsValidity: Validity | undefined;
+  /** Why a mutant of `path` is not a valid program (null: valid); Python's are compiled together, once. */
+  const validityFor = (language: string, path: string, text: string, all: readonly Mutant[]): ((m: Mutant) => string | null) => {
+    const memo = new Map<string, string | null>();
+    if (language === 'python') {
+      const compiled = checkPyCompiles([{ path, text }, ...all.map((x) => ({ path, text: applyEdits(text, x.edits) }))]);
+      // An interpreter that cannot compile the unmutated file has no opinion on its mutants.
+      if (compiled[0] === null) all.forEach((x, i) => memo.set(x.id, compiled[i + 1] === null || compiled[i + 1] === undefined ? null : `it does not compile (${compiled[i + 1] as string})`));
+    }
+    return (x) => {
+      const known = memo.get(x.id);
+      if (known !== undefined) return known;
+      let why: string | null = null;
+      const mutated = applyEdits(text, x.edits);
+      if (language !== 'python') {
+        if (!parsesTs(path, mutated)) why = 'it does not parse';
+        else if (typeCheck) why = (tsValidity ??= makeTsValidity(repo, gitRepo))(path, text, mutated);
+      }
+      memo.set(x.id, why);
+      return why;
+    };
+  };
   const parsed = new Map<string, Promise<{ base: string | null; baseSymbols: FileSymbols | null; symbols: FileSymbols | null }>>();
   const fileOf = (path: string, language: string, text: string) => {
     let p = parsed.get(path);
@@ -149,18 +173,27 @@ export async function planSymbols(repo: string, changed: Changed, budget: number
       ? checkSymbolChange(loc.language, text, pieces, f.base, f.base === null ? null : (f.baseSymbols?.symbols.get(name) ?? null))
       : undefined;
     const m: SymbolMutants = loc.language === 'python' ? await mutatePy(text, span, change) : mutateTs(text, span, change);
-    const revert = change?.revert ? revertMutant(span, change.revert) : null;
+    const built = change?.revert ? revertMutant(span, change.revert) : null;
+    // Invalid mutants (no compile, no type-check) are discarded before they run; the next candidate takes the place.
+    const invalid = validityFor(loc.language, loc.path, text, [...(built ? [built] : []), ...m.candidates]);
+    const revertWhy = built ? invalid(built) : null;
+    const revert = revertWhy === null ? built : null;
+    const { picked, discarded } = pickValid(selectMutants(m.candidates, m.candidates.length, seed), budget, invalid);
+    const noRevert = change?.noRevert ?? (change === undefined ? 'the symbol could not be found again in its file' : undefined);
     plans.push({
       symbol,
       path: loc.path,
       probe: m.probe,
       trace: m.trace,
-      mutants: selectMutants(m.candidates, budget, seed),
+      mutants: picked,
       candidates: m.candidates.length,
       change: change?.status ?? 'modified',
       revert,
-      ...(change?.noRevert !== undefined ? { noRevert: change.noRevert } : change === undefined ? { noRevert: 'the symbol could not be found again in its file' } : {}),
+      ...(noRevert !== undefined ? { noRevert } : {}),
+      ...(revertWhy !== null ? { revertInvalid: revertWhy } : {}),
+      // Null mutants are never discarded: leaving one out would only weaken the check.
       nulls: m.nulls,
+      discarded: [...(built && revertWhy !== null ? [{ mutant: built.id, reason: revertWhy }] : []), ...discarded],
     });
   }
   return { plans, unsupported };
@@ -269,7 +302,14 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   const undefinedTests = results.cases.filter((c) => (caseSources.get(c.id)?.files.length ?? 0) === 0).map((c) => c.id);
   const undefinedSet = new Set(undefinedTests);
   const eligible = new Set(baselineProblem === null ? results.cases.filter((c) => c.status === 'passed' && !undefinedSet.has(c.id)).map((c) => c.id) : []);
-  const { plans, unsupported } = await planSymbols(root, changed, opts.config.credit.mutantBudget, params.seed, opts.tree.baseCommit, repo);
+  const typeCheck = checkRunnerTypeChecks(results.command, (p) => {
+    try {
+      return readFileSync(resolveInRepo(root, p, p), 'utf8');
+    } catch {
+      return null;
+    }
+  });
+  const { plans, unsupported } = await planSymbols(root, changed, opts.config.credit.mutantBudget, params.seed, opts.tree.baseCommit, repo, typeCheck);
 
   let oracle: OracleResult | null = null;
   if (plans.length > 0 && eligible.size > 0) {

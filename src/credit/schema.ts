@@ -14,7 +14,8 @@ export const MutantEvidenceSchema = v.strictObject({
   /**
    * killed: a reaching test that passed on the baseline failed. survived: none did, and it ran
    * against every test that reaches the symbol. partial: none did, but it ran only against
-   * `ran_against` (the others had already failed on another mutant). timeout / crash: never a kill.
+   * `ran_against` (the others had already failed on another mutant, or the run did not report
+   * them). timeout / crash: never a kill.
    */
   outcome: v.picklist(['killed', 'survived', 'partial', 'timeout', 'crash']),
   killed_by: uniqueStrings(identifier, 'killing tests'),
@@ -24,10 +25,12 @@ export const MutantEvidenceSchema = v.strictObject({
 
 /** Whether the tests tell the patched symbol from its base version. */
 export const RevertEvidenceSchema = v.strictObject({
-  /** killed: a test that earns credit failed on the base version. survived: every reaching test passed on it. none: no revert (an added symbol, or see detail). */
-  outcome: v.picklist(['killed', 'survived', 'timeout', 'crash', 'not-run', 'none']),
+  /** killed: a test that earns credit failed on the base version. survived: every reaching test ran on it and passed. partial: none failed, but not every reaching test ran (`ran_against`). invalid: it does not parse, compile or type-check in the patched tree (not run). none: no revert (an added symbol, or see detail). */
+  outcome: v.picklist(['killed', 'survived', 'partial', 'timeout', 'crash', 'not-run', 'invalid', 'none']),
   killed_by: uniqueStrings(identifier, 'killing tests'),
   detail: v.optional(v.string()),
+  /** partial: the tests it ran against (not every reaching test ran; none of these failed). */
+  ran_against: v.optional(uniqueStrings(identifier, 'tests')),
 });
 
 /** Per-symbol evidence the runner records beside the spec's fields. */
@@ -50,6 +53,8 @@ export const EvidenceSchema = v.strictObject({
   untried: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
   reason: v.optional(v.string()),
   mutants: v.optional(v.array(MutantEvidenceSchema)),
+  /** Mutants left out before running because they do not parse, compile or type-check (another took each one's place). */
+  discarded: v.optional(v.array(v.strictObject({ mutant: identifier, reason: v.string() }))),
 });
 
 /** The credit file (spec section 4), written by the runner. JSON only. */

@@ -116,12 +116,19 @@ export function toScored(x: ScoreParts): Scored {
     if (byProbe && probe?.status === 'ok') for (const t of reached) kill(t, probe.mutant.id, 'probe');
     const rr = runs.find((r) => r.mutant.kind === 'revert');
     let revert: RevertEvidence;
-    if (p.revert === null) revert = { outcome: 'none', killed_by: [], detail: p.change === 'added' ? 'an added symbol has no base version' : (p.noRevert ?? 'no revert could be built') };
+    if (p.revert === null && p.revertInvalid !== undefined) revert = { outcome: 'invalid', killed_by: [], detail: `the base version put back is not a valid program in the patched tree (${p.revertInvalid}): discarded, neither killed nor survived` };
+    else if (p.revert === null) revert = { outcome: 'none', killed_by: [], detail: p.change === 'added' ? 'an added symbol has no base version' : (p.noRevert ?? 'no revert could be built') };
     else if (rr === undefined) revert = { outcome: 'not-run', killed_by: [], detail: 'no test that could earn credit reaches it' };
     else if (rr.status !== 'ok') revert = { outcome: rr.status, killed_by: [], detail: rr.detail };
     else {
       const by = sorted(rr.failed.filter((t) => !tautology(t) && !sensitive.has(t)));
-      revert = by.length > 0 ? { outcome: 'killed', killed_by: by } : { outcome: 'survived', killed_by: [], detail: 'every reaching test passes on the base version too' };
+      // Survived only when it ran against every reaching test that could earn; else say which it ran against.
+      const unrun = reached.filter((t) => !tautology(t) && !rr.ranAgainst.includes(t));
+      revert = by.length > 0
+        ? { outcome: 'killed', killed_by: by }
+        : unrun.length === 0
+          ? { outcome: 'survived', killed_by: [], detail: 'every reaching test passes on the base version too' }
+          : { outcome: 'partial', killed_by: [], detail: `no test it ran against failed, but ${listed(unrun)} did not run against it`, ran_against: sorted(rr.ranAgainst) };
       if (p.noRevert !== undefined) revert = { ...revert, detail: `${revert.detail !== undefined ? `${revert.detail}; ` : ''}partial revert: ${p.noRevert}` };
     }
     const untried = reached.length === 0 ? 0 : Math.max(0, p.mutants.length - runs.filter((r) => r.mutant.kind === 'behavioural').length);
@@ -144,6 +151,7 @@ export function toScored(x: ScoreParts): Scored {
   const evidence: Record<string, Evidence> = {};
   for (const s of x.changed.changed) {
     const info = perSymbol.get(s);
+    const plan = x.plans.find((p) => p.symbol === s);
     const reached = info?.reached ?? [];
     const tautologies = reached.filter((t) => isTaut(t) !== null);
     const insensitive = reached.filter((t) => isTaut(t) === null && !(info?.killers.has(t) ?? false) && !(info?.sensitive.has(t) ?? false));
@@ -161,6 +169,7 @@ export function toScored(x: ScoreParts): Scored {
       tautologies,
       mutants: (info?.runs ?? []).map((r) => mutantEvidence(r, earning)),
       ...(info && info.untried > 0 ? { untried: info.untried } : {}),
+      ...(plan?.discarded !== undefined && plan.discarded.length > 0 ? { discarded: plan.discarded.map((d) => ({ ...d })) } : {}),
     };
     evidence[s] = credited.has(s) ? e : { ...e, reason: missingReason(s, x, info, tautologies, require) };
   }

@@ -68,8 +68,13 @@ function suiteMatches(src: TestSource, suite: string): boolean {
  * a tautology if any candidate is (fail closed), and keeps every candidate's file.
  */
 export function matchCase(c: JunitCase, sources: readonly TestSource[]): CaseSource {
+  return matchWith(c, sources).source;
+}
+
+function matchWith(c: JunitCase, sources: readonly TestSource[]): { source: CaseSource; computed: readonly TestSource[] } {
   const name = stripParams(c.name);
   let cands = sources.filter((s) => s.name === name || s.name === c.name);
+  const literal = cands.length > 0;
   // A computed name (test.each, a loop) matches by its pattern when no literal name does.
   if (cands.length === 0) {
     const f = c.file?.replace(/^\.\//, '') ?? null;
@@ -84,22 +89,28 @@ export function matchCase(c: JunitCase, sources: readonly TestSource[]): CaseSou
     const bySuite = cands.filter((s) => suiteMatches(s, c.suite));
     if (bySuite.length > 0) cands = bySuite;
   }
-  if (cands.length === 0) return { verdict: null, files: [], nodeIds: [] };
+  if (cands.length === 0) return { source: { verdict: null, files: [], nodeIds: [] }, computed: [] };
   const taut = cands.find((s) => s.verdict.kind === 'tautology');
   const verdict = taut ? taut.verdict : (cands[0] as TestSource).verdict;
   const files = [...new Set(cands.map((s) => s.file))];
   const nodeIds = cands.every((s) => s.file.endsWith('.py')) ? cands.map((s) => [s.file, ...s.suite, c.name].join('::')) : [];
-  return { verdict, files, nodeIds };
+  return { source: { verdict, files, nodeIds }, computed: literal ? [] : cands };
 }
 
 /** Each run case's test source and static verdict (null where its source was not found). */
 export function classifyCases(cases: readonly JunitCase[], sources: readonly TestSource[]): { caseSources: Map<string, CaseSource>; verdicts: Map<string, Verdict | null> } {
   const caseSources = new Map<string, CaseSource>();
   const verdicts = new Map<string, Verdict | null>();
-  for (const c of cases) {
-    const s = matchCase(c, sources);
-    caseSources.set(c.id, s);
-    verdicts.set(c.id, s.verdict);
+  const matched = cases.map((c) => ({ c, ...matchWith(c, sources) }));
+  // A computed-name call that runs once defines one test: when two or more cases may be its,
+  // at least one was made by something the classifier cannot see, so none of them is defined.
+  const claims = new Map<TestSource, number>();
+  for (const m of matched) for (const t of m.computed) if (t.once === true) claims.set(t, (claims.get(t) ?? 0) + 1);
+  for (const m of matched) {
+    const over = m.computed.some((t) => (claims.get(t) ?? 0) > 1);
+    const s = over ? { verdict: null, files: [], nodeIds: [] } : m.source;
+    caseSources.set(m.c.id, s);
+    verdicts.set(m.c.id, s.verdict);
   }
   return { caseSources, verdicts };
 }

@@ -6,12 +6,11 @@ import { LAYOUT } from '../../src/core/layout.js';
 import { followUpFiles, NOW, propose, runnerJob } from './example.js';
 
 // The follow-up's real bound on taxCents, but its JUnit case carries a name no test file
-// defines (made up at run time, as a reporter or a generated name would): it earns nothing,
-// and the credit and the report list it.
-// Open question after the merge: issue 14's classifier matches computed test names (loops,
-// test.each) to the test call that makes them, so this case now counts as defined and earns
-// credit (it does bound taxCents). Reported as todo until the rule for computed names is settled.
-test('adversarial: a JUnit case no test file defines earns no credit, and the report lists it', { timeout: 300_000, todo: 'computed names are matched to their test call since issue 14: decide what "defined" means' }, async () => {
+// defines: the name is computed with no literal text, on a call that runs once, so it would fit
+// any reported name (a reporter's made-up case, or a test the classifier cannot see, would be
+// taken for it). Such a call defines no name (docs/credit.md, "Computed test names"): the case
+// earns nothing, and the credit and the report list it.
+test('adversarial: a JUnit case no test file defines earns no credit, and the report lists it', { timeout: 300_000 }, async () => {
   const files = followUpFiles();
   const made = "test(['tax', 'is', 'bounded', 'by', 'the', 'rate'].join(' ') + ' (generated)', () => {";
   const testFile = (files['test/pricing.test.ts'] ?? '').replace("test('tax is bounded by the rate', () => {", made);

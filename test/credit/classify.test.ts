@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { classifyTsTests } from '../../src/credit/classify-ts.js';
 import { classifyPyTests } from '../../src/credit/classify-py.js';
 import type { TautologyRule } from '../../src/credit/classify.js';
-import { matchCase } from '../../src/credit/tests.js';
+import { classifyCases, matchCase } from '../../src/credit/tests.js';
 
 type Want = TautologyRule | 'property';
 
@@ -138,5 +138,42 @@ describe('computed test names (test.each, loops) are classified from the body an
   it('a literal name wins over patterns', () => {
     assert.equal(matchCase(junit('plain'), sources).verdict?.kind, 'property');
     assert.deepEqual(matchCase(junit('plain'), sources).files, ['t.test.ts']);
+  });
+});
+
+describe('computed names: a case is matched to a computed-name call only where that call can have made it', () => {
+  const src = [
+    "describe('s', () => {",
+    "  test(['tax', 'bounded'].join(' '), () => { assert.equal(taxCents(1, 2), 0); });",
+    "  test(`once ${1 + 1}`, () => { assert.equal(taxCents(1, 2), 0); });",
+    "  for (const c of cases) test(c.name, () => { assert.equal(taxCents(c.a, 2), c.want); });",
+    "  cases.forEach((c) => test(`each ${c.a}`, () => { assert.equal(taxCents(c.a, 2), c.want); }));",
+    '});',
+  ].join('\n');
+  const sources = classifyTsTests('t.test.ts', src);
+  const junit = (name: string) => ({ id: `t.test.ts::s::${name}`, file: 't.test.ts', suite: 's', name, status: 'passed' as const, duration_ms: 1 });
+  const defined = (names: string[]) => {
+    const { caseSources } = classifyCases(names.map(junit), sources);
+    return names.filter((n) => (caseSources.get(`t.test.ts::s::${n}`)?.files.length ?? 0) > 0);
+  };
+  it('every call is found and classified from its body', () => {
+    assert.equal(sources.length, 4);
+    assert.ok(sources.every((s) => s.verdict.kind === 'property'));
+  });
+  it('a name with no literal text on a call that runs once is matched to nothing (it would fit any name)', () => {
+    const only = classifyTsTests('u.test.ts', "test(['tax', 'bounded'].join(' '), () => { assert.equal(taxCents(1, 2), 0); });");
+    assert.deepEqual(matchCase({ ...junit('tax bounded'), file: 'u.test.ts' }, only).files, []);
+  });
+  it('the same name in a loop is matched: a loop makes many names', () => {
+    assert.deepEqual(defined(['row 1', 'row 2']), ['row 1', 'row 2']);
+  });
+  it('a call that runs once defines one case: one is matched, two claiming it are both undefined', () => {
+    assert.deepEqual(defined(['once 2']), ['once 2']);
+    assert.deepEqual(defined(['once 2', 'once 3']).filter((n) => n.startsWith('once')), []);
+  });
+  it('a template in a forEach callback repeats, so several cases may share it', () => {
+    const each = classifyTsTests('v.test.ts', "cases.forEach((c) => test(`each ${c.a}`, () => { assert.equal(taxCents(c.a, 2), c.want); }));");
+    const { caseSources } = classifyCases(['each 1', 'each 2'].map((n) => ({ ...junit(n), id: n, file: 'v.test.ts', suite: '' })), each);
+    assert.deepEqual([...caseSources.values()].map((s) => s.files), [['v.test.ts'], ['v.test.ts']]);
   });
 });

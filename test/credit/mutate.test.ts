@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import ts from 'typescript';
+import { runInThisContext } from 'node:vm';
 import { mutateTs } from '../../src/credit/mutate-ts.js';
 import { mutatePy } from '../../src/credit/mutate-py.js';
 import { applyEdits, selectMutants, type Mutant } from '../../src/credit/mutant.js';
@@ -131,5 +132,67 @@ describe('cheap failure output for credit runs', () => {
     assert.deepEqual(cheapCommand(['pytest', '-p', 'no:cacheprovider', '--tb=short', 'tests']), ['pytest', '--tb=line', '-p', 'no:cacheprovider', 'tests']);
     const node = ['node', '--test', 'a.test.js'];
     assert.deepEqual(cheapCommand(node), node);
+  });
+});
+
+describe('the renamed-local null mutant', () => {
+  const run = (src: string): unknown => {
+    const js = ts.transpileModule(src, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText;
+    const m = { exports: {} as Record<string, (...a: unknown[]) => unknown> };
+    (runInThisContext(`(function (module, exports) { ${js}\n})`) as (mod: typeof m, e: typeof m.exports) => void)(m, m.exports);
+    return m.exports.total?.([{ cents: 250, qty: 2 }, { cents: 100, qty: 1 }], 3);
+  };
+  it('TS: renames a local and every reference (a shorthand property too), fresh, parses, same behaviour', () => {
+    const text = [
+      'const sum = 99;',
+      'export function total(items: { cents: number; qty: number }[], extra: number) {',
+      '  let sum = 0;',
+      '  for (const i of items) sum += i.cents * i.qty;',
+      '  const o = { sum, other: { sum: 1 } };',
+      '  return o.sum + extra + (() => sum)();',
+      '}',
+    ].join('\n');
+    const m = mutateTs(text, span('src/a.ts::total', 2, 7));
+    const r = m.nulls.find((n) => n.description.includes('local renamed'));
+    assert.ok(r, m.nulls.map((n) => n.description).join('; '));
+    const out = applyEdits(text, r.edits);
+    assert.match(r.description, /\(sum -> sealgateLocal_sum\)/);
+    assert.equal(text.includes('sealgateLocal_sum'), false);
+    assert.match(out, /^const sum = 99;/, 'the module-level binding of the same name is left alone');
+    assert.match(out, /\{ sum: sealgateLocal_sum, other: \{ sum: 1 \} \}/);
+    assert.match(out, /o\.sum/);
+    assert.equal(run(out), run(text));
+    assert.equal(run(text), 600 + 3 + 600);
+  });
+  it('TS: no rename where the body can see its names (eval) or has no local', () => {
+    assert.equal(mutateTs('export function f(x) {\n  const y = x;\n  return eval("y");\n}\n', span('src/a.ts::f', 1, 4)).nulls.some((n) => n.description.includes('renamed')), false);
+    assert.equal(mutateTs('export function f(x) {\n  return x;\n}\n', span('src/a.ts::f', 1, 3)).nulls.some((n) => n.description.includes('renamed')), false);
+  });
+  it('Python: renames an assigned local (not a parameter, attribute or keyword name), fresh, same behaviour', async () => {
+    const text = [
+      'def total(items, extra):',
+      '    sum_ = 0',
+      '    for i in items:',
+      '        sum_ += i["cents"] * i["qty"]',
+      '    d = dict(sum_=1)',
+      '    return sum_ + extra + d["sum_"] + (lambda: sum_)()',
+      '',
+    ].join('\n');
+    const m = await mutatePy(text, span('a.py::total', 1, 6, 'a.py'));
+    const r = m.nulls.find((n) => n.description.includes('local renamed'));
+    assert.ok(r, m.nulls.map((n) => n.description).join('; '));
+    assert.match(r.description, /\(sum_ -> sealgate_local_sum_\)/);
+    const out = applyEdits(text, r.edits);
+    assert.match(out, /dict\(sum_=1\)/);
+    assert.match(out, /d\["sum_"\]/);
+    const { execFileSync } = await import('node:child_process');
+    const call = '\nprint(total([{"cents": 250, "qty": 2}, {"cents": 100, "qty": 1}], 3))\n';
+    assert.equal(execFileSync('python3', ['-c', out + call], { encoding: 'utf8' }), execFileSync('python3', ['-c', text + call], { encoding: 'utf8' }));
+  });
+  it('Python: no rename where the body sees its names (locals(), f"{x=}") or binds them globally', async () => {
+    for (const body of ['    y = x\n    return locals()\n', '    y = x\n    return f"{y=}"\n', '    global y\n    y = x\n    return y\n']) {
+      const m = await mutatePy(`def f(x):\n${body}`, span('a.py::f', 1, 3, 'a.py'));
+      assert.equal(m.nulls.some((n) => n.description.includes('renamed')), false, body);
+    }
   });
 });

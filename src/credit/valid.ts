@@ -1,0 +1,289 @@
+// Which mutants are valid programs: a mutant that does not compile or does not type-check
+// would fail its tests for a reason that is not behaviour (a load failure counts as a failure
+// of every test the file holds), so it is discarded before it runs and another takes its
+// place. Invalid only ever loses a mutant, never grants a kill.
+import { execFileSync } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import type * as TS from 'typescript';
+
+// Required when this module is first used, not imported: the bundle must not load the 9 MB compiler at startup.
+const ts = createRequire(import.meta.url)('typescript') as typeof TS;
+
+/** Why one mutated file is not a valid program, or null when it is. */
+export type Validity = (path: string, original: string, mutated: string) => string | null;
+
+const TYPED = /\.[cm]?tsx?$/;
+
+const within = (root: string, p: string): boolean => {
+  const r = relative(root, p);
+  return r === '' || (!r.startsWith('..') && !isAbsolute(r));
+};
+
+/** Error diagnostics as "TSnnnn: message" keys, counted (positions shift in a mutant, so they are left out). */
+function countKeys(diags: readonly TS.Diagnostic[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const d of diags) {
+    if (d.category !== ts.DiagnosticCategory.Error) continue;
+    const k = `TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ').slice(0, 200)}`;
+    out.set(k, (out.get(k) ?? 0) + 1);
+  }
+  return out;
+}
+
+/** Options of the tsconfig nearest to `file` inside `root` (the project's), or defaults; never a file outside the tree. */
+function optionsFor(file: string, root: string, host: TS.ParseConfigHost): { options: TS.CompilerOptions; ambient: string[] } {
+  const defaults: TS.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, strict: false, skipLibCheck: true, allowJs: false };
+  let dir = dirname(file);
+  let config: string | null = null;
+  while (within(root, dir)) {
+    const c = join(dir, 'tsconfig.json');
+    if (host.fileExists(c)) {
+      config = c;
+      break;
+    }
+    if (dir === root) break;
+    dir = dirname(dir);
+  }
+  if (config === null) return { options: defaults, ambient: [] };
+  const parsed = ts.getParsedCommandLineOfConfigFile(config, {}, { ...host, getCurrentDirectory: () => root, onUnRecoverableConfigFileDiagnostic: () => undefined });
+  if (!parsed) return { options: defaults, ambient: [] };
+  // Global declarations the project includes (a global.d.ts): they are part of what the file sees.
+  const ambient = parsed.fileNames.filter((f) => f.endsWith('.d.ts') && within(root, f)).slice(0, 200);
+  return { options: { ...parsed.options, noEmit: true, skipLibCheck: true, incremental: false, composite: false, plugins: [] }, ambient };
+}
+
+/**
+ * A type checker for the mutated TS files of one tree: one language service per tsconfig,
+ * reused, with the mutated file swapped in. A mutant is invalid when its file has an error
+ * diagnostic (syntax or type) the unmutated file does not have. It reads only files inside
+ * the tree, the dependency folder `node_modules` of `depsFrom` (seen at the tree's root, as the
+ * runs see it) and TypeScript's own lib files; nothing of the tree is executed.
+ */
+export function makeTsValidity(root0: string, depsFrom?: string): Validity {
+  const root = realpathSync(root0);
+  const libDir = dirname(ts.getDefaultLibFilePath({}));
+  const deps = depsFrom !== undefined && existsSync(join(depsFrom, 'node_modules')) ? realpathSync(join(depsFrom, 'node_modules')) : null;
+  const treeDeps = join(root, 'node_modules');
+  /** The real path a read of `p` goes to, or null when it lies outside what may be read. */
+  const place = (p0: string): string | null => {
+    const p = resolve(p0);
+    let target = p;
+    if (deps !== null && !existsSync(treeDeps) && within(treeDeps, p)) target = join(deps, relative(treeDeps, p));
+    let real: string;
+    try {
+      real = realpathSync(target);
+    } catch {
+      // Not there: fine to say so, as long as the question is about an allowed place.
+      return within(root, target) || within(libDir, target) || (deps !== null && within(deps, target)) ? target : null;
+    }
+    return within(root, real) || within(libDir, real) || (deps !== null && within(deps, real)) ? real : null;
+  };
+  const sys = ts.sys;
+  const fileExists = (p: string): boolean => {
+    const x = place(p);
+    return x !== null && sys.fileExists(x);
+  };
+  const readFile = (p: string): string | undefined => {
+    const x = place(p);
+    return x === null ? undefined : sys.readFile(x);
+  };
+  const directoryExists = (p: string): boolean => {
+    const x = place(p);
+    return x !== null && sys.directoryExists(x);
+  };
+  const parseHost: TS.ParseConfigHost = {
+    useCaseSensitiveFileNames: true,
+    fileExists,
+    readFile,
+    readDirectory: (d, ext, excl, incl, depth) => (place(d) === null ? [] : sys.readDirectory(d, ext, excl, incl, depth).filter((f) => place(f) !== null)),
+  };
+
+  interface Service {
+    readonly service: TS.LanguageService;
+    readonly texts: Map<string, { text: string; version: number }>;
+    readonly roots: string[];
+  }
+  const services = new Map<string, Service>();
+  const baseline = new Map<string, Map<string, number>>();
+
+  const configs = new Map<string, ReturnType<typeof optionsFor>>();
+  const serviceFor = (file: string): Service => {
+    let cfg = configs.get(file);
+    if (cfg === undefined) {
+      cfg = optionsFor(file, root, parseHost);
+      configs.set(file, cfg);
+    }
+    const { options, ambient } = cfg;
+    const key = JSON.stringify(options);
+    let s = services.get(key);
+    if (s === undefined) {
+      const texts = new Map<string, { text: string; version: number }>();
+      const roots = [...ambient];
+      const host: TS.LanguageServiceHost = {
+        getCompilationSettings: () => options,
+        getScriptFileNames: () => roots,
+        getScriptVersion: (f) => String(texts.get(f)?.version ?? 0),
+        getScriptSnapshot: (f) => {
+          const t = texts.get(f)?.text ?? readFile(f);
+          return t === undefined ? undefined : ts.ScriptSnapshot.fromString(t);
+        },
+        getCurrentDirectory: () => root,
+        getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
+        fileExists: (f) => texts.has(f) || fileExists(f),
+        readFile: (f) => texts.get(f)?.text ?? readFile(f),
+        directoryExists,
+        getDirectories: (d) => (place(d) === null ? [] : sys.getDirectories(d)),
+        realpath: (p) => place(p) ?? p,
+        useCaseSensitiveFileNames: () => true,
+      };
+      s = { service: ts.createLanguageService(host, ts.createDocumentRegistry()), texts, roots };
+      services.set(key, s);
+    }
+    if (!s.roots.includes(file)) s.roots.push(file);
+    return s;
+  };
+
+  const diagnose = (s: Service, file: string, text: string): Map<string, number> => {
+    const prev = s.texts.get(file);
+    s.texts.set(file, { text, version: (prev?.version ?? 0) + 1 });
+    return countKeys([...s.service.getSyntacticDiagnostics(file), ...s.service.getSemanticDiagnostics(file)]);
+  };
+
+  return (path, original, mutated) => {
+    if (!TYPED.test(path)) return null;
+    const file = join(root, path);
+    if (!within(root, file)) return 'its file lies outside the tree';
+    const s = serviceFor(file);
+    const bk = `${file}\u0000${original}`;
+    let before = baseline.get(bk);
+    if (before === undefined) {
+      before = diagnose(s, file, original);
+      baseline.set(bk, before);
+    }
+    const after = diagnose(s, file, mutated);
+    for (const [k, n] of after) if (n > (before.get(k) ?? 0)) return `it does not type-check (${k})`;
+    return null;
+  };
+}
+
+/**
+ * Whether Python texts compile (`compile()`, nothing run), in one isolated interpreter (`-I -S`:
+ * no site, no user paths, no environment). Null per text when it compiles, else the error;
+ * every entry null when no interpreter is there (the parse check still ran).
+ */
+export function checkPyCompiles(items: readonly { readonly path: string; readonly text: string }[], python = 'python3'): (string | null)[] {
+  if (items.length === 0) return [];
+  const script = [
+    'import sys, json',
+    'out = []',
+    'for p, t in json.load(sys.stdin):',
+    '    try:',
+    '        compile(t, p, "exec", dont_inherit=True)',
+    '        out.append(None)',
+    '    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as e:',
+    '        out.append(type(e).__name__ + ": " + str(getattr(e, "msg", e))[:200] + (" (line %s)" % e.lineno if getattr(e, "lineno", None) else ""))',
+    'sys.stdout.write(json.dumps(out))',
+  ].join('\n');
+  let raw: string;
+  try {
+    raw = execFileSync(python, ['-I', '-S', '-c', script], { input: JSON.stringify(items.map((i) => [i.path, i.text])), encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cwd: '/', maxBuffer: 64 * 1024 * 1024, timeout: 60_000, stdio: ['pipe', 'pipe', 'ignore'] });
+  } catch {
+    return items.map(() => null);
+  }
+  try {
+    const v = JSON.parse(raw) as unknown;
+    if (Array.isArray(v) && v.length === items.length && v.every((x) => x === null || typeof x === 'string')) return v as (string | null)[];
+  } catch {
+    /* an answer we cannot read: no opinion */
+  }
+  return items.map(() => null);
+}
+
+/** A mutant left out because it is not a valid program, and why. */
+export interface Discarded {
+  readonly mutant: string;
+  readonly reason: string;
+}
+
+/**
+ * The first `budget` valid mutants of `ordered` (the seed's order): each invalid one is
+ * discarded and the next candidate takes its place.
+ */
+export function pickValid<M extends { readonly id: string }>(ordered: readonly M[], budget: number, invalid: (m: M) => string | null): { picked: M[]; discarded: Discarded[] } {
+  const picked: M[] = [];
+  const discarded: Discarded[] = [];
+  for (const m of ordered) {
+    if (picked.length >= budget) break;
+    const why = invalid(m);
+    if (why === null) picked.push(m);
+    else discarded.push({ mutant: m.id, reason: why });
+  }
+  return { picked, discarded };
+}
+
+const TS_ERROR = /error TS(\d{4,5}):/;
+const PY_ERROR = /\b(SyntaxError|IndentationError|TabError)\b/;
+
+/**
+ * The runner's own compile-error shape for a mutated file, or null: ts-jest's type errors
+ * ("<path>:<line>:<col> - error TSnnnn: …") and Python's SyntaxError while collecting or
+ * importing it. Both name the file. A test can print such text too; that only turns its own
+ * kill into nothing.
+ */
+export function compileErrorIn(output: string, path: string): string | null {
+  const base = path.split('/').at(-1) ?? path;
+  for (const line of output.split('\n')) {
+    if (!line.includes(base)) continue;
+    const ts = TS_ERROR.exec(line);
+    if (ts && /\.[cm]?tsx?$/.test(path)) return `TS${ts[1] ?? ''}`;
+  }
+  if (path.endsWith('.py') && output.includes(base)) {
+    const py = PY_ERROR.exec(output);
+    if (py) return py[1] ?? 'SyntaxError';
+  }
+  return null;
+}
+
+/**
+ * A mutant run whose failures came (at least in part) through a load failure, while the
+ * runner's output shows the mutated file does not compile or type-check, is not a kill: it is
+ * a crash ("invalid at run time"). The static checks above should have caught it; this is the
+ * net for a runner configured differently (a jest `tsconfig` of its own, say).
+ */
+export function checkRuntimeValidity<S extends { readonly status: 'ok' | 'timeout' | 'crash'; readonly detail: string; readonly failed: readonly string[] }>(
+  seen: S,
+  reportedFailed: ReadonlySet<string>,
+  output: string,
+  path: string,
+): S | { status: 'crash'; detail: string; failed: string[] } {
+  if (seen.status !== 'ok' || seen.failed.every((t) => reportedFailed.has(t))) return seen;
+  const err = compileErrorIn(output, path);
+  if (err === null) return seen;
+  return { status: 'crash', detail: `${seen.detail}: the mutated ${path} does not compile or type-check under the test runner (${err}), so its load failure is not a kill`, failed: [] };
+}
+
+/**
+ * Whether the test run type-checks TS (so a mutant that does not type-check fails to load):
+ * `tsc` (or `vue-tsc`) in the command or in the `npm test` script it runs, or jest with ts-jest
+ * in the tree's jest configuration. Elsewhere (vitest, tsx, esbuild) types are erased, a
+ * mutant that does not type-check still runs, and only parsing decides.
+ */
+export function checkRunnerTypeChecks(command: readonly string[], readTreeFile: (path: string) => string | null): boolean {
+  const words = (ws: readonly string[]): boolean => ws.some((w) => /(^|\/)(vue-)?tsc$/.test(w));
+  let cmd = [...command];
+  const prog = (cmd[0] ?? '').split('/').at(-1) ?? '';
+  if (['npm', 'yarn', 'pnpm'].includes(prog) && (cmd[1] === 'test' || cmd[1] === 't' || (cmd[1] === 'run' && cmd[2] === 'test'))) {
+    try {
+      const pkg = JSON.parse(readTreeFile('package.json') ?? '{}') as { scripts?: { test?: unknown } };
+      if (typeof pkg.scripts?.test === 'string') cmd = pkg.scripts.test.split(/\s+|&&|;/).filter((w) => w !== '');
+    } catch {
+      /* no readable package.json: the command as given */
+    }
+  }
+  if (words(cmd)) return true;
+  if (!cmd.some((w) => /(^|\/)jest$/.test(w))) return false;
+  const configs = ['package.json', 'jest.config.js', 'jest.config.ts', 'jest.config.cjs', 'jest.config.mjs', 'jest.config.json'];
+  return configs.some((f) => (readTreeFile(f) ?? '').includes('ts-jest'));
+}

@@ -1,0 +1,169 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkPyCompiles, checkRunnerTypeChecks, checkRuntimeValidity, compileErrorIn, makeTsValidity, pickValid } from '../../src/credit/valid.js';
+import { runOracle } from '../../src/credit/oracle.js';
+import type { Mutant } from '../../src/credit/mutant.js';
+import { testBox } from '../helpers/sandbox.js';
+import { planSymbols } from '../../src/credit/run.js';
+import { makeRepo } from '../helpers/git.js';
+import type { Changed } from '../../src/symbols/schema.js';
+
+function tree(files: Record<string, string>): { dir: string; dispose: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'sealgate-valid-'));
+  for (const [p, t] of Object.entries(files)) {
+    mkdirSync(join(dir, p, '..'), { recursive: true });
+    writeFileSync(join(dir, p), t);
+  }
+  return { dir, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const GREET = 'export function greet(name: string, suffix: string): string {\n  return name + suffix;\n}\n';
+
+test('a TS mutant that does not type-check is invalid; one that does is valid; old errors do not count', () => {
+  const t = tree({ 'tsconfig.json': '{ "compilerOptions": { "strict": true } }', 'src/greet.ts': GREET });
+  try {
+    const check = makeTsValidity(t.dir);
+    assert.match(check('src/greet.ts', GREET, GREET.replace('name + suffix', 'name - suffix')) ?? '', /does not type-check \(TS2\d{3}: /);
+    assert.equal(check('src/greet.ts', GREET, GREET.replace('name + suffix', 'suffix + name')), null);
+    // An error the unmutated file already has (an unresolvable import) is not the mutant's.
+    const withMissing = `import { x } from './nowhere.js';\n${GREET}export const y = x;\n`;
+    assert.equal(check('src/greet.ts', withMissing, withMissing.replace('name + suffix', 'suffix + name')), null);
+    // JS files are only parsed (elsewhere), never type-checked.
+    assert.equal(check('src/a.js', 'export const a = 1 - 1;', 'export const a = "s" - 1;'), null);
+  } finally {
+    t.dispose();
+  }
+});
+
+test('the type check reads no file outside the tree: a tsconfig extending one outside is not followed', () => {
+  const outside = tree({ 'base.json': '{ "compilerOptions": { "noUnusedLocals": true } }' });
+  const inside = (ext: string) => tree({ 'tsconfig.json': JSON.stringify({ extends: ext }), 'base.json': '{ "compilerOptions": { "noUnusedLocals": true } }', 'src/f.ts': '' });
+  const original = 'export function f(a: number): number {\n  return a;\n}\n';
+  const unused = 'export function f(a: number): number {\n  const b = a;\n  return a;\n}\n';
+  const t = inside(join(outside.dir, 'base.json'));
+  const u = inside('./base.json');
+  try {
+    // Read from inside the tree, the base's rule applies: the unused local is an error.
+    assert.match(makeTsValidity(u.dir)('src/f.ts', original, unused) ?? '', /TS6133/);
+    // The same base outside the tree is never read.
+    assert.equal(makeTsValidity(t.dir)('src/f.ts', original, unused), null);
+  } finally {
+    t.dispose();
+    u.dispose();
+    outside.dispose();
+  }
+});
+
+test('Python texts that parse but do not compile are reported; good ones pass', () => {
+  const r = checkPyCompiles([
+    { path: 'a.py', text: 'def f(x):\n    return x + 1\n' },
+    { path: 'b.py', text: 'def f(x):\n    x + 1 = 3\n' },
+    { path: 'c.py', text: 'def f(x):\n    return g(await x)\n' },
+  ]);
+  assert.equal(r[0], null);
+  assert.match(r[1] ?? '', /^SyntaxError: .*\(line 2\)/);
+  assert.match(r[2] ?? '', /^SyntaxError: .*await/);
+  // No interpreter: no opinion (the parse check still ran).
+  assert.deepEqual(checkPyCompiles([{ path: 'b.py', text: 'x + 1 = 3\n' }], '/nonexistent/python3'), [null]);
+});
+
+test('pickValid: each invalid mutant is replaced by the next candidate, and the discards say why', () => {
+  const ms = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id }));
+  const r = pickValid(ms, 3, (m) => (m.id === 'b' || m.id === 'd' ? `bad ${m.id}` : null));
+  assert.deepEqual(r.picked.map((m) => m.id), ['a', 'c', 'e']);
+  assert.deepEqual(r.discarded, [{ mutant: 'b', reason: 'bad b' }, { mutant: 'd', reason: 'bad d' }]);
+});
+
+test('planSymbols discards TS mutants that do not type-check, fills the budget from the rest, and says so', async () => {
+  const text = 'export function label(name: string, n: number): string {\n  const s = name + String(n);\n  return s.length > 3 ? s : name;\n}\n';
+  const repo = makeRepo({ 'tsconfig.json': '{ "compilerOptions": { "strict": true, "target": "ES2022", "module": "ESNext", "moduleResolution": "Bundler" } }', 'src/label.ts': text });
+  try {
+    symlinkSync(join(process.cwd(), 'node_modules'), join(repo.dir, 'node_modules'), 'dir');
+    const path = 'src/label.ts';
+    const changed: Changed = {
+      base: '0'.repeat(40), patch_sha256: '1'.repeat(64), files: [{ path, old_path: null, status: 'added', class: 'production', language: 'typescript' }],
+      changed: [`${path}::label`], moved: [], deleted: [], typeOnly: [], uncreditable: [],
+      locations: { [`${path}::label`]: { path, language: 'typescript', start_line: 1, end_line: 4, changed_lines: [[1, 4]] } },
+    };
+    const { plans } = await planSymbols(repo.dir, changed, 100, 'seed-1', changed.base, repo.dir, true);
+    const p = plans[0];
+    assert.ok(p);
+    const discarded = p.discarded ?? [];
+    // `name + String(n)` -> `name - String(n)`: strings cannot be subtracted.
+    assert.ok(discarded.some((d) => /arithmetic@2:.*\+ -> -/.test(d.mutant) && /TS2362|TS2363/.test(d.reason)), JSON.stringify(discarded));
+    assert.ok(p.mutants.every((m) => !discarded.some((d) => d.mutant === m.id)));
+    assert.equal(p.mutants.length + discarded.length, p.candidates);
+    // With a budget of one, a discarded first pick is replaced by a valid one.
+    const small = await planSymbols(repo.dir, changed, 1, 'seed-1', changed.base, repo.dir, true);
+    // A runner that erases types (vitest, tsx) runs them: nothing is discarded for types.
+    const erased = await planSymbols(repo.dir, changed, 100, 'seed-1');
+    assert.deepEqual(erased.plans[0]?.discarded, []);
+    assert.equal(small.plans[0]?.mutants.length, 1);
+  } finally {
+    repo.dispose();
+  }
+});
+
+test('compileErrorIn: the runner\'s compile-error shapes, naming the mutated file', () => {
+  assert.equal(compileErrorIn('  ● Test suite failed to run\n\n    src/greet.ts:2:10 - error TS2362: The left-hand side ...\n', 'src/greet.ts'), 'TS2362');
+  assert.equal(compileErrorIn('    src/other.ts:2:10 - error TS2362: ...\n', 'src/greet.ts'), null, 'another file\'s error is not the mutant\'s');
+  assert.equal(compileErrorIn('E     File "/sealgate/work/src/calc.py", line 2\nE   SyntaxError: invalid syntax\n', 'src/calc.py'), 'SyntaxError');
+  assert.equal(compileErrorIn('E   ZeroDivisionError in src/calc.py\n', 'src/calc.py'), null);
+});
+
+test('checkRuntimeValidity: a load failure of a file that does not compile is a crash, never a kill; a reported failure stays a kill', () => {
+  const seen = { status: 'ok' as const, detail: 'exit status 2', failed: ['t1'] };
+  const out = 'E     File "/sealgate/work/src/calc.py", line 2\nE   SyntaxError: invalid syntax\n';
+  assert.equal(checkRuntimeValidity(seen, new Set(), out, 'src/calc.py').status, 'crash');
+  assert.deepEqual(checkRuntimeValidity(seen, new Set(), out, 'src/calc.py').failed, []);
+  // The test itself failed (it is in the report as failed): its failure is the mutant's doing.
+  assert.equal(checkRuntimeValidity(seen, new Set(['t1']), out, 'src/calc.py'), seen);
+  assert.equal(checkRuntimeValidity(seen, new Set(), 'E   AssertionError\n', 'src/calc.py'), seen);
+});
+
+test('the oracle: a Python mutant that does not compile (slipped past the static checks) is a crash, not a kill', { timeout: 300_000 }, async () => {
+  const text = 'def add(a, b):\n    return a + b\n';
+  const repo = makeRepo({ 'src/calc.py': text, 'tests/test_calc.py': 'import sys, os\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))\nfrom calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n', '.gitignore': 'junit.xml\n' });
+  try {
+    const path = 'src/calc.py';
+    const changed: Changed = {
+      base: '0'.repeat(40), patch_sha256: '1'.repeat(64), files: [{ path, old_path: null, status: 'added', class: 'production', language: 'python' }],
+      changed: [`${path}::add`], moved: [], deleted: [], typeOnly: [], uncreditable: [],
+      locations: { [`${path}::add`]: { path, language: 'python', start_line: 1, end_line: 2, changed_lines: [[1, 2]] } },
+    };
+    const { plans } = await planSymbols(repo.dir, changed, 2, 'seed-1');
+    const plan = plans[0];
+    assert.ok(plan);
+    const at = text.indexOf('a + b');
+    const bad: Mutant = { id: `${path}::add#arithmetic@2:12:bad`, symbol: `${path}::add`, path, kind: 'behavioural', category: 'arithmetic', line: 2, description: 'a + b -> a +* b', edits: [{ start: at, end: at + 5, text: 'a +* b' }] };
+    const command = ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--junitxml=junit.xml', 'tests'];
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'NODE_TEST_CONTEXT') env[k] = v;
+    const oracle = await runOracle([{ ...plan, mutants: [bad], nulls: [], revert: null }], {
+      workTree: repo.dir, command, junit: ['junit.xml'], env: { ...env, PYTHONDONTWRITEBYTECODE: '1', PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1' }, sandbox: testBox(repo.dir), controlTimeoutMs: 120_000, baselineMs: 1000, workers: 1, seed: 'seed-1',
+      eligible: new Set(['tests.test_calc::test_add']), filesOf: () => ['tests/test_calc.py'], ignore: new Set(), narrow: () => null, narrowTargets: () => null, cacheDir: null, cacheSalt: 'valid-test',
+    });
+    const probe = oracle.probes.get(`${path}::add`);
+    assert.deepEqual(probe?.failed, ['tests.test_calc::test_add'], `the probe reaches the test: ${JSON.stringify(probe)}`);
+    const r = oracle.mutants.get(`${path}::add`)?.find((x) => x.mutant.id === bad.id);
+    assert.equal(r?.status, 'crash', JSON.stringify(r));
+    assert.match(r.detail, /does not compile or type-check under the test runner \(SyntaxError\)/);
+    assert.deepEqual(r.failed, []);
+  } finally {
+    repo.dispose();
+  }
+});
+
+test('checkRunnerTypeChecks: tsc in the command or the npm test script, or jest with ts-jest; not vitest or tsx', () => {
+  const files = (m: Record<string, string>) => (p: string) => m[p] ?? null;
+  assert.equal(checkRunnerTypeChecks(['sh', '-c', 'x'], files({})), false);
+  assert.equal(checkRunnerTypeChecks(['node_modules/.bin/tsc', '--noEmit'], files({})), true);
+  assert.equal(checkRunnerTypeChecks(['npm', 'test'], files({ 'package.json': '{"scripts":{"test":"tsc --noEmit && vitest run"}}' })), true);
+  assert.equal(checkRunnerTypeChecks(['npx', 'jest', '--ci'], files({ 'jest.config.js': "module.exports = { preset: 'ts-jest' };" })), true);
+  assert.equal(checkRunnerTypeChecks(['npx', 'jest', '--ci'], files({ 'jest.config.js': "module.exports = { transform: { '^.+\\.tsx?$': '@swc/jest' } };" })), false);
+  assert.equal(checkRunnerTypeChecks(['node_modules/.bin/vitest', 'run'], files({ 'package.json': '{"devDependencies":{"ts-jest":"1"}}' })), false);
+  assert.equal(checkRunnerTypeChecks(['node', '--import', 'tsx', '--test', 'test/a.test.ts'], files({})), false);
+});
