@@ -1,77 +1,13 @@
 import { describe, it, before, after } from 'node:test';
-import { testBox } from '../helpers/sandbox.js';
 import assert from 'node:assert/strict';
 import { symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { makeRepo } from '../helpers/git.js';
-import { planSymbols, narrowFor } from '../../src/credit/run.js';
-import { runOracle } from '../../src/credit/oracle.js';
-import { toScored } from '../../src/credit/score.js';
-import { classifyCases, readTestSources } from '../../src/credit/tests.js';
-import { narrowCommand } from '../../src/credit/select.js';
-import { makeScratch, makeWorkspace, runTestCommand } from '../../src/credit/workspace.js';
-import { DEFAULT_CONFIG } from '../../src/config/schema.js';
-import type { Changed } from '../../src/symbols/schema.js';
-import type { Results } from '../../src/runner/results.js';
+import { layout, scoreRepo } from '../helpers/oracle.js';
 
-const DIGEST = 'abc123';
-
-/** Functions laid out one per block, so each symbol's lines are known without a parser. */
-function layout(blocks: Record<string, string[]>): { text: string; spans: Record<string, [number, number]> } {
-  const lines: string[] = [];
-  const spans: Record<string, [number, number]> = {};
-  for (const [name, body] of Object.entries(blocks)) {
-    const start = lines.length + 1;
-    lines.push(...body);
-    spans[name] = [start, lines.length];
-    lines.push('');
-  }
-  return { text: lines.join('\n'), spans };
-}
-
-function childEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'NODE_TEST_CONTEXT') env[k] = v;
-  // pytest's plugin autoload (pytest-benchmark, hypothesis's reporter ...) triples its start-up here.
-  return { ...env, PYTHONDONTWRITEBYTECODE: '1', PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1' };
-}
-
-/** The baseline run, the oracle and the scoring, as `sealgate credit` does them, on a throwaway repo. */
+/** The baseline run, the oracle and the scoring, as `sealgate credit` does them (test/helpers/oracle.ts), narrowed by file. */
 async function score(repo: string, path: string, language: string, spans: Record<string, [number, number]>, command: string[], budget = 4) {
-  const env = childEnv();
-  const scratch = makeScratch();
-  let results: Results;
-  try {
-    const ws = makeWorkspace(repo, scratch.dir);
-    const run = await runTestCommand(ws.root, command, ['junit.xml'], env, 120_000, scratch.dir, testBox(repo));
-    assert.equal(run.status, 'ok', run.detail);
-    results = { runner_job: 'r1', digest: DIGEST, command, exit_code: 0, signal: null, timed_out: false, started_at: '2026-01-01T00:00:00Z', ended_at: '2026-01-01T00:00:01Z', junit: [{ path: 'junit.xml', sha256: null, status: 'ok' }], cases: [...run.cases], sandbox: 'bwrap', cwd: run.cwd };
-  } finally {
-    scratch.dispose();
-  }
-  const ids = Object.keys(spans).map((n) => `${path}::${n}`);
-  const changed: Changed = {
-    base: '0'.repeat(40),
-    patch_sha256: '1'.repeat(64),
-    files: [{ path, old_path: null, status: 'added', class: 'production', language }],
-    changed: ids,
-    moved: [],
-    deleted: [],
-    typeOnly: [],
-    uncreditable: [],
-    locations: Object.fromEntries(Object.entries(spans).map(([n, [s, e]]) => [`${path}::${n}`, { path, language, start_line: s, end_line: e, changed_lines: [[s, e]] }])),
-  };
-  const sources = await readTestSources(repo, DEFAULT_CONFIG, []);
-  const { caseSources, verdicts } = classifyCases(results.cases, sources);
-  const { plans, unsupported } = await planSymbols(repo, changed, budget, 'seed-1');
-  const oracle = await runOracle(plans, {
-    workTree: repo, command, junit: ['junit.xml'], env, sandbox: testBox(repo), controlTimeoutMs: 120_000, baselineMs: 1000, workers: 2, seed: 'seed-1',
-    filesOf: (t) => caseSources.get(t)?.files ?? [],
-    eligible: new Set(results.cases.filter((c) => c.status === 'passed').map((c) => c.id)),
-    ignore: new Set([...verdicts].filter(([, v]) => v?.kind === 'tautology').map(([id]) => id)),
-    narrow: narrowFor(command, caseSources), narrowTargets: (t) => narrowCommand(command, t), cacheDir: null, cacheSalt: 'test',
-  });
-  return toScored({ changed, results, digest: DIGEST, runnerJob: 'r1', proposalId: 'p1', verdicts, plans, unsupported, baselineProblem: null, oracle });
+  return (await scoreRepo(repo, path, language, spans, command, { budget, byName: false })).scored;
 }
 
 const byName = (ids: readonly string[]): string[] => ids.map((i) => i.split('::').at(-1) as string).sort();
