@@ -124,7 +124,8 @@ test('setup.cfg: [tool:pytest], [pytest], [tox] sections are policy; ambiguous I
 
 test('mixedSection ignores what is not a test section (property: metadata edits never count)', () => {
   fc.assert(
-    fc.property(fc.string(), fc.string(), (name, dep) => {
+    // A "__proto__" key is refused by the strict JSON reader whatever section holds it (test/core/json.test.ts), so no dependency is named so here.
+    fc.property(fc.string(), fc.string().filter((d) => d !== '__proto__'), (name, dep) => {
       const a = JSON.stringify({ name, dependencies: { [dep || 'x']: '1' }, scripts: { test: 't' } }) + '\n';
       const b = JSON.stringify({ name: name + 'z', dependencies: {}, scripts: { test: 't', build: dep } }) + '\n';
       assert.equal(mixedSection('package.json', enc(a), undefined), mixedSection('package.json', enc(b), undefined));
