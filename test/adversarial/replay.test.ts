@@ -12,7 +12,7 @@ import { signPayload, toPayload } from '../../src/attest/sign.js';
 import { toRunnerStatement, type RunnerPredicate } from '../../src/attest/statement.js';
 import { tempDir } from '../helpers/git.js';
 import { AGENT_PATCH, verify, writeScoring } from '../workflow/review.js';
-import { allowed, attest, keygen, trustedProposedAndSealed } from '../attest/helpers.js';
+import { allowed, attest, keygen, signedAllowed, trustedProposedAndSealed } from '../attest/helpers.js';
 
 test('adversarial: an envelope copied from another proposal is E_SIGNATURE_INVALID', async () => {
   const t = tempDir();
@@ -34,12 +34,8 @@ test('adversarial: an envelope copied from another proposal is E_SIGNATURE_INVAL
 });
 
 test('adversarial: matching subjects under another proposal, runner job or digest: the predicate is refused', async () => {
-  const t = tempDir();
-  const k = await keygen(join(t.dir, 'runner'));
-  const r = await allowed({ runnerKeys: [k.pem] });
+  const { r, k, dispose } = await signedAllowed();
   try {
-    assert.equal((await attest(r.dir, k.priv)).exit, 0);
-    assert.equal((await verify(r.dir)).code, 'ALLOW');
     const env = JSON.parse(readFileSync(join(r.dir, ATTESTATION_PATH), 'utf8')) as { payload: string };
     const genuine = (JSON.parse(Buffer.from(env.payload, 'base64').toString('utf8')) as { predicate: RunnerPredicate }).predicate;
     const key = parsePrivateKeyPem(readFileSync(k.priv, 'utf8'));
@@ -63,7 +59,6 @@ test('adversarial: matching subjects under another proposal, runner job or diges
     writeFileSync(join(r.dir, ATTESTATION_PATH), toEnvelopeText(signPayload(toPayload(toRunnerStatement(subjects, genuine)), key)));
     assert.equal((await verify(r.dir)).code, 'ALLOW');
   } finally {
-    r.dispose();
-    t.dispose();
+    dispose();
   }
 });

@@ -10,7 +10,7 @@ import { toJsonText } from '../../src/core/json.js';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, tempDir } from '../helpers/git.js';
 import { AGENT_PATCH, AUTHOR, EXAMPLE_DIR, NOW, RUNNER, exampleFiles, verify } from '../workflow/review.js';
-import { allowed, attest, keygen } from '../attest/helpers.js';
+import { allowed, signedAllowed } from '../attest/helpers.js';
 
 async function proposed(): Promise<{ dir: string; dispose: () => void }> {
   const r = makeRepo(exampleFiles());
@@ -69,12 +69,9 @@ test('adversarial: a pre-created review/runner (empty, planted, group-writable, 
 });
 
 test('adversarial: review/runner swapped after the runner, for a link or a copy with forged files, is a reject', async () => {
+  const { r, dispose } = await signedAllowed();
   const t = tempDir();
-  const k = await keygen(join(t.dir, 'runner'));
-  const r = await allowed({ runnerKeys: [k.pem] });
   try {
-    assert.equal((await attest(r.dir, k.priv)).exit, 0);
-    assert.equal((await verify(r.dir)).code, 'ALLOW');
     const dir = join(r.dir, LAYOUT.runnerDir);
     // 1. A link to a copy: refused as a link, whatever the copy says.
     const copy = join(t.dir, 'copy');
@@ -95,7 +92,7 @@ test('adversarial: review/runner swapped after the runner, for a link or a copy 
     assert.equal(forged.code, 'E_SIGNATURE_INVALID');
     assert.match(forged.stderr, /cases\.json|credit\.json/);
   } finally {
-    r.dispose();
+    dispose();
     t.dispose();
   }
 });

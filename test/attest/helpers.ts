@@ -3,8 +3,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { toJsonText } from '../../src/core/json.js';
 import { runCli } from '../helpers/cli.js';
-import { git } from '../helpers/git.js';
-import { AGENT_PATCH, proposedAndSealed, writeScoring, type Review } from '../workflow/review.js';
+import { git, tempDir } from '../helpers/git.js';
+import { AGENT_PATCH, proposedAndSealed, verify, writeScoring, type Review } from '../workflow/review.js';
 
 export async function keygen(dir: string): Promise<{ keyId: string; priv: string; pub: string; pem: string }> {
   const r = await runCli(['keygen', '--out', dir], { cwd: dir });
@@ -61,4 +61,26 @@ export async function allowed(t?: Trust): Promise<Review> {
   const r = t === undefined ? await proposedAndSealed() : await trustedProposedAndSealed(t);
   writeScoring(r, 'property');
   return r;
+}
+
+/**
+ * A review the runner would ALLOW, under a policy trusting one runner key, attested with that
+ * key and verified ALLOW (the start of every forgery scenario); dispose removes the review and the key.
+ */
+export async function signedAllowed(): Promise<{ r: Review; k: Awaited<ReturnType<typeof keygen>>; dispose: () => void }> {
+  const t = tempDir();
+  let r: Review | undefined;
+  try {
+    const k = await keygen(join(t.dir, 'runner'));
+    r = await allowed({ runnerKeys: [k.pem] });
+    const a = await attest(r.dir, k.priv);
+    assert.equal(a.exit, 0, a.stderr);
+    assert.equal((await verify(r.dir)).code, 'ALLOW');
+    const review = r;
+    return { r: review, k, dispose: () => { review.dispose(); t.dispose(); } };
+  } catch (err) {
+    r?.dispose();
+    t.dispose();
+    throw err;
+  }
 }
