@@ -1,8 +1,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { git, makeRepo, patchWith } from '../helpers/git.js';
+import { git, makeRepo, patchWith, readTree } from '../helpers/git.js';
 import { runCli } from '../helpers/cli.js';
 import { parseDocumentBytes, checkSchema } from '../../src/core/document.js';
 import { CreditSchema, CaseFileSchema } from '../../src/credit/schema.js';
@@ -11,15 +11,6 @@ import { creditProblems } from '../../src/gate/decide.js';
 const FIX = resolve('test/credit/fixtures/pricing');
 const NODE_MODULES = resolve('node_modules');
 
-function readTree(dir: string, prefix = ''): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of readdirSync(join(dir, prefix))) {
-    const rel = prefix ? `${prefix}/${name}` : name;
-    if (statSync(join(dir, rel)).isDirectory()) Object.assign(out, readTree(dir, rel));
-    else out[rel.replace(/\.txt$/, '')] = readFileSync(join(dir, rel), 'utf8');
-  }
-  return out;
-}
 
 /** Fixture sources are stored as .ts.txt so the project's type check leaves them alone. */
 const fixture = (p: string): string => readFileSync(join(FIX, `${p}.txt`), 'utf8');

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -104,4 +104,19 @@ export function patchWith(dir: string, patch: string, files: Record<string, stri
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * A fixture folder as the files of a repository (for writeFiles / makeRepo): relative path to
+ * text, with a `.txt` suffix dropped (fixture sources are stored as .txt so that no test runner
+ * or linter picks them up).
+ */
+export function readTree(dir: string, prefix = ''): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(join(dir, prefix))) {
+    const rel = prefix ? `${prefix}/${name}` : name;
+    if (statSync(join(dir, rel)).isDirectory()) Object.assign(out, readTree(dir, rel));
+    else out[rel.replace(/\.txt$/, '')] = readFileSync(join(dir, rel), 'utf8');
+  }
+  return out;
 }

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCli } from '../helpers/cli.js';
-import { git, makeRepo } from '../helpers/git.js';
+import { git, makeRepo, readTree } from '../helpers/git.js';
 import { ENV, ONE_CASE, RUNNER, makeSealedRepo } from '../runner/helpers.js';
 
 // No sandbox here (bubblewrap missing, or it cannot create namespaces): `run` and `credit`
@@ -68,15 +68,6 @@ test('with sandbox "none" in the policy the run goes ahead unsandboxed and says 
 // --- the credit step, on the pricing project ---
 
 const FIX = resolve('test/credit/fixtures/pricing');
-function readTree(dir: string, prefix = ''): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of readdirSync(join(dir, prefix))) {
-    const rel = prefix ? `${prefix}/${name}` : name;
-    if (statSync(join(dir, rel)).isDirectory()) Object.assign(out, readTree(dir, rel));
-    else out[rel.replace(/\.txt$/, '')] = readFileSync(join(dir, rel), 'utf8');
-  }
-  return out;
-}
 
 test('sealgate credit refuses with E_SANDBOX_UNAVAILABLE before any control or mutant runs, and leaves no credit', async () => {
   const repo = makeRepo(readTree(join(FIX, 'base')));
