@@ -1,11 +1,11 @@
 import type { KeyObject } from 'node:crypto';
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { readDocument } from '../core/document.js';
 import { SealgateError, inputInvalid } from '../core/errors.js';
 import { fileExists, readBoundedFile, writeFileAtomic } from '../core/io.js';
 import { LAYOUT, layoutPath } from '../core/layout.js';
+import { sha256Hex } from '../core/sha256.js';
 import { CreditSchema, type Credit } from '../credit/schema.js';
 import { RecordSchema, type ProposalRecord } from '../record/schema.js';
 import { toEnvelopeText, type Envelope } from './dsse.js';
@@ -64,7 +64,7 @@ export function writeRunnerAttestation(repo: string, key: KeyObject, config: Con
   const patchSha = evidence.get(record.patch_path);
   const recordSha = evidence.get(LAYOUT.record);
   if (patchSha === undefined || recordSha === undefined) throw inputInvalid(LAYOUT.record, 'the record or its patch could not be hashed');
-  if (recordSha !== createHash('sha256').update(recordBytes).digest('hex')) throw inputInvalid(LAYOUT.record, 'changed while it was being signed');
+  if (recordSha !== sha256Hex(recordBytes)) throw inputInvalid(LAYOUT.record, 'changed while it was being signed');
   const predicate = toRunnerPredicate(record, credit, digest, patchSha, config, version, { ...recordFacts(recordBytes), ...facts });
   const envelope = signPayload(toPayload(toRunnerStatement(toSubjects(evidence), predicate)), key);
   const path = join(repo, ATTESTATION_PATH);
@@ -83,10 +83,10 @@ export function signFreeze(freezeBytes: Uint8Array, freeze: Freeze, proposalId: 
     credit_id: freeze.credit_id,
     test_id: freeze.test_id,
     expires_at: freeze.expires_at,
-    runner_attestation_sha256: createHash('sha256').update(runnerEnvelopeBytes).digest('hex'),
+    runner_attestation_sha256: sha256Hex(runnerEnvelopeBytes),
     sealgate_version: version,
   };
-  const subject: Subject = { name: LAYOUT.freeze, digest: { sha256: createHash('sha256').update(freezeBytes).digest('hex') } };
+  const subject: Subject = { name: LAYOUT.freeze, digest: { sha256: sha256Hex(freezeBytes) } };
   return signPayload(toPayload(toFreezeStatement([subject], predicate)), key);
 }
 

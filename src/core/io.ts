@@ -49,11 +49,29 @@ export function fileExists(path: string): boolean {
   }
 }
 
+let tempSerial = 0;
+
+/**
+ * A new temporary file beside `name` in `dir`, created exclusively (O_EXCL: never an existing
+ * file or link). Its name needs to be unique, not secret, so it is the pid, a counter and the
+ * high-resolution clock rather than random bytes (which would load node:crypto, about 5 ms,
+ * for every command that writes a file); a name taken meanwhile is skipped.
+ */
+export function createTemp(dir: string, name: string, mode: number): { tmp: string; fd: number } {
+  for (let attempt = 0; ; attempt++) {
+    const tmp = join(dir, `.${name}.${process.pid}.${(tempSerial++).toString(36)}${process.hrtime.bigint().toString(36)}.tmp`);
+    try {
+      return { tmp, fd: openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 100) throw err;
+    }
+  }
+}
+
 /** Write via a temporary file, fsync, rename, fsync the directory: a crash leaves old or new, never half. */
 export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o644): void {
   const dir = dirname(path);
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${crypto().randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+  const { tmp, fd } = createTemp(dir, basename(path), mode);
   try {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     let off = 0;

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { crypto } from '../core/builtins.js';
 import type { Policy } from '../policy/read.js';
 import type { DecisionCode } from '../core/codes.js';
 import { SealgateError, type Finding } from '../core/errors.js';
@@ -21,7 +21,7 @@ export interface FreezeRequest {
 }
 
 /** A new freeze id, e.g. fz-5d2c81a04e7b. */
-export function newFreezeId(random: Uint8Array = randomBytes(6)): string {
+export function newFreezeId(random: Uint8Array = crypto().randomBytes(6)): string {
   return `fz-${Buffer.from(random).toString('hex')}`;
 }
 

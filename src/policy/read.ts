@@ -30,13 +30,56 @@ export interface PolicyRequest {
   readonly policyFile?: string;
 }
 
-function parseLsTree(out: Buffer): TreeEntry[] {
+/** One answer of `git cat-file --batch`: the object's type and bytes, or null where it is missing. */
+interface BatchObject {
+  readonly type: string;
+  readonly bytes: Buffer;
+}
+
+/**
+ * Split the output of `git cat-file --batch` into its answers, in the order asked: each is
+ * `<oid> <type> <size>\n<bytes>\n`, or `<request> missing|ambiguous\n`. Null when the
+ * output is not exactly that (nothing is guessed).
+ */
+export function parseCatFileBatch(out: Buffer, count: number): (BatchObject | null)[] | null {
+  const answers: (BatchObject | null)[] = [];
+  let at = 0;
+  while (answers.length < count) {
+    const nl = out.indexOf(10, at);
+    if (nl === -1) return null;
+    const header = out.toString('utf8', at, nl);
+    at = nl + 1;
+    if (/ (?:missing|ambiguous)$/.test(header)) {
+      answers.push(null);
+      continue;
+    }
+    const m = /^[0-9a-f]{40}(?:[0-9a-f]{24})? ([a-z]+) (0|[1-9][0-9]{0,15})$/.exec(header);
+    if (m === null) return null;
+    const size = Number(m[2]);
+    if (at + size + 1 > out.length || out[at + size] !== 10) return null;
+    answers.push({ type: m[1] as string, bytes: out.subarray(at, at + size) });
+    at += size + 1;
+  }
+  return at === out.length ? answers : null;
+}
+
+/**
+ * The entries of a raw tree object (`<mode> <name>\0<binary object id>` each), with the mode
+ * padded as `git ls-tree` prints it and the type it implies. Null for a malformed tree.
+ */
+export function parseTreeObject(bytes: Buffer, oidBytes: 20 | 32): TreeEntry[] | null {
   const entries: TreeEntry[] = [];
-  for (const rec of out.toString('utf8').split('\0')) {
-    if (rec === '') continue;
-    const tab = rec.indexOf('\t');
-    const [mode = '', type = ''] = rec.slice(0, tab).split(' ');
-    entries.push({ mode, type, name: rec.slice(tab + 1) });
+  let at = 0;
+  while (at < bytes.length) {
+    const sp = bytes.indexOf(32, at);
+    const nul = sp === -1 ? -1 : bytes.indexOf(0, sp + 1);
+    if (sp === -1 || nul === -1 || nul + 1 + oidBytes > bytes.length) return null;
+    const raw = bytes.toString('latin1', at, sp);
+    if (!/^[0-7]{5,6}$/.test(raw)) return null;
+    const mode = raw.padStart(6, '0');
+    const type = mode === '040000' ? 'tree' : mode === '160000' ? 'commit' : 'blob';
+    entries.push({ mode, type, name: bytes.toString('utf8', sp + 1, nul) });
+    at = nul + 1 + oidBytes;
   }
   return entries;
 }
@@ -45,19 +88,30 @@ export function readPolicy(req: PolicyRequest): Policy {
   if (req.policyFile !== undefined) return readPolicyFile(req.repo, req.policyFile);
   const base = req.baseCommit;
   if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(base)) throw inputInvalid('base_commit', `"${base}" is not a full commit id`);
-  const ls = runGit(req.repo, ['ls-tree', '-z', '--full-tree', base, '--', ...POLICY_NAMES]);
-  if (ls.status !== 0) throw inputInvalid('base_commit', `cannot read the policy at ${base}: ${ls.stderr.trim() || `git ls-tree exit ${String(ls.status)}`}`);
-  const entry = checkPolicyEntries(parseLsTree(ls.stdout), base);
+  // One git process for both questions: the base's top tree (which config files exist, with
+  // their modes: a link or a folder is refused) and the bytes of each candidate name.
+  const asked = [`${base}^{tree}`, ...POLICY_NAMES.map((n) => `${base}:${n}`)];
+  const batch = runGit(req.repo, ['cat-file', '--batch'], { input: asked.map((a) => `${a}\n`).join('') });
+  const cannot = (why: string): SealgateError => inputInvalid('base_commit', `cannot read the policy at ${base}: ${why}`);
+  if (batch.status !== 0) throw cannot(batch.stderr.trim() || `git cat-file exit ${String(batch.status)}`);
+  const answers = parseCatFileBatch(batch.stdout, asked.length);
+  if (answers === null) throw cannot('git cat-file --batch printed something other than the objects asked for');
+  const top = answers[0];
+  if (top === null || top === undefined || top.type !== 'tree') throw cannot('it is not a commit of this repository');
+  const entries = parseTreeObject(top.bytes, base.length === 64 ? 32 : 20);
+  if (entries === null) throw cannot('its top tree could not be read');
+  const entry = checkPolicyEntries(entries, base);
   if (!entry.ok) throw new SealgateError('E_INPUT_INVALID', entry.findings);
   if (entry.value === null) return { config: DEFAULT_POLICY, bytes: null, digest: policyDigest(null), source: `default (no sealgate.config.* at ${base.slice(0, 12)})` };
   const name = entry.value.name;
   const label = `${base.slice(0, 12)}:${name}`;
-  const show = runGit(req.repo, ['cat-file', 'blob', `${base}:${name}`]);
-  if (show.status !== 0) throw inputInvalid(label, `cannot read the policy at the base commit: ${show.stderr.trim()}`);
-  if (show.stdout.length > MAX_INPUT_BYTES) throw inputInvalid(label, `larger than the ${MAX_INPUT_BYTES}-byte cap`);
-  const config = parsePolicy(show.stdout, name, label);
+  const blob = answers[1 + (POLICY_NAMES as readonly string[]).indexOf(name)];
+  if (blob === null || blob === undefined || blob.type !== 'blob') throw inputInvalid(label, 'cannot read the policy at the base commit');
+  if (blob.bytes.length > MAX_INPUT_BYTES) throw inputInvalid(label, `larger than the ${MAX_INPUT_BYTES}-byte cap`);
+  const bytes = Buffer.from(blob.bytes);
+  const config = parsePolicy(bytes, name, label);
   if (!config.ok) throw new SealgateError('E_INPUT_INVALID', config.findings);
-  return { config: config.value, bytes: show.stdout, digest: policyDigest(show.stdout), source: `${base}:${name}` };
+  return { config: config.value, bytes, digest: policyDigest(bytes), source: `${base}:${name}` };
 }
 
 function readPolicyFile(repo: string, file: string): Policy {

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { mkdirSync, realpathSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { crypto } from '../core/builtins.js';
 import { checkSchema } from '../core/document.js';
 import { SealgateError, inputInvalid, type Finding } from '../core/errors.js';
 import { identifier, instantText, jobId, sha256 } from '../core/fields.js';
@@ -48,7 +48,7 @@ const LEDGER = 'review/proposals.jsonl';
 export const PROPOSAL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}$/;
 
 /** A fresh proposal id: the review date and 48 random bits, e.g. p-2026-10-12-3fa94c0d21b7. */
-export function newProposalId(now: Date, random: Uint8Array = randomBytes(6)): string {
+export function newProposalId(now: Date, random: Uint8Array = crypto().randomBytes(6)): string {
   return `p-${now.toISOString().slice(0, 10)}-${Buffer.from(random).toString('hex')}`;
 }
 

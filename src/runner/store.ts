@@ -1,6 +1,6 @@
 import { chmodSync, copyFileSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, constants, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { crypto } from '../core/builtins.js';
 import { inputInvalid } from '../core/errors.js';
 import { sha256File } from '../core/io.js';
 import { LAYOUT, layoutPath } from '../core/layout.js';
@@ -139,7 +139,7 @@ export function moveIntoStore(repo: string, from: string, name: string): string 
  */
 export function publishCopy(repo: string, files: readonly StoredFile[]): void {
   const review = join(repo, 'review');
-  const tmp = join(review, `.logs-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+  const tmp = join(review, `.logs-${process.pid}-${crypto().randomBytes(6).toString('hex')}.tmp`);
   mkdirSync(tmp, { mode: PUBLISHED_DIR_MODE });
   try {
     chmodSync(tmp, PUBLISHED_DIR_MODE);

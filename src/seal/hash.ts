@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
-import * as crypto from 'node:crypto';
+import type { Hash } from 'node:crypto';
+import { crypto as nodeCrypto } from '../core/builtins.js';
+import { sha256Hex } from '../core/sha256.js';
 import { availableParallelism } from 'node:os';
 import { inputInvalid } from '../core/errors.js';
 
@@ -194,12 +196,28 @@ interface Core {
   describe(err: unknown): string;
 }
 
+/** What the per-file code uses of node:crypto. */
+interface CoreCrypto {
+  hash(algorithm: 'sha256', data: Uint8Array, encoding: 'hex'): string;
+  createHash(algorithm: 'sha256'): Hash;
+}
+
+/**
+ * node:crypto for the main thread, loaded only for a file above src/core/sha256.ts's
+ * SMALL_INPUT: the few small fixtures of most seals (and of every `run`, which re-checks
+ * the seal) are hashed in JavaScript, and the process never loads node:crypto for them.
+ */
+const mainCrypto: CoreCrypto = {
+  hash: (_algorithm, data) => sha256Hex(data),
+  createHash: (algorithm) => nodeCrypto().createHash(algorithm),
+};
+
 let mainCore: Core | undefined;
 
 /** The same core, on the main thread. */
 function core(): Core {
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  mainCore ??= (new Function('fs', 'crypto', `'use strict';\n${CORE_SOURCE}\nreturn { hashOne, hashOneAsync, describe };`) as (f: typeof fs, c: typeof crypto) => Core)(fs, crypto);
+  mainCore ??= (new Function('fs', 'crypto', `'use strict';\n${CORE_SOURCE}\nreturn { hashOne, hashOneAsync, describe };`) as (f: typeof fs, c: CoreCrypto) => Core)(fs, mainCrypto);
   return mainCore;
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../core/sha256.js';
 import { isInstant, parseInstant } from '../core/time.js';
 
 /**
@@ -95,7 +95,7 @@ export function toInputsText(files: readonly FixtureHash[], inputs: VerdictInput
 
 /** The digest: what `sha256sum inputs.sha256 | awk '{print $1}'` prints. */
 export function digestOfInputs(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return sha256Hex(text);
 }
 
 /** Which lines differ between the sealed inputs and the current ones: `- old` and `+ new`, in file order. */

@@ -2,10 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { E_PATH_DETOUR, sha256File } from '../../src/core/io.js';
+import { E_PATH_DETOUR, createTemp, sha256File, writeFileAtomic } from '../../src/core/io.js';
 import { checkSealFromFiles, parseInputsManifest } from '../../src/verify/manifest.js';
 import { tempDir } from '../helpers/git.js';
 
@@ -94,5 +94,33 @@ test('verify: a sealed fixture whose folder became a link is drift, even with th
   } finally {
     t.dispose();
     outside.dispose();
+  }
+});
+
+test('createTemp: a new file each time, never an existing one or a link; writeFileAtomic leaves only the target', () => {
+  const t = tempDir();
+  try {
+    const names = new Set<string>();
+    for (let i = 0; i < 200; i++) {
+      const { tmp, fd } = createTemp(t.dir, 'x.json', 0o600);
+      closeSync(fd);
+      assert.ok(!names.has(tmp), 'a name was handed out twice');
+      names.add(tmp);
+      assert.ok(lstatSync(tmp).isFile());
+      assert.equal(lstatSync(tmp).mode & 0o777, 0o600);
+    }
+    // A name planted in advance (a link to elsewhere) is never opened: O_EXCL refuses it.
+    const target = join(t.dir, 'victim');
+    writeFileSync(target, 'keep');
+    for (const n of names) {
+      rmSync(n);
+      symlinkSync(target, n);
+    }
+    writeFileAtomic(join(t.dir, 'out.json'), '{}');
+    assert.equal(readFileSync(target, 'utf8'), 'keep');
+    assert.equal(readFileSync(join(t.dir, 'out.json'), 'utf8'), '{}');
+    assert.deepEqual(readdirSync(t.dir).filter((f) => f.startsWith('.out.json.')), []);
+  } finally {
+    t.dispose();
   }
 });

@@ -1,10 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SealgateError } from '../../src/core/errors.js';
-import { readPolicy } from '../../src/policy/read.js';
+import fc from 'fast-check';
+import { parseCatFileBatch, parseTreeObject, readPolicy } from '../../src/policy/read.js';
 import { checkPolicyEntries, checkPolicyOutside, parsePolicy, policyDigest } from '../../src/policy/check.js';
 import { git, makeRepo, tempDir } from '../helpers/git.js';
 
@@ -87,4 +89,60 @@ test('policy check: pure parts', () => {
     assert.equal(parsePolicy(Buffer.from(hostile), 'sealgate.config.json', 'p').ok, false, hostile);
   }
   assert.equal(parsePolicy(Buffer.from('fixtures: [a]\n'), 'sealgate.config.yaml', 'p').ok, true);
+});
+
+test('parseTreeObject: the entries of a raw tree as `git ls-tree` names them; a truncated or malformed tree is null', () => {
+  const r = makeRepo({ 'sealgate.config.json': '{}\n', 'a dir/x.txt': 'x\n', 'ünï.txt': 'u\n' });
+  try {
+    symlinkSync('a dir/x.txt', join(r.dir, 'link'));
+    git(r.dir, 'add', '-A');
+    git(r.dir, 'commit', '-q', '-m', 'more');
+    const raw = execFileSync('git', ['cat-file', 'tree', 'HEAD^{tree}'], { cwd: r.dir });
+    const got = parseTreeObject(raw, 20);
+    // The reference: git ls-tree itself.
+    const want = git(r.dir, 'ls-tree', '-z', 'HEAD').split('\0').filter(Boolean).map((rec) => {
+      const [meta = '', name = ''] = rec.split('\t');
+      const [mode = '', type = ''] = meta.split(' ');
+      return { mode, type, name };
+    });
+    assert.deepEqual(got, want);
+    for (let cut = 1; cut < raw.length; cut++) {
+      const t = parseTreeObject(raw.subarray(0, cut), 20);
+      // A cut inside an entry is refused; a cut exactly between entries is a shorter, valid tree.
+      if (t !== null) assert.deepEqual(t, want.slice(0, t.length));
+    }
+    assert.equal(parseTreeObject(Buffer.from('10x644 a\0' + 'z'.repeat(20), 'latin1'), 20), null);
+    assert.equal(parseTreeObject(Buffer.from('100644 a' + 'z'.repeat(20), 'latin1'), 20), null);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('parseCatFileBatch: answers in order, missing ones null; anything else (short, extra, bad header) is null', () => {
+  const oid = 'a'.repeat(40);
+  const out = Buffer.from(`${oid} blob 3\nabc\nHEAD:x missing\n${oid} tree 0\n\n`);
+  assert.deepEqual(parseCatFileBatch(out, 3)?.map((a) => a && { type: a.type, text: a.bytes.toString() }), [{ type: 'blob', text: 'abc' }, null, { type: 'tree', text: '' }]);
+  assert.equal(parseCatFileBatch(out, 4), null, 'fewer answers than asked');
+  assert.equal(parseCatFileBatch(Buffer.concat([out, Buffer.from('x')]), 3), null, 'bytes after the last answer');
+  assert.equal(parseCatFileBatch(Buffer.from(`${oid} blob 4\nabc\n`), 1), null, 'a size past the end');
+  assert.equal(parseCatFileBatch(Buffer.from(`${oid} blob 2\nabc\n`), 1), null, 'no newline after the bytes');
+  assert.equal(parseCatFileBatch(Buffer.from(`${oid} blob 03\nabc\n`), 1), null, 'a padded size');
+  assert.equal(parseCatFileBatch(Buffer.from(`${oid.slice(1)} blob 3\nabc\n`), 1), null, 'a short object id');
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 200 }), fc.integer({ min: 1, max: 4 }), (bytes, n) => {
+      const r = parseCatFileBatch(Buffer.from(bytes), n);
+      // Whatever the bytes, either null or exactly n answers.
+      return r === null || r.length === n;
+    }),
+  );
+});
+
+test('readPolicy: a folder named like the config at the base is refused; a sha1 base that is not a commit here is E_INPUT_INVALID', () => {
+  const r = makeRepo({ 'sealgate.config.json/x': '{}\n' });
+  try {
+    assert.throws(() => readPolicy({ repo: r.dir, baseCommit: head(r.dir) }), invalid(/not a regular file at the base commit \(mode 040000, tree\)/));
+    assert.throws(() => readPolicy({ repo: r.dir, baseCommit: 'b'.repeat(40) }), invalid(/cannot read the policy at b{40}/));
+  } finally {
+    r.dispose();
+  }
 });
