@@ -97,7 +97,7 @@ export function readPolicy(req: PolicyRequest): Policy {
   const answers = parseCatFileBatch(batch.stdout, asked.length);
   if (answers === null) throw cannot('git cat-file --batch printed something other than the objects asked for');
   const top = answers[0];
-  if (top === null || top === undefined || top.type !== 'tree') throw cannot('it is not a commit of this repository');
+  if (top?.type !== 'tree') throw cannot('it is not a commit of this repository');
   const entries = parseTreeObject(top.bytes, base.length === 64 ? 32 : 20);
   if (entries === null) throw cannot('its top tree could not be read');
   const entry = checkPolicyEntries(entries, base);
@@ -106,7 +106,7 @@ export function readPolicy(req: PolicyRequest): Policy {
   const name = entry.value.name;
   const label = `${base.slice(0, 12)}:${name}`;
   const blob = answers[1 + (POLICY_NAMES as readonly string[]).indexOf(name)];
-  if (blob === null || blob === undefined || blob.type !== 'blob') throw inputInvalid(label, 'cannot read the policy at the base commit');
+  if (blob?.type !== 'blob') throw inputInvalid(label, 'cannot read the policy at the base commit');
   if (blob.bytes.length > MAX_INPUT_BYTES) throw inputInvalid(label, `larger than the ${MAX_INPUT_BYTES}-byte cap`);
   const bytes = Buffer.from(blob.bytes);
   const config = parsePolicy(bytes, name, label);
