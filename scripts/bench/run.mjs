@@ -130,16 +130,25 @@ export async function run() {
     const direct = { ...env, TZ: 'UTC', LC_ALL: config.locale, LANG: config.locale, PYTHONHASHSEED: '0' };
     const base = [];
     const ours = [];
+    const fresh = [];
     const baseCpu = [];
     const oursCpu = [];
     for (let i = 0; i < runs + 2; i++) {
       const b = timed(program, args, dir, direct, join(work, 'direct.log'));
+      rmSync(join(dir, 'junit.xml'), { force: true });
+      // The same direct run with an empty TMPDIR of its own, as the sandbox gives every run
+      // (a fresh /tmp, which issue 13 requires): a tool's cache there (tsx keeps its compiled
+      // files in the temp folder) starts cold, in the sandbox and here alike.
+      const tmpFresh = mkdtempSync(join(work, 'tmp-'));
+      const f = timed(program, args, dir, { ...direct, TMPDIR: tmpFresh }, join(work, 'direct.log'));
+      rmSync(tmpFresh, { recursive: true, force: true });
       rmSync(join(dir, 'junit.xml'), { force: true });
       resetToSeal();
       const o = timed(process.execPath, [BIN, 'run', '--runner-job', RUNNER], dir, env, join(work, 'sealgate.log'));
       if (o.status !== 0) throw new Error(`sealgate run exited ${o.status}: ${readFileSync(join(work, 'sealgate.log'), 'utf8')}`);
       if (i >= 2) {
         base.push(b.ms);
+        fresh.push(f.ms);
         ours.push(o.ms);
         baseCpu.push(b.cpu);
         oursCpu.push(o.cpu);
@@ -171,6 +180,9 @@ export async function run() {
     const results = JSON.parse(readFileSync(join(dir, 'review', 'runner', 'results.json'), 'utf8'));
     console.log(`sealgate run vs the same command run directly: ${what}; ${runs} alternating runs each (2 warm-ups), medians; sealgate's runs: sandbox ${results.sandbox} (a fresh copy of the tree at ${results.cwd}), the direct run: in place, unsandboxed`);
     console.log(`direct ${b.toFixed(0)} ms   sealgate run ${o.toFixed(0)} ms   overhead +${(o - b).toFixed(0)} ms (${(((o - b) / b) * 100).toFixed(1)}%)   ratio ${(o / b).toFixed(3)}   limit ${limit.toFixed(0)} ms`);
+    const fr = median(fresh);
+    const freshLimit = fr * 1.05 + 100;
+    console.log(`direct with a fresh TMPDIR (what the sandbox gives each run) ${fr.toFixed(0)} ms: overhead against it +${(o - fr).toFixed(0)} ms   limit ${freshLimit.toFixed(0)} ms   ${o <= freshLimit ? 'met' : 'missed'} against this baseline (the cold temp-folder cache costs the direct run ${(fr - b).toFixed(0)} ms)`);
     console.log(`fixed cost: \`true\` ${median(fixedBase).toFixed(0)} ms   \`sealgate run -- true\` ${median(fixedOurs).toFixed(0)} ms   (bare \`node -e 0\` ${median(nodeStart).toFixed(0)} ms)`);
     if (HAS_PROC) {
       const bc = median(baseCpu);

@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { crypto } from '../core/builtins.js';
 import { IN_TOTO_PAYLOAD_TYPE, decodeBase64Strict, preAuthEncoding, type Envelope } from './dsse.js';
-import { keyIdOf } from './keys.js';
+import { keyIdOf, parsePublicKeyPem } from './keys.js';
 
 /** Sign and check DSSE envelopes with Ed25519 keys. Pure over bytes and keys. */
 
@@ -41,11 +41,12 @@ export function verifyEnvelope(envelope: Envelope, keys: readonly TrustedKey[]):
   if (payload === null || sig === null) return { ok: false, keyId: s.keyid, problem: 'payload or signature is not canonical base64' };
   const trusted = keys.find((k) => k.keyId === s.keyid);
   if (trusted === undefined) return { ok: false, keyId: s.keyid, problem: `signed by key ${s.keyid}, which is not among the trusted keys` };
-  const key = crypto().createPublicKey({ key: trusted.pem, format: 'pem' });
-  if (keyIdOf(key) !== trusted.keyId) return { ok: false, keyId: s.keyid, problem: `the trusted key's id is not ${s.keyid}` };
+  const spki = parsePublicKeyPem(trusted.pem);
+  if ('problem' in spki || spki.keyId !== trusted.keyId) return { ok: false, keyId: s.keyid, problem: `the trusted key's id is not ${s.keyid}` };
   let good: boolean;
   try {
-    good = sig.length === 64 && crypto().verify(null, preAuthEncoding(envelope.payloadType, payload), key, sig);
+    const key = crypto().createPublicKey({ key: spki.der, format: 'der', type: 'spki' });
+    good = sig.length === 64 && key.asymmetricKeyType === 'ed25519' && crypto().verify(null, preAuthEncoding(envelope.payloadType, payload), key, sig);
   } catch {
     good = false;
   }

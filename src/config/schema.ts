@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { keyIdOf, parsePublicKeyPem } from '../attest/keys.js';
+import { parsePublicKeyPem } from '../attest/keys.js';
 import { glob, identifier, nonEmpty, uniqueStrings } from '../core/fields.js';
 
 /** Files that count as tests or fixtures unless the config says otherwise. */
@@ -162,7 +162,7 @@ function toTrustedKeys(pems: readonly string[] | undefined): TrustedKeyEntry[] {
   return (pems ?? []).map((pem) => {
     const key = parsePublicKeyPem(pem);
     if ('problem' in key) throw new Error(`trust key passed the schema but not the parser: ${key.problem}`);
-    return { keyId: keyIdOf(key), pem };
+    return { keyId: key.keyId, pem };
   });
 }
 

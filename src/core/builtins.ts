@@ -15,6 +15,11 @@ export function crypto(): typeof import('node:crypto') {
   return cryptoModule;
 }
 
+/** node:crypto if something has loaded it already, else null (it is not loaded for this). */
+export function cryptoIfLoaded(): typeof import('node:crypto') | null {
+  return cryptoModule;
+}
+
 let childProcessModule: typeof import('node:child_process') | null = null;
 export function childProcess(): typeof import('node:child_process') {
   childProcessModule ??= load('node:child_process') as typeof import('node:child_process');

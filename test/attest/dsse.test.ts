@@ -41,13 +41,56 @@ test('keys: key id is sha256 of the SPKI DER; private PEMs are not public keys; 
   assert.match(p.keyId, /^sha256:[0-9a-f]{64}$/);
   const pub = parsePublicKeyPem(p.publicPem);
   assert.ok(!('problem' in pub));
-  assert.equal(keyIdOf(pub), p.keyId);
+  assert.equal(pub.keyId, p.keyId);
+  assert.equal(keyIdOf(createPublicKey(p.publicPem)), p.keyId);
   assert.ok('problem' in parsePublicKeyPem(p.privatePem), 'a private key in the trust list must not pass as its public key');
   assert.ok('problem' in parsePublicKeyPem('garbage'));
   const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 });
   assert.match((parsePublicKeyPem(rsa.publicKey.export({ type: 'spki', format: 'pem' }).toString()) as { problem: string }).problem, /Ed25519/);
   assert.match((parsePrivateKeyPem(rsa.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()) as { problem: string }).problem, /Ed25519/);
   assert.ok('problem' in parsePrivateKeyPem(p.publicPem));
+  for (const kind of ['ec', 'ed448', 'x25519'] as const) {
+    const k = kind === 'ec' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync(kind as 'ed448');
+    assert.match((parsePublicKeyPem(k.publicKey.export({ type: 'spki', format: 'pem' }).toString()) as { problem: string }).problem, new RegExp(`an ${kind} key; sealgate signs with Ed25519 only`));
+  }
+});
+
+test('keys: the PEM reader (no node:crypto) agrees with node:crypto; whatever it accepts, node reads as that Ed25519 key', () => {
+  // Real keys: the same DER and key id as node:crypto's export.
+  for (let i = 0; i < 20; i++) {
+    const { publicKey } = generateKeyPairSync('ed25519');
+    const r = parsePublicKeyPem(publicKey.export({ type: 'spki', format: 'pem' }).toString());
+    assert.ok(!('problem' in r));
+    assert.ok(r.der.equals(publicKey.export({ type: 'spki', format: 'der' })));
+    assert.equal(r.keyId, keyIdOf(publicKey));
+  }
+  // Hostile PEMs: one byte of the DER changed, cut or extended, a character of the text
+  // changed. Never accepted unless node:crypto reads the very same DER as an Ed25519 key.
+  const base = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'der' });
+  const toPem = (der: Uint8Array): string => `-----BEGIN PUBLIC KEY-----\n${Buffer.from(der).toString('base64')}\n-----END PUBLIC KEY-----\n`;
+  const soundFor = (pem: string): boolean => {
+    const r = parsePublicKeyPem(pem);
+    if ('problem' in r) return true;
+    const k = createPublicKey({ key: pem, format: 'pem' });
+    return k.asymmetricKeyType === 'ed25519' && k.export({ type: 'spki', format: 'der' }).equals(r.der);
+  };
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: base.length - 1 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: -3, max: 3 }), (at, byte, grow) => {
+      const der = Buffer.from(base);
+      der[at] = byte;
+      const sized = grow >= 0 ? Buffer.concat([der, Buffer.alloc(grow)]) : der.subarray(0, der.length + grow);
+      const r = parsePublicKeyPem(toPem(sized));
+      // Only the 32 key bytes may change and still be read, and then only at the right length.
+      if (!('problem' in r)) assert.ok(grow === 0 && (at >= 12 || byte === base[at]));
+      return soundFor(toPem(sized));
+    }),
+    { numRuns: 300 },
+  );
+  const text = toPem(base);
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: text.length - 1 }), fc.constantFrom('A', '/', '+', '=', '\r', ' ', '-', 'z'), (at, c) => soundFor(text.slice(0, at) + c + text.slice(at + 1))),
+    { numRuns: 300 },
+  );
 });
 
 test('sign then verify: the trusted key verifies; another key, a changed payload or type, a cut signature do not', () => {
