@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readDocument } from '../core/document.js';
 import { LAYOUT } from '../core/layout.js';
-import { readPolicy, type Policy } from '../policy/read.js';
+import { readPolicy, readPolicyAsync, type Policy } from '../policy/read.js';
 import { DEFAULT_POLICY, policyDigest } from '../policy/check.js';
 import { RecordSchema } from '../record/schema.js';
 import { SealgateError } from '../core/errors.js';
@@ -32,6 +32,12 @@ export function policyFor(ctx: CommandContext, repo: string, policyArg: string |
   if (policyArg !== undefined) return readPolicy({ repo, baseCommit: base ?? '', policyFile: resolve(ctx.cwd, policyArg) });
   if (base === null) return { config: DEFAULT_POLICY, bytes: null, digest: policyDigest(null), source: 'default (the record names no base commit)' };
   return readPolicy({ repo, baseCommit: base });
+}
+
+/** policyFor with git started now and awaited later (the same policy, the same errors). */
+export async function policyForAsync(ctx: CommandContext, repo: string, policyArg: string | undefined, base: string | null): Promise<Policy> {
+  if (ctx.runner !== undefined || policyArg !== undefined || base === null) return policyFor(ctx, repo, policyArg, base);
+  return readPolicyAsync({ repo, baseCommit: base });
 }
 
 /**

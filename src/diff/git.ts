@@ -44,6 +44,45 @@ export function runGit(cwd: string, args: readonly string[], options: { env?: Re
   return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString('utf8') };
 }
 
+/**
+ * runGit started now and awaited later: the process runs beside whatever this thread does
+ * meanwhile (even a spawnSync; its output waits in the pipe). Same prefix and environment.
+ */
+export function runGitAsync(cwd: string, args: readonly string[], options: { input?: Uint8Array | string } = {}): Promise<GitOutput> {
+  return new Promise((resolvePromise, reject) => {
+    const cannot = (err: unknown) => new SealgateError('E_INTERNAL', `cannot run git ${args[0] ?? ''}: ${err instanceof Error ? err.message : String(err)}`);
+    let child: ChildProcess;
+    try {
+      child = childProcess().spawn('git', [...GIT_PREFIX, ...args], { cwd, env: gitEnv(), stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    } catch (err) {
+      reject(cannot(err));
+      return;
+    }
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let size = 0;
+    let failure: unknown;
+    child.stdout?.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_GIT_OUTPUT) {
+        failure ??= new Error('stdout maxBuffer length exceeded');
+        child.kill('SIGKILL');
+      } else out.push(c);
+    });
+    child.stderr?.on('data', (c: Buffer) => err.push(c));
+    child.once('error', (e) => {
+      failure ??= e;
+    });
+    // git may exit before reading all of stdin (a bad argument): that is its answer, not ours to report.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(options.input);
+    child.once('close', (status: number | null) => {
+      if (failure !== undefined) reject(cannot(failure));
+      else resolvePromise({ status, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') });
+    });
+  });
+}
+
 /** The top of the work tree that holds `dir`. */
 export function readRepoRoot(dir: string): string {
   const r = runGit(dir, ['rev-parse', '--show-toplevel']);

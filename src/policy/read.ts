@@ -3,7 +3,7 @@ import { basename, resolve } from 'node:path';
 import { SealgateError, inputInvalid } from '../core/errors.js';
 import { readBoundedFile, MAX_INPUT_BYTES } from '../core/io.js';
 import type { Config } from '../config/schema.js';
-import { runGit } from '../diff/git.js';
+import { runGit, runGitAsync, type GitOutput } from '../diff/git.js';
 import { checkPolicyEntries, checkPolicyOutside, DEFAULT_POLICY, parsePolicy, policyDigest, POLICY_NAMES, type TreeEntry } from './check.js';
 
 /**
@@ -84,17 +84,17 @@ export function parseTreeObject(bytes: Buffer, oidBytes: 20 | 32): TreeEntry[] |
   return entries;
 }
 
-export function readPolicy(req: PolicyRequest): Policy {
-  if (req.policyFile !== undefined) return readPolicyFile(req.repo, req.policyFile);
-  const base = req.baseCommit;
+/** What git is asked for the policy at `base`: its top tree, then each candidate file. */
+function policyQuestions(base: string): string[] {
   if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(base)) throw inputInvalid('base_commit', `"${base}" is not a full commit id`);
-  // One git process for both questions: the base's top tree (which config files exist, with
-  // their modes: a link or a folder is refused) and the bytes of each candidate name.
-  const asked = [`${base}^{tree}`, ...POLICY_NAMES.map((n) => `${base}:${n}`)];
-  const batch = runGit(req.repo, ['cat-file', '--batch'], { input: asked.map((a) => `${a}\n`).join('') });
+  return [`${base}^{tree}`, ...POLICY_NAMES.map((n) => `${base}:${n}`)];
+}
+
+/** The policy from git's answers to policyQuestions (pure). */
+function policyFromBatch(base: string, batch: GitOutput, count: number): Policy {
   const cannot = (why: string): SealgateError => inputInvalid('base_commit', `cannot read the policy at ${base}: ${why}`);
   if (batch.status !== 0) throw cannot(batch.stderr.trim() || `git cat-file exit ${String(batch.status)}`);
-  const answers = parseCatFileBatch(batch.stdout, asked.length);
+  const answers = parseCatFileBatch(batch.stdout, count);
   if (answers === null) throw cannot('git cat-file --batch printed something other than the objects asked for');
   const top = answers[0];
   if (top?.type !== 'tree') throw cannot('it is not a commit of this repository');
@@ -112,6 +112,24 @@ export function readPolicy(req: PolicyRequest): Policy {
   const config = parsePolicy(bytes, name, label);
   if (!config.ok) throw new SealgateError('E_INPUT_INVALID', config.findings);
   return { config: config.value, bytes, digest: policyDigest(bytes), source: `${base}:${name}` };
+}
+
+// One git process for both questions: the base's top tree (which config files exist, with
+// their modes: a link or a folder is refused) and the bytes of each candidate name.
+export function readPolicy(req: PolicyRequest): Policy {
+  if (req.policyFile !== undefined) return readPolicyFile(req.repo, req.policyFile);
+  const asked = policyQuestions(req.baseCommit);
+  return policyFromBatch(req.baseCommit, runGit(req.repo, ['cat-file', '--batch'], { input: asked.map((a) => `${a}\n`).join('') }), asked.length);
+}
+
+/**
+ * readPolicy with git started now and the answer awaited later, so that git runs beside other
+ * work (`sealgate run` builds its tree meanwhile). The same checks, the same policy.
+ */
+export async function readPolicyAsync(req: PolicyRequest): Promise<Policy> {
+  if (req.policyFile !== undefined) return readPolicyFile(req.repo, req.policyFile);
+  const asked = policyQuestions(req.baseCommit);
+  return policyFromBatch(req.baseCommit, await runGitAsync(req.repo, ['cat-file', '--batch'], { input: asked.map((a) => `${a}\n`).join('') }), asked.length);
 }
 
 function readPolicyFile(repo: string, file: string): Policy {

@@ -6,7 +6,7 @@ import { symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SealgateError } from '../../src/core/errors.js';
 import fc from 'fast-check';
-import { parseCatFileBatch, parseTreeObject, readPolicy } from '../../src/policy/read.js';
+import { parseCatFileBatch, parseTreeObject, readPolicy, readPolicyAsync } from '../../src/policy/read.js';
 import { checkPolicyEntries, checkPolicyOutside, parsePolicy, policyDigest } from '../../src/policy/check.js';
 import { git, makeRepo, tempDir } from '../helpers/git.js';
 
@@ -144,5 +144,38 @@ test('readPolicy: a folder named like the config at the base is refused; a sha1 
     assert.throws(() => readPolicy({ repo: r.dir, baseCommit: 'b'.repeat(40) }), invalid(/cannot read the policy at b{40}/));
   } finally {
     r.dispose();
+  }
+});
+
+test('readPolicyAsync: the same policy and the same refusals as readPolicy', async () => {
+  const cases = [
+    makeRepo({ 'sealgate.config.yaml': 'credit: {mutantBudget: 3}\n' }),
+    makeRepo({ 'a.txt': 'x\n' }),
+    makeRepo({ 'sealgate.config.json': '{"credit":{"mutantBudget":"8"}}\n' }),
+    makeRepo({ 'sealgate.config.json': '{}\n', 'sealgate.config.yml': '{}\n' }),
+  ];
+  try {
+    for (const r of cases) {
+      for (const baseCommit of [head(r.dir), 'c'.repeat(40), 'nope']) {
+        let sync: unknown;
+        try {
+          sync = readPolicy({ repo: r.dir, baseCommit });
+        } catch (err) {
+          sync = err;
+        }
+        let later: unknown;
+        try {
+          later = await readPolicyAsync({ repo: r.dir, baseCommit });
+        } catch (err) {
+          later = err;
+        }
+        if (sync instanceof SealgateError) {
+          assert.ok(later instanceof SealgateError, `${baseCommit}: the async read did not refuse`);
+          assert.equal(later.message, sync.message);
+        } else assert.deepEqual(later, sync);
+      }
+    }
+  } finally {
+    for (const r of cases) r.dispose();
   }
 });

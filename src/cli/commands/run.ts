@@ -1,10 +1,11 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { usageError } from '../../core/errors.js';
 import { LAYOUT } from '../../core/layout.js';
 import { runSealedTests } from '../../runner/run.js';
 import { parseCommandArgs, parseJobOption } from '../args.js';
 import type { Command } from '../context.js';
-import { policyFor, recordBase, treeFor } from '../policy.js';
+import { policyForAsync, recordBase, treeFor } from '../policy.js';
 import { readSealParams } from '../../seal/seal.js';
 import { findBwrap, prefetchSandboxProbe } from '../../sandbox/host.js';
 
@@ -72,11 +73,28 @@ or could not start or record; 2 bad arguments; 3 internal error.
     }
     const repo = resolve(ctx.cwd, values.repo ?? '.');
     const recordRel = readSealParams(repo)?.record;
-    const policy = policyFor(ctx, repo, values.policy, recordBase(repo, recordRel));
+    // The policy's git, the sandbox probe and the tree's git all run at once: the policy is
+    // awaited after the tree is built (its errors still come first), the probe before the run.
+    const pending = policyForAsync(ctx, repo, values.policy, recordBase(repo, recordRel));
+    pending.catch(() => undefined);
     const bwrap = ctx.env.SEALGATE_BWRAP !== undefined && ctx.env.SEALGATE_BWRAP !== '' ? ctx.env.SEALGATE_BWRAP : findBwrap();
-    // The sandbox probe runs while the tree is built (it is awaited before the run needs it).
-    const probe = policy.config.sandbox === 'bwrap' ? prefetchSandboxProbe(bwrap) : Promise.resolve();
-    const { tree, release } = treeFor(ctx, repo, recordRel, false);
+    // Started before the policy says whether it needs bubblewrap; a policy with sandbox "none" ignores the answer.
+    const probe = existsSync(bwrap) ? prefetchSandboxProbe(bwrap) : Promise.resolve();
+    let built: ReturnType<typeof treeFor>;
+    try {
+      built = treeFor(ctx, repo, recordRel, false);
+    } catch (err) {
+      await pending;
+      throw err;
+    }
+    const { tree, release } = built;
+    let policy: Awaited<typeof pending>;
+    try {
+      policy = await pending;
+    } catch (err) {
+      release();
+      throw err;
+    }
     await probe;
     let summary;
     try {
