@@ -26,9 +26,12 @@ export interface Mutant {
   readonly edits: readonly Edit[];
 }
 
-/** Apply edits (non-overlapping) to a text. */
+/**
+ * Apply edits (non-overlapping) to a text. An insertion at the start of a replacement goes
+ * before the replaced text (of two edits at one place, the longer is applied first).
+ */
 export function applyEdits(text: string, edits: readonly Edit[]): string {
-  const sorted = [...edits].sort((a, b) => b.start - a.start);
+  const sorted = [...edits].sort((a, b) => b.start - a.start || b.end - a.end);
   let out = text;
   for (const e of sorted) out = out.slice(0, e.start) + e.text + out.slice(e.end);
   return out;
@@ -55,9 +58,72 @@ export function revertMutant(span: { readonly symbol: string; readonly path: str
   return { id: `${span.symbol}#revert`, symbol: span.symbol, path: span.path, kind: 'revert', category: 'revert', line: span.startLine, description: 'the base version of the symbol put back', edits };
 }
 
-/** A null mutant: bytes change, behaviour does not. */
-export function nullMutant(span: { readonly symbol: string; readonly path: string; readonly startLine: number }, n: number, description: string, edits: readonly Edit[]): Mutant {
-  return { id: `${span.symbol}#null-${n}`, symbol: span.symbol, path: span.path, kind: 'null', category: 'null', line: span.startLine, description, edits };
+/** One of the byte changes a null mutant makes, e.g. `a comment` and the edits that add it. */
+export interface NullPart {
+  readonly label: string;
+  readonly edits: readonly Edit[];
+}
+
+/**
+ * The edits of several parts as one set: insertions at one place are joined in the parts'
+ * order; null when two parts overlap (a replaced range meets another, or an insertion falls
+ * inside one).
+ */
+export function combineEdits(parts: readonly (readonly Edit[])[]): Edit[] | null {
+  const inserts = new Map<number, string>();
+  const ranges: Edit[] = [];
+  for (const edits of parts) {
+    for (const e of edits) {
+      if (e.end < e.start) return null;
+      if (e.start === e.end) inserts.set(e.start, (inserts.get(e.start) ?? '') + e.text);
+      else ranges.push(e);
+    }
+  }
+  const sorted = [...ranges].sort((a, b) => a.start - b.start);
+  for (let i = 1; i < sorted.length; i++) if ((sorted[i] as Edit).start < (sorted[i - 1] as Edit).end) return null;
+  for (const at of inserts.keys()) if (sorted.some((r) => r.start < at && at < r.end)) return null;
+  return [...sorted, ...[...inserts].map(([at, text]) => ({ start: at, end: at, text }))].sort((a, b) => a.start - b.start || a.end - b.end);
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function listed(labels: readonly string[]): string {
+  return labels.length <= 1 ? (labels[0] ?? '') : `${labels.slice(0, -1).join(', ')} and ${labels[labels.length - 1] as string}`;
+}
+
+/**
+ * The null mutant of a symbol: bytes change, behaviour does not. One run makes every part's
+ * change at once (a test that fails any one of them sees it here too). Where the whole set
+ * overlaps or is not `valid`, the largest subset that is (of equal size, the one with the
+ * earlier parts); where none is, the whole set anyway (a null that breaks the file fails every
+ * test it runs, so the symbol earns nothing: it fails closed).
+ */
+export function nullMutant(span: { readonly symbol: string; readonly path: string; readonly startLine: number }, parts: readonly NullPart[], valid: (edits: readonly Edit[]) => boolean): Mutant {
+  const make = (chosen: readonly NullPart[], edits: readonly Edit[]): Mutant => ({
+    id: `${span.symbol}#null`,
+    symbol: span.symbol,
+    path: span.path,
+    kind: 'null',
+    category: 'null',
+    line: span.startLine,
+    description: `null: ${listed(chosen.map((p) => p.label))} added`,
+    edits,
+  });
+  for (let size = parts.length; size > 0; size--) {
+    for (const chosen of subsets(parts, size)) {
+      const edits = combineEdits(chosen.map((p) => p.edits));
+      if (edits !== null && valid(edits)) return make(chosen, edits);
+    }
+  }
+  return make(parts, parts.flatMap((p) => p.edits));
+}
+
+/** The subsets of `items` with `size` members, in order (earlier items first). */
+function* subsets<T>(items: readonly T[], size: number, from = 0): Generator<T[]> {
+  if (size === 0) {
+    yield [];
+    return;
+  }
+  for (let i = from; i <= items.length - size; i++) for (const rest of subsets(items, size - 1, i + 1)) yield [items[i] as T, ...rest];
 }
 
 export function toMutants(symbol: string, path: string, sites: readonly Site[]): Mutant[] {

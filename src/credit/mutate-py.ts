@@ -2,7 +2,7 @@ import type { Node } from 'web-tree-sitter';
 import { getParser } from '../symbols/treesitter.js';
 import type { SymbolChange } from './change.js';
 import { touchesChange } from './change.js';
-import type { Edit, MutantCategory, Site } from './mutant.js';
+import type { Edit, MutantCategory, NullPart, Site } from './mutant.js';
 import { applyEdits, nullMutant, probeMutant, toMutants } from './mutant.js';
 import { freshName, isModuleSymbol, type SymbolMutants, type SymbolSpan } from './mutate-ts.js';
 
@@ -131,12 +131,7 @@ export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolCh
     const probeEdits = entryEdits(PROBE);
     const trace = entryEdits(traceStmt(span.symbol));
     const probe = probeMutant(span, hasBody ? 'raises on entry' : 'raises when its module loads', probeEdits);
-    const nulls = [
-      nullMutant(span, 1, 'a no-op statement added', entryEdits('pass')),
-      nullMutant(span, 2, 'a comment added', entryEdits('# sealgate')),
-      nullMutant(span, 3, 'reformatted (a no-op expression added)', entryEdits('()')),
-    ];
-    const renamed = renameLocalPy(text, bodies, (t) => {
+    const parses = (t: string): boolean => {
       const tr = parser.parse(t);
       if (!tr) return false;
       try {
@@ -144,8 +139,26 @@ export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolCh
       } finally {
         tr.delete();
       }
+    };
+    // A comment on a body that shares its `def` line goes at the end of that body (at its
+    // entry it would swallow the rest of the line).
+    const commentEdits = entryEdits('# sealgate').map((e, i): Edit => {
+      const b = hasBody ? bodies[i] : undefined;
+      if (b === undefined || b.startPosition.row !== b.parent?.startPosition.row) return e;
+      const end = idx(b.endIndex);
+      return { start: end, end, text: '  # sealgate' };
     });
-    if (renamed !== null) nulls.push(nullMutant(span, 4, `a local renamed (${renamed.from} -> ${renamed.to})`, renamed.edits));
+    // The null parts (insertions at one place are joined in this order).
+    const parts: NullPart[] = [
+      { label: 'a no-op statement', edits: entryEdits('pass') },
+      { label: 'a comment', edits: commentEdits },
+      { label: 'a no-op expression', edits: entryEdits('()') },
+    ];
+    const renamed = renameLocalPy(text, bodies, parses);
+    if (renamed !== null) parts.push({ label: `a renamed local (${renamed.from} -> ${renamed.to})`, edits: renamed.edits });
+    // Checked by parsing only where the unmutated file parses (tree-sitter may not know all of its syntax).
+    const checkable = parses(text);
+    const nulls = [nullMutant(span, parts, (edits) => !checkable || parses(applyEdits(text, edits)))];
 
     const inChanged = (n: Node): boolean => span.changedLines.some(([a, b]) => line(n) >= a && endLine(n) <= b);
     const sites: Site[] = [];

@@ -2,8 +2,8 @@ import { createRequire } from 'node:module';
 import type * as TS from 'typescript';
 import type { SymbolChange } from './change.js';
 import { touchesChange } from './change.js';
-import type { Edit, Mutant, MutantCategory, Site } from './mutant.js';
-import { nullMutant, probeMutant, toMutants } from './mutant.js';
+import type { Edit, Mutant, MutantCategory, NullPart, Site } from './mutant.js';
+import { applyEdits, nullMutant, probeMutant, toMutants } from './mutant.js';
 
 // Required when this module is first used, not imported: the bundle must not load the 9 MB compiler at startup.
 const ts = createRequire(import.meta.url)('typescript') as typeof TS;
@@ -22,7 +22,7 @@ export interface SymbolMutants {
   /** Edits that record each entry to the symbol (with the running test file) in $SEALGATE_TRACE_FILE. */
   readonly trace: readonly Edit[];
   readonly candidates: readonly Mutant[];
-  /** Mutants that change bytes but not behaviour (a no-op statement, a comment, layout). */
+  /** The one null mutant: bytes change, behaviour does not (a no-op statement, a comment, layout, a renamed local, all at once). */
   readonly nulls: readonly Mutant[];
   /** Function bodies were found for the symbol (false: a module or class-level symbol). */
   readonly hasBody: boolean;
@@ -135,13 +135,30 @@ export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange):
   const tr = traceExpr(span.symbol, typed);
   const trace = entryEdits(tr, (body) => `(${tr}, (${body}))`);
   const probe = probeMutant(span, hasBody ? 'throws on entry' : 'throws when its file loads', probeEdits);
-  const nulls: Mutant[] = [
-    nullMutant(span, 1, 'a no-op statement added', entryEdits('void 0', (body) => `(void 0, (${body}))`)),
-    nullMutant(span, 2, 'a comment added', entryEdits('/* sealgate */', (body) => `/* sealgate */ (${body})`)),
-    nullMutant(span, 3, 'reformatted (a line break added)', entryEdits('\n', (body) => `\n(${body})`)),
+  // The null parts, as insertions only (an expression body is wrapped, not replaced), so they
+  // combine with each other and with the renamed local into one null mutant.
+  const nullEdits = (stmt: string, pre: string, post: string): Edit[] => {
+    if (hasBody) {
+      return bodies.flatMap((b): Edit[] => {
+        const at = b.body.getStart(sf);
+        return ts.isBlock(b.body)
+          ? [{ start: at + 1, end: at + 1, text: ` ${stmt};` }]
+          : [
+              { start: at, end: at, text: pre },
+              { start: b.body.end, end: b.body.end, text: post },
+            ];
+      });
+    }
+    return entryEdits(stmt, () => '');
+  };
+  const parts: NullPart[] = [
+    { label: 'a no-op statement', edits: nullEdits('void 0', '(void 0, (', '))') },
+    { label: 'a comment', edits: nullEdits('/* sealgate */', '/* sealgate */ (', ')') },
+    { label: 'a line break', edits: nullEdits('\n', '\n(', ')') },
   ];
   const renamed = renameLocalTs(text, span.path, sf, bodies);
-  if (renamed !== null) nulls.push(nullMutant(span, 4, `a local renamed (${renamed.from} -> ${renamed.to})`, renamed.edits));
+  if (renamed !== null) parts.push({ label: `a renamed local (${renamed.from} -> ${renamed.to})`, edits: renamed.edits });
+  const nulls = [nullMutant(span, parts, (edits) => parsesTs(span.path, applyEdits(text, edits)))];
 
   // Behavioural sites: inside the bodies, or (no body) inside the changed lines.
   const inChanged = (n: TS.Node): boolean => {
@@ -218,7 +235,7 @@ export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange):
   };
   for (const b of bodies) visit(b.body, true);
   if (!hasBody) visit(sf, false);
-  const candidates = toMutants(span.symbol, span.path, dedupeOverlaps(sites)).filter((m) => parsesTs(span.path, applyText(text, m.edits)));
+  const candidates = toMutants(span.symbol, span.path, dedupeOverlaps(sites)).filter((m) => parsesTs(span.path, applyEdits(text, m.edits)));
   return { probe, trace, candidates, nulls, hasBody };
 }
 
@@ -270,16 +287,10 @@ function renameLocalTs(text: string, path: string, sf: TS.SourceFile, bodies: re
       };
       visit(body);
       if (edits.length === 0) continue;
-      if (parsesTs(path, applyText(text, edits))) return { from: d.text, to, edits };
+      if (parsesTs(path, applyEdits(text, edits))) return { from: d.text, to, edits };
     }
   }
   return null;
-}
-
-function applyText(text: string, edits: readonly Edit[]): string {
-  let out = text;
-  for (const e of [...edits].sort((a, b) => b.start - a.start)) out = out.slice(0, e.start) + e.text + out.slice(e.end);
-  return out;
 }
 
 /** A mutant that does not even parse is discarded before it runs (it would show nothing). */

@@ -23,7 +23,7 @@ export interface SymbolPlan {
   readonly revert: Mutant | null;
   /** Why a modified symbol has no (or only a partial) revert. */
   readonly noRevert?: string;
-  /** Byte changes that keep the behaviour; a test failing on one earns nothing for the symbol. */
+  /** Byte changes that keep the behaviour (one mutant: every null change at once, nullMutant); a test failing on it earns nothing for the symbol. */
   readonly nulls: readonly Mutant[];
   /** Why the built revert was left out: it does not parse, compile or type-check in the patched tree. */
   readonly revertInvalid?: string;
@@ -381,7 +381,7 @@ export function judgingOrder(seed: string, mutants: readonly Mutant[]): Mutant[]
  * The mutation oracle. 1: one tracing run (it never judges) tells which tests enter which
  * symbol. 2: the unmutated control, in a fresh copy. 3: one probe per symbol on the traced
  * tests; the tests that fail are those that reach it. 4: per symbol, its revert, its null
- * mutants and its behavioural mutants in a seeded order, each on the reaching tests. 5: the
+ * mutant and its behavioural mutants in a seeded order, each on the reaching tests. 5: the
  * unmutated control again. Every judging run (2, 4, 5) is made the same
  * way: a fresh copy of the tree at the one fixed path, the same environment, through
  * runTestCommand. Every result is cached.

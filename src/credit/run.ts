@@ -98,7 +98,7 @@ async function symbolsOf(language: string, path: string, text: string): Promise<
   return s.parsed ? s : null;
 }
 
-/** Mutants for every changed symbol the oracle supports: on its changed tokens, its revert, its null mutants. */
+/** Mutants for every changed symbol the oracle supports: on its changed tokens, its revert, its null mutant. */
 /** `repo` is the tree the mutants are planned on; `gitRepo` the repository holding the base commit (default: `repo`). */
 /** `typeCheck`: the test runner type-checks TS (checkRunnerTypeChecks), so TS mutants are type-checked before they run. */
 export async function planSymbols(repo: string, changed: Changed, budget: number, seed: string, baseRev: string = changed.base, gitRepo: string = repo, typeCheck = false): Promise<{ plans: SymbolPlan[]; unsupported: Map<string, string> }> {
@@ -191,7 +191,7 @@ export async function planSymbols(repo: string, changed: Changed, budget: number
       revert,
       ...(noRevert !== undefined ? { noRevert } : {}),
       ...(revertWhy !== null ? { revertInvalid: revertWhy } : {}),
-      // Null mutants are never discarded: leaving one out would only weaken the check.
+      // The null mutant is never discarded (that would only weaken the check); mutant.ts keeps it valid.
       nulls: m.nulls,
       discarded: [...(built && revertWhy !== null ? [{ mutant: built.id, reason: revertWhy }] : []), ...discarded],
     });

@@ -7,7 +7,7 @@ const MUTANT_KINDS = ['probe', 'behavioural', 'revert', 'null'] as const;
 
 export const MutantEvidenceSchema = v.strictObject({
   id: identifier,
-  /** probe: throws on entry. behavioural: a change on the patch's own tokens. revert: the base version put back. null: bytes changed, behaviour kept. */
+  /** probe: throws on entry. behavioural: a change on the patch's own tokens. revert: the base version put back. null: bytes changed, behaviour kept (one per symbol, every null change at once). */
   kind: v.picklist(MUTANT_KINDS),
   /** What the mutant changes, e.g. `a + b -> a - b` at line 12. */
   description: v.string(),
@@ -43,7 +43,7 @@ export const EvidenceSchema = v.strictObject({
   /** The kill behind the credit: a revert kill when there is one. */
   credited_by: v.optional(v.strictObject({ test: identifier, mutant: identifier, kind: v.picklist(MUTANT_KINDS) })),
   revert: v.optional(RevertEvidenceSchema),
-  /** Tests that failed an unmutated control or a null mutant: they tell sources or environments apart, and earn nothing for the symbol. */
+  /** Tests that failed an unmutated control or the symbol's null mutant: they tell sources or environments apart, and earn nothing for the symbol. */
   sensitive: v.optional(v.array(v.strictObject({ test: identifier, reason: v.string() }))),
   reached: v.array(identifier),
   /** Tests that reached it and failed on none of the mutants that ran (see `untried`). */

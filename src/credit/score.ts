@@ -60,7 +60,7 @@ interface SymbolInfo {
   untried: number;
 }
 
-/** Tests of a symbol that told sources or environments apart: they failed a control or a null mutant. */
+/** Tests of a symbol that told sources or environments apart: they failed a control or its null mutant. */
 function sensitiveTests(x: ScoreParts, reached: readonly string[], runs: readonly MutantRun[]): Map<string, string> {
   const out = new Map<string, string>();
   const after = x.oracle?.after ?? null;
@@ -71,15 +71,15 @@ function sensitiveTests(x: ScoreParts, reached: readonly string[], runs: readonl
   for (const r of runs) {
     if (r.mutant.kind !== 'null') continue;
     if (r.status !== 'ok') {
-      for (const t of r.ranAgainst) if (!out.has(t)) out.set(t, `a null mutant (${r.mutant.description}) ${r.status === 'timeout' ? 'timed out' : 'crashed'} (${r.detail})`);
-    } else for (const t of r.failed) if (!out.has(t)) out.set(t, `it failed on a null mutant (${r.mutant.description}): it tells the source bytes apart, not the behaviour`);
+      for (const t of r.ranAgainst) if (!out.has(t)) out.set(t, `the null mutant (${r.mutant.description}) ${r.status === 'timeout' ? 'timed out' : 'crashed'} (${r.detail})`);
+    } else for (const t of r.failed) if (!out.has(t)) out.set(t, `it failed on the null mutant (${r.mutant.description}): it tells the source bytes apart, not the behaviour`);
   }
   return out;
 }
 
 /**
  * Cases and credit from the oracle's observations. A test earns a symbol when it passed on
- * the sealed baseline and the unmutated controls, passed on every null mutant of the symbol,
+ * the sealed baseline and the unmutated controls, passed the symbol's null mutant,
  * and failed on its revert or on a behavioural mutant of its changed tokens (under
  * `require: "revert"`, a modified symbol only by its revert; on its probe only when no other
  * mutant was possible). Tautologies earn nothing whatever they killed.
@@ -209,7 +209,7 @@ function missingReason(s: string, x: ScoreParts, info: SymbolInfo | undefined, t
   if (!info || info.reached.length === 0) return 'no test that passed on the sealed baseline reaches it (its probe failed no test)';
   if (tautologies.length === info.reached.length) return `reached only by tautologies: ${listed(tautologies)}`;
   const honest = info.reached.filter((t) => !tautologies.includes(t));
-  if (honest.length > 0 && honest.every((t) => info.sensitive.has(t))) return `every test that reaches it failed an unmutated control or a null mutant (it is source- or environment-sensitive, not a check of behaviour): ${listed(honest)}`;
+  if (honest.length > 0 && honest.every((t) => info.sensitive.has(t))) return `every test that reaches it failed an unmutated control or the null mutant (it is source- or environment-sensitive, not a check of behaviour): ${listed(honest)}`;
   if (require === 'revert' && info.change === 'modified') {
     if (info.revert.outcome === 'none') return `credit.require is "revert" and no revert could be built (${info.revert.detail ?? 'unknown'})`;
     return `credit.require is "revert" and its revert ${info.revert.outcome === 'survived' ? 'survived: every reaching test passes on the base version too' : `was ${info.revert.outcome} (${info.revert.detail ?? ''})`}`;
@@ -217,7 +217,7 @@ function missingReason(s: string, x: ScoreParts, info: SymbolInfo | undefined, t
   const behavioural = info.runs.filter((r) => r.mutant.kind === 'behavioural' || r.mutant.kind === 'revert');
   if (behavioural.length > 0 && behavioural.every((r) => r.status !== 'ok')) return 'every mutant run timed out or crashed (never a kill)';
   if (behavioural.length === 0) return 'no mutant could be placed on its changed tokens and it has no revert';
-  return `reached by ${info.reached.length} test(s), none of which failed on its revert or on any of its ${behavioural.length} mutant(s) of the changed code (without also failing a control or a null mutant): they are insensitive to what the patch changed`;
+  return `reached by ${info.reached.length} test(s), none of which failed on its revert or on any of its ${behavioural.length} mutant(s) of the changed code (without also failing a control or the null mutant): they are insensitive to what the patch changed`;
 }
 /** At most five names, then a count. */
 function listed(xs: readonly string[]): string {

@@ -5,7 +5,7 @@ import ts from 'typescript';
 import { runInThisContext } from 'node:vm';
 import { mutateTs } from '../../src/credit/mutate-ts.js';
 import { mutatePy } from '../../src/credit/mutate-py.js';
-import { applyEdits, selectMutants, type Mutant } from '../../src/credit/mutant.js';
+import { applyEdits, combineEdits, nullMutant, selectMutants, type Mutant, type NullPart } from '../../src/credit/mutant.js';
 import { cheapCommand, detectRunner, narrowCommand } from '../../src/credit/select.js';
 import { getParser } from '../../src/symbols/treesitter.js';
 
@@ -153,7 +153,7 @@ describe('the renamed-local null mutant', () => {
       '}',
     ].join('\n');
     const m = mutateTs(text, span('src/a.ts::total', 2, 7));
-    const r = m.nulls.find((n) => n.description.includes('local renamed'));
+    const r = m.nulls.find((n) => n.description.includes('renamed local'));
     assert.ok(r, m.nulls.map((n) => n.description).join('; '));
     const out = applyEdits(text, r.edits);
     assert.match(r.description, /\(sum -> sealgateLocal_sum\)/);
@@ -179,7 +179,7 @@ describe('the renamed-local null mutant', () => {
       '',
     ].join('\n');
     const m = await mutatePy(text, span('a.py::total', 1, 6, 'a.py'));
-    const r = m.nulls.find((n) => n.description.includes('local renamed'));
+    const r = m.nulls.find((n) => n.description.includes('renamed local'));
     assert.ok(r, m.nulls.map((n) => n.description).join('; '));
     assert.match(r.description, /\(sum_ -> sealgate_local_sum_\)/);
     const out = applyEdits(text, r.edits);
@@ -194,5 +194,94 @@ describe('the renamed-local null mutant', () => {
       const m = await mutatePy(`def f(x):\n${body}`, span('a.py::f', 1, 3, 'a.py'));
       assert.equal(m.nulls.some((n) => n.description.includes('renamed')), false, body);
     }
+  });
+});
+
+describe('the null mutant: every null change in one run', () => {
+  const sp = { symbol: 'src/a.ts::f', path: 'src/a.ts', startLine: 1 };
+  const ins = (at: number, text: string) => ({ start: at, end: at, text });
+  const rep = (start: number, end: number, text: string) => ({ start, end, text });
+
+  it('combineEdits joins insertions at one place in the parts\' order and refuses overlaps', () => {
+    const text = 'abcdef';
+    const joined = combineEdits([[ins(1, 'X')], [ins(1, 'Y'), rep(1, 2, 'B')], [rep(4, 5, 'E')]]);
+    assert.ok(joined);
+    // The insertion goes before the replaced text that starts where it is.
+    assert.equal(applyEdits(text, joined), 'aXYBcdEf');
+    assert.equal(combineEdits([[rep(1, 3, 'Q')], [rep(2, 4, 'R')]]), null, 'two replaced ranges overlap');
+    assert.equal(combineEdits([[rep(1, 4, 'Q')], [ins(2, 'I')]]), null, 'an insertion inside a replaced range');
+    assert.deepEqual(combineEdits([[rep(1, 3, 'Q')], [ins(3, 'I')]]), [rep(1, 3, 'Q'), ins(3, 'I')], 'an insertion where a replacement ends is fine');
+    assert.equal(applyEdits(text, [rep(1, 3, 'Q'), ins(3, 'I')]), 'aQIdef');
+  });
+
+  it('nullMutant takes every part, else the largest subset that is valid (earlier parts first), else all', () => {
+    const parts: NullPart[] = [
+      { label: 'a', edits: [ins(0, 'A')] },
+      { label: 'b', edits: [ins(1, 'B')] },
+      { label: 'c', edits: [ins(2, 'C')] },
+    ];
+    const has = (edits: readonly { text: string }[], t: string): boolean => edits.some((e) => e.text.includes(t));
+    const all = nullMutant(sp, parts, () => true);
+    assert.equal(all.id, 'src/a.ts::f#null');
+    assert.equal(all.kind, 'null');
+    assert.equal(all.description, 'null: a, b and c added');
+    assert.equal(applyEdits('xyz', all.edits), 'AxByCz');
+    // b and c together are invalid: a and b is the first subset of two that is valid.
+    assert.equal(nullMutant(sp, parts, (e) => !(has(e, 'B') && has(e, 'C'))).description, 'null: a and b added');
+    assert.equal(nullMutant(sp, parts, (e) => !has(e, 'A')).description, 'null: b and c added');
+    assert.equal(nullMutant(sp, parts, (e) => e.length === 1 && has(e, 'C')).description, 'null: c added');
+    // None valid: the whole set runs anyway (a broken null fails every test: nothing is earned).
+    assert.equal(nullMutant(sp, parts, () => false).description, 'null: a, b and c added');
+    // Overlapping parts are never combined.
+    const clash = nullMutant(sp, [{ label: 'a', edits: [rep(0, 2, 'Q')] }, { label: 'b', edits: [ins(1, 'B')] }], () => true);
+    assert.equal(clash.description, 'null: a added');
+  });
+
+  it('TS: one null mutant per symbol (a block, an expression body, a module), it parses and behaves the same', () => {
+    const run = (src: string, name: string): unknown => {
+      const js = ts.transpileModule(src, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText;
+      const m = { exports: {} as Record<string, unknown> };
+      (runInThisContext(`(function (module, exports) { ${js}\n})`) as (mod: typeof m, e: typeof m.exports) => void)(m, m.exports);
+      const v = m.exports[name];
+      return typeof v === 'function' ? (v as (n: number) => unknown)(4) : v;
+    };
+    const cases: [string, string, number, number, RegExp][] = [
+      ['export function f(n: number) {\n  const d = n * 2;\n  return d + 1;\n}\n', 'f', 1, 4, /^null: a no-op statement, a comment, a line break and a renamed local \(d -> sealgateLocal_d\) added$/],
+      ['export const f = (n: number) => [n].map((y) => { const z = y + 1; return z; })[0];\n', 'f', 1, 1, /^null: a no-op statement, a comment, a line break and a renamed local \(z -> sealgateLocal_z\) added$/],
+      ['export const f = (n: number) => ({ n });\n', 'f', 1, 1, /^null: a no-op statement, a comment and a line break added$/],
+      ['import { x } from "./x.js";\nexport const f = 3;\n', 'f', 2, 2, /^null: a no-op statement, a comment and a line break added$/],
+    ];
+    for (const [src, name, s, e, want] of cases) {
+      const symbol = s === e && src.startsWith('import') ? 'src/a.ts::<module>' : `src/a.ts::${name}`;
+      const m = mutateTs(src, span(symbol, s, e));
+      assert.equal(m.nulls.length, 1, src);
+      const n = m.nulls[0] as Mutant;
+      assert.match(n.description, want);
+      const out = applyEdits(src, n.edits);
+      assert.ok(parsesTs(out), out);
+      for (const bit of ['void 0', '/* sealgate */', '\n']) assert.ok(out.length > src.length && out.includes(bit), `${bit} in ${out}`);
+      if (!src.startsWith('import')) assert.deepEqual(run(out, name), run(src, name), out);
+    }
+  });
+
+  it('Python: one null mutant; a body on its def line gets the comment at the end, a renamed first statement keeps its insertion', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const cases: [string, RegExp][] = [
+      ['def f(a):\n    x = a + 1\n    return x\n', /^null: a no-op statement, a comment, a no-op expression and a renamed local \(x -> sealgate_local_x\) added$/],
+      ['def f(a): return a + 1\n', /^null: a no-op statement, a comment and a no-op expression added$/],
+      ['def f(a):\n    if a:\n        return 1\n    return 2\n', /^null: a no-op statement, a comment and a no-op expression added$/],
+    ];
+    for (const [src, want] of cases) {
+      const m = await mutatePy(src, span('a.py::f', 1, src.split('\n').length - 1, 'a.py'));
+      assert.equal(m.nulls.length, 1, src);
+      const n = m.nulls[0] as Mutant;
+      assert.match(n.description, want);
+      const out = applyEdits(src, n.edits);
+      for (const bit of ['pass', '# sealgate', '()']) assert.ok(out.includes(bit), `${bit} in ${out}`);
+      const call = '\nprint(f(0), f(3))\n';
+      assert.equal(execFileSync('python3', ['-c', out + call], { encoding: 'utf8' }), execFileSync('python3', ['-c', src + call], { encoding: 'utf8' }), out);
+    }
+    const oneLine = applyEdits('def f(a): return a + 1\n', (await mutatePy('def f(a): return a + 1\n', span('a.py::f', 1, 1, 'a.py'))).nulls[0]?.edits ?? []);
+    assert.match(oneLine, /return a \+ 1 {2}# sealgate\n$/, 'the comment goes after the body, not over it');
   });
 });
