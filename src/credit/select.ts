@@ -143,6 +143,10 @@ function namePatterns(kind: 'vitest' | 'jest' | 'node-test', t: NamedTest): stri
   const pieces = full.split(' > ');
   if (pieces.some((p) => p === '')) return null;
   if (kind !== 'node-test') return [pieces.map(escapeRegExp).join('(?: > | )')];
+  // node:test matches each level's own name, so the levels must be found again in the joined
+  // name: where separators overlap (" > > ": a name ending in " >" or starting with "> "), the
+  // split is a guess, so in doubt the run stays narrowed by file.
+  if (full.includes(' > > ')) return null;
   const out: string[] = [];
   for (let i = 0; i < pieces.length; i++) for (let j = i + 1; j <= pieces.length; j++) out.push(escapeRegExp(pieces.slice(i, j).join(' > ')));
   return out;

@@ -50,7 +50,10 @@ describe('name patterns', () => {
   });
   it('node:test: the leaf name and every parent name match (a subtest runs only when its parent matches)', () => {
     fc.assert(fc.property(chain, (parts) => {
-      const re = new RegExp(toNamePattern('node-test', [reported(parts)]) as string);
+      const pattern = toNamePattern('node-test', [reported(parts)]);
+      // In doubt (separators that overlap in the joined name), no pattern: the run is narrowed by file.
+      if (pattern === null) return assert.ok(parts.join(' > ').includes(' > > '), JSON.stringify(parts));
+      const re = new RegExp(pattern);
       for (const p of parts) assert.ok(re.test(p), p);
       assert.equal(re.test(`${parts.at(-1) as string}\u0000`), false);
     }));
@@ -69,6 +72,9 @@ describe('name patterns', () => {
     assert.equal(toNamePattern('pytest', [{ suite: '', name: 'test_x' }]), null);
     assert.equal(toNamePattern('unknown', [{ suite: '', name: 'x' }]), null);
     assert.equal(toNamePattern('vitest', []), null);
+    // node:test levels that cannot be told apart in the joined name ("! >" then "$", or "!" then "> $").
+    assert.equal(toNamePattern('node-test', [{ suite: '! >', name: '$' }]), null);
+    assert.equal(toNamePattern('node-test', [{ suite: '!', name: '> $' }]), null);
     assert.equal(toNamePattern('vitest', [{ suite: '', name: 'x'.repeat(MAX_NAME_PATTERN) }]), null);
   });
 });
