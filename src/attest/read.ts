@@ -3,6 +3,7 @@ import type { Config } from '../config/schema.js';
 import type { Finding } from '../core/errors.js';
 import { fileExists, readBoundedFile } from '../core/io.js';
 import { LAYOUT } from '../core/layout.js';
+import { crypto } from '../core/builtins.js';
 import { sha256Hex } from '../core/sha256.js';
 import type { GateFiles } from '../gate/read.js';
 import type { GateInputs } from '../gate/decide.js';
@@ -72,6 +73,9 @@ export function readSignatureState(opts: SignatureOptions): SignatureState {
   if (trust === undefined) {
     return { checked: false, runnerEnvelope: fileExists(runnerPath), freezeEnvelope: freezeBytes !== null && fileExists(freezePath), runnerKeyId: null, reviewerKeyId: null, findings: [] };
   }
+  // node:crypto verifies the signatures below; loaded first, it also hashes the evidence
+  // (src/core/sha256.ts uses it once loaded), faster than the JavaScript SHA-256 cold.
+  crypto();
   const runnerEnvelope = readEnvelope(runnerPath, ATTESTATION_PATH);
   const record = inputs.record;
   const judged = judgedEvidence(repo, files, inputs);
