@@ -39,7 +39,8 @@ function isDocstring(n: Node): boolean {
   const only = named(n);
   if (only.length !== 1 || only[0]?.type !== 'string') return false;
   const block = n.parent;
-  return block !== null && named(block)[0]?.id === n.id;
+  // The first statement of its block (comments are not statements).
+  return block !== null && named(block).find((c) => c.type !== 'comment')?.id === n.id;
 }
 
 // What lets a body see or publish its own local names: then no rename keeps its behaviour.
@@ -116,10 +117,18 @@ export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolCh
     const entryEdits = (stmt: string): Edit[] => {
       if (hasBody) {
         return bodies.map((b) => {
-          const first = named(b)[0] ?? b;
-          const at = idx(first.startIndex);
+          const stmts = named(b).filter((n) => n.type !== 'comment');
           const sameLine = b.startPosition.row === b.parent?.startPosition.row;
-          const indent = ' '.repeat(first.startPosition.column);
+          // After a docstring, never before it: a statement in front would make it an ordinary
+          // string and __doc__ None, which a doctest or a test of __doc__ would notice.
+          const doc = stmts[0] !== undefined && isDocstring(stmts[0]) ? stmts[0] : null;
+          const first = (doc !== null ? stmts[1] : stmts[0]) ?? null;
+          if (first === null && doc !== null) {
+            const at = idx(doc.endIndex);
+            return { start: at, end: at, text: sameLine ? `; ${stmt}` : `\n${' '.repeat(doc.startPosition.column)}${stmt}` };
+          }
+          const at = idx((first ?? b).startIndex);
+          const indent = ' '.repeat((first ?? b).startPosition.column);
           return { start: at, end: at, text: sameLine ? `${stmt}; ` : `${stmt}\n${indent}` };
         });
       }

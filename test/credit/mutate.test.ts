@@ -281,6 +281,28 @@ describe('the null mutant: every null change in one run', () => {
       const call = '\nprint(f(0), f(3))\n';
       assert.equal(execFileSync('python3', ['-c', out + call], { encoding: 'utf8' }), execFileSync('python3', ['-c', src + call], { encoding: 'utf8' }), out);
     }
+    // A docstring stays the docstring: what sealgate inserts at entry (the probe, the trace, the
+    // null changes) goes after it, or __doc__ would be None and a doctest would notice.
+    const docCases = [
+      'def f(a):\n    """Add one.\n\n    >>> f(1)\n    2\n    """\n    return a + 1\n',
+      'def f(a):\n    # a comment first\n    """Add one."""\n    return a + 1\n',
+      'def f(a):\n    """Only a docstring."""\n',
+      'def f(a): """One line."""\n',
+      'def f(a): """One line."""; return a + 1\n',
+    ];
+    for (const src of docCases) {
+      const m = await mutatePy(src, span('a.py::f', 1, src.split('\n').length - 1, 'a.py'));
+      const doc = '\nimport sys\nprint(repr(f.__doc__))\n';
+      const want = execFileSync('python3', ['-c', src + doc], { encoding: 'utf8' });
+      assert.notEqual(want, 'None\n');
+      for (const [what, edits] of [['null', m.nulls[0]?.edits ?? []], ['probe', m.probe.edits], ['trace', m.trace]] as const) {
+        const out = applyEdits(src, edits);
+        assert.notEqual(out, src, what);
+        assert.equal(execFileSync('python3', ['-c', out + doc], { encoding: 'utf8' }), want, `${what}: ${out}`);
+      }
+      const call = '\nprint(f(3))\n';
+      assert.equal(execFileSync('python3', ['-c', applyEdits(src, m.nulls[0]?.edits ?? []) + call], { encoding: 'utf8' }), execFileSync('python3', ['-c', src + call], { encoding: 'utf8' }));
+    }
     const oneLine = applyEdits('def f(a): return a + 1\n', (await mutatePy('def f(a): return a + 1\n', span('a.py::f', 1, 1, 'a.py'))).nulls[0]?.edits ?? []);
     assert.match(oneLine, /return a \+ 1 {2}# sealgate\n$/, 'the comment goes after the body, not over it');
   });
