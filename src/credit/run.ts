@@ -295,7 +295,9 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
 
   // The classifier reads the pristine tree: no test has run in it.
   const root = opts.tree.root;
-  const sources = await readTestSources(root, opts.config, opts.config.credit.assertionFunctions, listTreeFiles(root));
+  // A test file that reads a changed production file's text earns nothing (readsProductionSource).
+  const productionFiles = changed.changed.flatMap((sym) => (changed.locations[sym]?.path !== undefined ? [changed.locations[sym].path] : []));
+  const sources = await readTestSources(root, opts.config, opts.config.credit.assertionFunctions, listTreeFiles(root), productionFiles);
   const { caseSources, verdicts } = classifyCases(results.cases, sources);
   const baselineProblem = checkBaseline(results);
   // A case no test file of the tree defines (a name the reporter made up) earns nothing.

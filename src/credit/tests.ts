@@ -8,8 +8,43 @@ import { classifyPyTests } from './classify-py.js';
 import { classifyTsTests } from './classify-ts.js';
 import type { TestSource, Verdict } from './classify.js';
 
-/** Every test definition in the work tree's test files (TS/JS and Python), with its static verdict. */
-export async function readTestSources(repo: string, patterns: ClassPatterns, assertionFunctions: readonly string[], files?: readonly string[]): Promise<TestSource[]> {
+/** Module specifiers (imports, requires, mocks): they name production files without reading them. */
+const SPECIFIERS = [
+  /\b(?:import|export)\b[^;'"`]*?\bfrom\s*(['"])[^'"\n]*\1/g,
+  /\bimport\s*(['"])[^'"\n]*\1/g,
+  /\b(?:import|require|mock|doMock|unmock|unstable_mockModule|requireActual|importActual|requireMock|importMock)\s*\(\s*(['"`])[^'"`\n]*\1/g,
+];
+/** A call that reads a file's bytes or text (Node's fs, Python's open and pathlib). */
+const READ_CALL = /\b(?:readFileSync|readFile|createReadStream|openSync|openAsBlob|read_text|read_bytes|open)\s*\(/;
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Why a test file reads the text of one of the patch's production files, or null: it calls a
+ * file-reading function and names one of those files (by its file name, at the end of a quoted
+ * string) outside its imports and mocks. Such a test tells the file's bytes apart, not its
+ * behaviour: it "kills" every mutant, and a comparison that normalises away the null mutant's
+ * changes (comments, no-ops, line breaks, a renamed local) would pass that too. Textual and
+ * static (a name built at run time gets past it, as `fn.toString()` spelt indirectly gets past
+ * the classifier); every test of the file earns nothing.
+ */
+export function readsProductionSource(text: string, productionFiles: readonly string[]): string | null {
+  let code = text;
+  for (const re of SPECIFIERS) code = code.replace(re, '');
+  if (!READ_CALL.test(code)) return null;
+  for (const f of [...new Set(productionFiles)].sort()) {
+    const name = f.split('/').pop() ?? '';
+    if (name === '') continue;
+    if (new RegExp(`['"\`/\\\\]${escapeRe(name)}['"\`]`).test(code)) return `its file reads the text of ${f}, a production file of the patch (a file-reading call and "${name}" in a string)`;
+  }
+  return null;
+}
+
+/**
+ * Every test definition in the work tree's test files (TS/JS and Python), with its static verdict.
+ * With `productionFiles`, a test file that reads one of them (readsProductionSource) has every
+ * test but the skipped ones classified as reading source text.
+ */
+export async function readTestSources(repo: string, patterns: ClassPatterns, assertionFunctions: readonly string[], files?: readonly string[], productionFiles: readonly string[] = []): Promise<TestSource[]> {
   let listed: string[];
   if (files !== undefined) listed = files.filter((p) => !p.startsWith('review/'));
   else {
@@ -35,8 +70,12 @@ export async function readTestSources(repo: string, patterns: ClassPatterns, ass
     } catch {
       continue; // deleted in the work tree
     }
-    if (lang === 'python') out.push(...(await classifyPyTests(path, text, assertionFunctions)));
-    else out.push(...classifyTsTests(path, text, assertionFunctions));
+    const found = lang === 'python' ? await classifyPyTests(path, text, assertionFunctions) : classifyTsTests(path, text, assertionFunctions);
+    const reads = productionFiles.length > 0 ? readsProductionSource(text, productionFiles) : null;
+    for (const t of found) {
+      const skipped = t.verdict.kind === 'tautology' && t.verdict.rule === 'skipped';
+      out.push(reads === null || skipped ? t : { ...t, verdict: { kind: 'tautology', rule: 'source-text', detail: reads } });
+    }
   }
   return out;
 }
