@@ -230,7 +230,7 @@ function definitionOf(n: Node): { def: Node; decorators: Node[] } | null {
 }
 
 /** Every pytest-style test in a Python file (test_* functions, Test* classes) with its static verdict. */
-export async function classifyPyTests(path: string, text: string, assertionFunctions: readonly string[] = []): Promise<TestSource[]> {
+export async function classifyPyTests(path: string, text: string, assertionFunctions: readonly string[] = [], readsSource: string | null = null): Promise<TestSource[]> {
   const parser = await getParser('python');
   const tree = parser.parse(text);
   if (!tree) return [];
@@ -265,7 +265,7 @@ export async function classifyPyTests(path: string, text: string, assertionFunct
         const body = field(d.def, 'body');
         if (!name.startsWith('test') || !body) continue;
         const skip = skipReason([...classDecorators, ...d.decorators], body);
-        out.push({ file: path, suite, name, line: d.def.startPosition.row + 1, verdict: checkTest(collectAssertions(body, assertionFns, helpers), skip, sourceTextUse(body)) });
+        out.push({ file: path, suite, name, line: d.def.startPosition.row + 1, verdict: checkTest(collectAssertions(body, assertionFns, helpers), skip, sourceTextUse(body) ?? readsSource) });
       }
     };
     visitDefs(root, [], []);

@@ -415,8 +415,11 @@ function sourceTextUse(body: TS.Node, imported: ReadonlySet<string>, sf: TS.Sour
   return found;
 }
 
-/** Every test in a TS/JS test file with its static verdict. */
-export function classifyTsTests(path: string, text: string, assertionFunctions: readonly string[] = []): TestSource[] {
+/**
+ * Every test in a TS/JS test file with its static verdict. `readsSource`: why the whole file
+ * reads the source text of the code under test (src/credit/tests.ts), or null.
+ */
+export function classifyTsTests(path: string, text: string, assertionFunctions: readonly string[] = [], readsSource: string | null = null): TestSource[] {
   const sf = ts.createSourceFile(path, text, ts.ScriptTarget.ES2022, true, scriptKindOf(path));
   const assertionFns = new Set(assertionFunctions);
   const ctx: Ctx = { sf, assertionFns, helpers: assertingHelpers(sf, assertionFns) };
@@ -465,7 +468,7 @@ export function classifyTsTests(path: string, text: string, assertionFunctions: 
           suite,
           name,
           line: sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1,
-          verdict: checkTest(assertions, verdictSkip, fn ? sourceTextUse(fn.body, imported, sf) : null),
+          verdict: checkTest(assertions, verdictSkip, (fn ? sourceTextUse(fn.body, imported, sf) : null) ?? readsSource),
           // A computed name that runs once and has no literal text fits any name: it defines no reported name.
           ...(pattern !== null && !(pattern.opaque && !(repeated || mods.includes('each'))) ? { namePattern: pattern.re, once: !(repeated || mods.includes('each')) } : {}),
         });

@@ -6,17 +6,18 @@ import { inputInvalid } from '../core/errors.js';
 import { classifyPath, languageOf, type ClassPatterns } from '../diff/classify.js';
 import { classifyPyTests } from './classify-py.js';
 import { classifyTsTests } from './classify-ts.js';
+import { escapeRegExp } from './select.js';
 import type { TestSource, Verdict } from './classify.js';
 
 /** Module specifiers (imports, requires, mocks): they name production files without reading them. */
 const SPECIFIERS = [
   /\b(?:import|export)\b[^;'"`]*?\bfrom\s*(['"])[^'"\n]*\1/g,
   /\bimport\s*(['"])[^'"\n]*\1/g,
-  /\b(?:import|require|mock|doMock|unmock|unstable_mockModule|requireActual|importActual|requireMock|importMock)\s*\(\s*(['"`])[^'"`\n]*\1/g,
+  /\b(?:import|require)\s*\(\s*(['"`])[^'"`\n]*\1/g,
+  /\b(?:jest|vi)\s*\.\s*(?:mock|doMock|unmock|unstable_mockModule|requireActual|importActual|requireMock|importMock)\s*\(\s*(['"`])[^'"`\n]*\1/g,
 ];
 /** A call that reads a file's bytes or text (Node's fs, Python's open and pathlib). */
 const READ_CALL = /\b(?:readFileSync|readFile|createReadStream|openSync|openAsBlob|read_text|read_bytes|open)\s*\(/;
-const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Why a test file reads the text of one of the patch's production files, or null: it calls a
@@ -34,7 +35,7 @@ export function readsProductionSource(text: string, productionFiles: readonly st
   for (const f of [...new Set(productionFiles)].sort()) {
     const name = f.split('/').pop() ?? '';
     if (name === '') continue;
-    if (new RegExp(`['"\`/\\\\]${escapeRe(name)}['"\`]`).test(code)) return `its file reads the text of ${f}, a production file of the patch (a file-reading call and "${name}" in a string)`;
+    if (new RegExp(`['"\`/\\\\]${escapeRegExp(name)}['"\`]`).test(code)) return `its file reads the text of ${f}, a production file of the patch (a file-reading call and "${name}" in a string)`;
   }
   return null;
 }
@@ -70,12 +71,9 @@ export async function readTestSources(repo: string, patterns: ClassPatterns, ass
     } catch {
       continue; // deleted in the work tree
     }
-    const found = lang === 'python' ? await classifyPyTests(path, text, assertionFunctions) : classifyTsTests(path, text, assertionFunctions);
     const reads = productionFiles.length > 0 ? readsProductionSource(text, productionFiles) : null;
-    for (const t of found) {
-      const skipped = t.verdict.kind === 'tautology' && t.verdict.rule === 'skipped';
-      out.push(reads === null || skipped ? t : { ...t, verdict: { kind: 'tautology', rule: 'source-text', detail: reads } });
-    }
+    if (lang === 'python') out.push(...(await classifyPyTests(path, text, assertionFunctions, reads)));
+    else out.push(...classifyTsTests(path, text, assertionFunctions, reads));
   }
   return out;
 }

@@ -17,6 +17,9 @@ describe('readsProductionSource', () => {
       'const s = fs.createReadStream(`${root}/src/pricing.ts`);',
       "with open(os.path.join(os.path.dirname(__file__), '..', 'parse.py')) as f:\n    src = f.read()",
       "src = (Path(__file__).parent.parent / 'parse.py').read_text()",
+      // A reader named like a mock or require is not a module specifier: only jest./vi. mocks, require( and import( are.
+      "const mock = (p) => readFileSync(p, 'utf8');\nconst t = mock('../src/pricing.ts');",
+      "const t = readFileSync(require.resolve('../src/pricing.ts'), 'utf8');",
     ]) assert.match(readsProductionSource(text, prod) ?? '', /reads the text of (src\/pricing\.ts|parse\.py)/, text);
   });
   it('imports, requires and mocks name production files without reading them: not flagged', () => {
