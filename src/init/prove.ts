@@ -155,23 +155,38 @@ export async function proveSuite(req: ProofRequest): Promise<Proof> {
  */
 export function installedCopies(repo: string, packages: readonly string[], baseEnv: Readonly<Record<string, string | undefined>>): Record<string, string> {
   if (packages.length === 0) return {};
-  const dir = mkdtempSync(join(tmpdir(), 'sealgate-init-py-'));
+  const script = 'import importlib.util, json, sys\nout = {}\nfor n in sys.argv[1:]:\n    try:\n        s = importlib.util.find_spec(n)\n    except Exception:\n        s = None\n    if s is not None and s.origin:\n        out[n] = s.origin\nprint(json.dumps(out))\n';
+  const parsed = pythonJson(script, packages, baseEnv);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
+  let top: string;
   try {
-    const script = 'import importlib.util, json, sys\nout = {}\nfor n in sys.argv[1:]:\n    try:\n        s = importlib.util.find_spec(n)\n    except Exception:\n        s = None\n    if s is not None and s.origin:\n        out[n] = s.origin\nprint(json.dumps(out))\n';
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(baseEnv)) if (v !== undefined && k !== 'PYTHONPATH') env[k] = v;
-    const r = spawnSync('python3', ['-c', script, ...packages], { cwd: dir, env, encoding: 'utf8', timeout: 30_000 });
-    if (r.status !== 0) return {};
-    const parsed = JSON.parse(r.stdout) as Record<string, string>;
-    const top = realpathSync(repo);
-    const out: Record<string, string> = {};
-    for (const [k, v] of Object.entries(parsed)) {
-      const real = resolve(v);
-      if (!real.startsWith(top + sep)) out[k] = real;
-    }
-    return out;
+    top = realpathSync(repo);
   } catch {
     return {};
+  }
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(parsed as Record<string, unknown>)) {
+    if (typeof v !== 'string') continue;
+    const real = resolve(v);
+    if (!real.startsWith(top + sep)) out[k] = real;
+  }
+  return out;
+}
+
+/**
+ * What a short Python script prints as JSON, run by the caller's python3 outside the
+ * repository (an empty temporary folder, PYTHONPATH dropped, so only installed packages
+ * are seen), or null when it fails, times out or prints something else.
+ */
+function pythonJson(script: string, args: readonly string[], baseEnv: Readonly<Record<string, string | undefined>>): unknown {
+  const dir = mkdtempSync(join(tmpdir(), 'sealgate-init-py-'));
+  try {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(baseEnv)) if (v !== undefined && k !== 'PYTHONPATH') env[k] = v;
+    const r = spawnSync('python3', ['-c', script, ...args], { cwd: dir, env, encoding: 'utf8', timeout: 30_000 });
+    return r.status === 0 ? (JSON.parse(r.stdout) as unknown) : null;
+  } catch {
+    return null;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -184,18 +199,7 @@ export function installedCopies(repo: string, packages: readonly string[], baseE
  */
 export function runnerImports(packages: readonly string[], baseEnv: Readonly<Record<string, string | undefined>>): string[] {
   if (packages.length === 0) return [];
-  const dir = mkdtempSync(join(tmpdir(), 'sealgate-init-py-'));
-  try {
-    const script = 'import json, sys\ntry:\n    import pytest  # noqa: F401\nexcept Exception:\n    pass\nprint(json.dumps([n for n in sys.argv[1:] if n in sys.modules]))\n';
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(baseEnv)) if (v !== undefined && k !== 'PYTHONPATH') env[k] = v;
-    const r = spawnSync('python3', ['-c', script, ...packages], { cwd: dir, env, encoding: 'utf8', timeout: 30_000 });
-    if (r.status !== 0) return [];
-    const parsed = JSON.parse(r.stdout) as unknown;
-    return Array.isArray(parsed) ? parsed.filter((x): x is string => typeof x === 'string' && packages.includes(x)) : [];
-  } catch {
-    return [];
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const script = 'import json, sys\ntry:\n    import pytest  # noqa: F401\nexcept Exception:\n    pass\nprint(json.dumps([n for n in sys.argv[1:] if n in sys.modules]))\n';
+  const parsed = pythonJson(script, packages, baseEnv);
+  return Array.isArray(parsed) ? parsed.filter((x): x is string => typeof x === 'string' && packages.includes(x)) : [];
 }
