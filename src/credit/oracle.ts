@@ -63,6 +63,12 @@ export interface OracleOptions {
   readonly command: readonly string[];
   readonly junit: readonly string[];
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * Variables added to every run's `env` to skip work that cannot change a test's outcome
+   * (`judgingEnvFor`): kept only when the first control with them passes every eligible test,
+   * else the trace and the control run again without them and so does every later run.
+   */
+  readonly fastEnv?: Readonly<Record<string, string>> | null;
   /** The sandbox every run goes through (src/sandbox/). */
   readonly sandbox: Box;
   /** Wall-clock limit for the unmutated control run. */
@@ -118,6 +124,8 @@ export interface OracleResult {
   readonly mutantsCached: number;
   /** Behavioural mutants not run because their symbol's credit was settled before them. */
   readonly mutantsSettled: number;
+  /** What became of `fastEnv`: null when there was none. */
+  readonly fastEnv: 'kept' | 'dropped' | null;
 }
 
 interface Cached {
@@ -411,8 +419,11 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     const elapsedMs = now() - t0;
     opts.progress?.({ phase, done, total, kills, elapsedMs, etaMs: done > 0 ? (elapsedMs / done) * (total - done) : null });
   };
+  // Every run after the first control uses one environment: with fastEnv, or (dropped) without.
+  let fast: 'kept' | 'dropped' | null = opts.fastEnv ? 'kept' : null;
+  let env: Readonly<Record<string, string>> = opts.fastEnv ? { ...opts.env, ...opts.fastEnv } : opts.env;
   const key = (what: string, selection: readonly string[] | null, edits: unknown): string =>
-    sha256Hex(JSON.stringify(['sealgate-credit-v4', opts.cacheSalt, what, sha256Hex(JSON.stringify(edits)), selection ?? opts.command]));
+    sha256Hex(JSON.stringify(['sealgate-credit-v4', opts.cacheSalt, what, sha256Hex(JSON.stringify(edits)), selection ?? opts.command, fast === 'kept' ? env : null]));
   /** The one copy of the tree every run is copied from (never run in, never changed): the sandbox gives each run a fresh copy at one fixed path. */
   let base: Workspace | undefined;
   const baseRoot = (): string => (base ??= makeWorkspace(opts.workTree, scratch.dir, opts.depsFrom ?? opts.workTree)).root;
@@ -446,7 +457,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       mutantsCached++;
       return { mutant: m, status: hit.status, detail: hit.detail, failed: hit.failed.filter((t) => open.has(t)), ranAgainst: ranOf(hit.status, against, hit.ran), cached: true, command };
     }
-    const run = await runFresh(slot, new Map([[m.path, applyEdits(original(m.path), m.edits)]]), command, opts.env, timeoutMs, logDir);
+    const run = await runFresh(slot, new Map([[m.path, applyEdits(original(m.path), m.edits)]]), command, env, timeoutMs, logDir);
     mutantsRun++;
     const found = toFailures(run, against, run.cwd, command, opts.filesOf);
     // Invalid is never a kill: a load failure from a mutant the runner could not compile is a crash.
@@ -468,19 +479,28 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       const hit = readCache(opts.cacheDir, ck);
       if (hit) return { ...hit, cached: true };
       const logDir = mkdtempSync(join(scratch.dir, 'control-'));
-      const run = await runFresh(0, new Map(), opts.command, opts.env, opts.controlTimeoutMs, logDir);
+      const run = await runFresh(0, new Map(), opts.command, env, opts.controlTimeoutMs, logDir);
       const times = Object.fromEntries(run.cases.map((c) => [c.id, c.duration_ms] as const));
       const fresh = { status: run.status, detail: run.detail, failed: run.cases.filter((c) => c.status === 'passed').map((c) => c.id), durationMs: run.durationMs, times };
       writeCache(opts.cacheDir, ck, fresh);
       return { ...fresh, cached: false };
     };
-    const runTrace = (): Promise<Traced> => traceRun(plans, { opts, key, baseRoot, scratch: scratch.dir });
+    const runTrace = (): Promise<Traced> => traceRun(plans, { opts: { ...opts, env }, key, baseRoot, scratch: scratch.dir });
     let traced: Traced;
     let control: Cached & { cached: boolean };
-    if (slots >= 2) [traced, control] = await Promise.all([runTrace(), runControl()]);
-    else {
-      traced = await runTrace();
-      control = await runControl();
+    const traceAndControl = async (): Promise<[Traced, Cached & { cached: boolean }]> => {
+      if (slots >= 2) return Promise.all([runTrace(), runControl()]);
+      const t1 = await runTrace();
+      return [t1, await runControl()];
+    };
+    [traced, control] = await traceAndControl();
+    // fastEnv only stays when it changed nothing the sealed run showed: every eligible test passed.
+    const passed = new Set(control.failed);
+    if (fast === 'kept' && !(control.status === 'ok' && [...opts.eligible].every((t) => passed.has(t)))) {
+      fast = 'dropped';
+      env = opts.env;
+      total += 2;
+      [traced, control] = await traceAndControl();
     }
     // For the control, `failed` holds the tests that passed.
     const usable = new Set(control.status === 'ok' ? control.failed.filter((t) => opts.eligible.has(t)) : []);
@@ -490,7 +510,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       phase = 'done';
       total = done;
       report();
-      return { control: controlOut, usable, probes: new Map(), mutants: new Map(), after: null, mutantsRun, mutantsCached, mutantsSettled };
+      return { control: controlOut, usable, probes: new Map(), mutants: new Map(), after: null, mutantsRun, mutantsCached, mutantsSettled, fastEnv: fast };
     }
     const timeoutMs = mutantTimeoutMs(opts.baselineMs, control.durationMs, opts.timeoutFactor);
     const times = control.times;
@@ -562,7 +582,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
         let r;
         if (hitA) r = { ...hitA, ran: ranOf(hitA.status, reachedAll, hitA.ran), cached: true };
         else {
-          const run = await runFresh(slot, new Map(), command, opts.env, timeoutMs, logDir);
+          const run = await runFresh(slot, new Map(), command, env, timeoutMs, logDir);
           const seen = toFailures(run, reachedAll, run.cwd, command, opts.filesOf);
           writeCache(opts.cacheDir, ak, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs, ran: seen.ran });
           r = { status: seen.status, detail: seen.detail, failed: seen.failed, ran: ranOf(seen.status, reachedAll, seen.ran), durationMs: run.durationMs, cached: false };
@@ -636,7 +656,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     total = done;
     phase = 'done';
     report();
-    return { control: controlOut, usable, probes, mutants: results, after, mutantsRun, mutantsCached, mutantsSettled };
+    return { control: controlOut, usable, probes, mutants: results, after, mutantsRun, mutantsCached, mutantsSettled, fastEnv: fast };
   } finally {
     scratch.dispose();
   }

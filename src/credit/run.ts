@@ -31,7 +31,7 @@ import { decodeSource, type FileSymbols } from '../symbols/model.js';
 import { runOracle, type OracleResult, type Progress, type SymbolPlan } from './oracle.js';
 import { CaseFileSchema, CreditSchema } from './schema.js';
 import { toScored, type Scored } from './score.js';
-import { cheapCommand, narrowByName, narrowCommand, type NamedTest } from './select.js';
+import { cheapCommand, judgingEnvFor, narrowByName, narrowCommand, type NamedTest } from './select.js';
 import { classifyCases, readTestSources, type CaseSource } from './tests.js';
 import { checkSchema } from '../core/document.js';
 
@@ -57,7 +57,7 @@ export interface ScoreOptions {
 }
 
 export interface ScoreOutcome extends Scored {
-  readonly stats: { readonly mutantsRun: number; readonly mutantsCached: number; readonly mutantsSettled: number; readonly symbols: number; readonly kills: number; readonly wallMs: number };
+  readonly stats: { readonly mutantsRun: number; readonly mutantsCached: number; readonly mutantsSettled: number; readonly symbols: number; readonly kills: number; readonly wallMs: number; readonly fastEnv: 'kept' | 'dropped' | null };
 }
 
 const MUTABLE = new Set(['typescript', 'javascript', 'python']);
@@ -297,7 +297,8 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   const root = opts.tree.root;
   // A test file that reads a changed production file's text earns nothing (readsProductionSource).
   const productionFiles = changed.changed.flatMap((sym) => (changed.locations[sym]?.path !== undefined ? [changed.locations[sym].path] : []));
-  const sources = await readTestSources(root, opts.config, opts.config.credit.assertionFunctions, listTreeFiles(root), productionFiles);
+  const treeFiles = listTreeFiles(root);
+  const sources = await readTestSources(root, opts.config, opts.config.credit.assertionFunctions, treeFiles, productionFiles);
   const { caseSources, verdicts } = classifyCases(results.cases, sources);
   const baselineProblem = checkBaseline(results);
   // A case no test file of the tree defines (a name the reporter made up) earns nothing.
@@ -322,6 +323,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
       command,
       junit,
       env,
+      fastEnv: judgingEnvFor(command, opts.config.test.env, (rel) => treeFiles.includes(rel)),
       sandbox,
       controlTimeoutMs: opts.config.test.timeoutSeconds * 1000,
       baselineMs: durationMs(results),
@@ -353,5 +355,5 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
     writeFileAtomic(layoutPath(repo, 'credit'), toJsonText(scored.credit), 0o644);
   }
   const kills = [...(oracle?.mutants.values() ?? [])].flat().filter((r) => r.mutant.kind !== 'null' && r.status === 'ok' && r.failed.length > 0).length;
-  return { ...scored, stats: { mutantsRun: oracle?.mutantsRun ?? 0, mutantsCached: oracle?.mutantsCached ?? 0, mutantsSettled: oracle?.mutantsSettled ?? 0, symbols: plans.length, kills, wallMs: performance.now() - t0 } };
+  return { ...scored, stats: { mutantsRun: oracle?.mutantsRun ?? 0, mutantsCached: oracle?.mutantsCached ?? 0, mutantsSettled: oracle?.mutantsSettled ?? 0, symbols: plans.length, kills, wallMs: performance.now() - t0, fastEnv: oracle?.fastEnv ?? null } };
 }

@@ -114,6 +114,36 @@ export function cheapCommand(command: readonly string[]): string[] {
   return [...head, ...extra, ...kept];
 }
 
+/** A jest config file name jest loads through ts-node (its default TypeScript loader). */
+const TS_CONFIG = /\.(c|m)?ts$/;
+const JEST_TS_CONFIGS = ['jest.config.ts', 'jest.config.mts', 'jest.config.cts'];
+
+/**
+ * Environment added to every credit run (control, trace, probe, mutant; never the sealed run)
+ * to skip work that cannot change which tests pass: jest loads a TypeScript config
+ * (`jest.config.ts`, or `--config x.ts`) through ts-node, which type-checks it first, about 2 s
+ * of every run on a small project. `TS_NODE_TRANSPILE_ONLY` drops the check and
+ * `TS_NODE_SKIP_PROJECT` the tsconfig it reads for it (jest sets the module options itself).
+ * The config the tests see is the same program; the sealed run has type-checked it. The oracle
+ * keeps it only when the first control passes every test the sealed run passed, else every run
+ * goes without it. Null when the command is not jest, its config is not TypeScript, or the
+ * policy's `test.env` sets a `TS_NODE_` variable itself. `exists` says whether a file is in the tree.
+ */
+export function judgingEnvFor(command: readonly string[], testEnv: Readonly<Record<string, string>>, exists: (rel: string) => boolean): Record<string, string> | null {
+  if (detectRunner(command) !== 'jest') return null;
+  if (Object.keys(testEnv).some((k) => k.startsWith('TS_NODE_'))) return null;
+  const rest = command.slice(argStart('jest', command));
+  let config: string | null = null;
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i] as string;
+    if (a === '--config' || a === '-c') config = rest[i + 1] ?? '';
+    else if (a.startsWith('--config=')) config = a.slice('--config='.length);
+    else if (a.startsWith('-c=')) config = a.slice(3);
+  }
+  const ts = config !== null ? TS_CONFIG.test(config) && !config.trimStart().startsWith('{') : JEST_TS_CONFIGS.some(exists);
+  return ts ? { TS_NODE_TRANSPILE_ONLY: 'true', TS_NODE_SKIP_PROJECT: 'true' } : null;
+}
+
 /** A test as its report names it: the suite chain (joined by " > ", as the JUnit readers join it) and the name. */
 export interface NamedTest {
   readonly suite: string;
@@ -140,6 +170,9 @@ export function escapeRegExp(s: string): string {
 function namePatterns(kind: 'vitest' | 'jest' | 'node-test', t: NamedTest): string[] | null {
   const full = t.suite === '' ? t.name : `${t.suite} > ${t.name}`;
   if (t.name === '' || full.trim() !== full) return null;
+  // A report name that ends in " >" or starts with "> " may be a chain with an empty level (vitest
+  // reports `test("")` in `describe("d")` as "d > ", trimmed): its full name cannot be told.
+  if (full.endsWith(' >') || full.startsWith('> ') || full === '>') return null;
   const pieces = full.split(' > ');
   if (pieces.some((p) => p === '')) return null;
   if (kind !== 'node-test') return [pieces.map(escapeRegExp).join('(?: > | )')];

@@ -32,9 +32,14 @@ describe('name patterns', () => {
   });
   it('vitest and jest: the full name (the chain joined by spaces) matches, whatever " > " the names hold; jest with its i flag too', () => {
     fc.assert(fc.property(chain, (parts) => {
+      const joined = parts.join(' > ');
       for (const kind of ['vitest', 'jest'] as const) {
         const p = toNamePattern(kind, [reported(parts)]);
-        assert.ok(p !== null);
+        // In doubt (a chain that may end or start with an empty level), no pattern: narrowed by file.
+        if (p === null) {
+          assert.ok(joined.endsWith(' >') || joined.startsWith('> '), JSON.stringify(parts));
+          continue;
+        }
         const re = new RegExp(p, kind === 'jest' ? 'i' : '');
         assert.ok(re.test(parts.join(' ')), `${p} on ${JSON.stringify(parts.join(' '))}`);
       }
@@ -42,7 +47,9 @@ describe('name patterns', () => {
   });
   it('vitest: what matches is the same name up to the separators (anchored: nothing before, after or instead)', () => {
     fc.assert(fc.property(chain, fc.string({ maxLength: 12 }), (parts, other) => {
-      const p = toNamePattern('vitest', [reported(parts)]) as string;
+      const p0 = toNamePattern('vitest', [reported(parts)]);
+      if (p0 === null) return;
+      const p = p0;
       const re = new RegExp(p);
       const full = parts.join(' ');
       for (const s of [other, `${other}${full}`, `${full}${other}`]) if (re.test(s)) assert.equal(flat(s), flat(full), `${p} matched ${JSON.stringify(s)}`);
@@ -52,7 +59,7 @@ describe('name patterns', () => {
     fc.assert(fc.property(chain, (parts) => {
       const pattern = toNamePattern('node-test', [reported(parts)]);
       // In doubt (separators that overlap in the joined name), no pattern: the run is narrowed by file.
-      if (pattern === null) return assert.ok(parts.join(' > ').includes(' > > '), JSON.stringify(parts));
+      if (pattern === null) return assert.ok(parts.join(' > ').includes(' > > ') || parts.join(' > ').endsWith(' >') || parts.join(' > ').startsWith('> '), JSON.stringify(parts));
       const re = new RegExp(pattern);
       for (const p of parts) assert.ok(re.test(p), p);
       assert.equal(re.test(`${parts.at(-1) as string}\u0000`), false);
@@ -60,7 +67,9 @@ describe('name patterns', () => {
   });
   it('several tests: one alternative each, all matched', () => {
     fc.assert(fc.property(fc.array(chain, { minLength: 1, maxLength: 5 }), (chains) => {
-      const re = new RegExp(toNamePattern('vitest', chains.map(reported)) as string);
+      const p = toNamePattern('vitest', chains.map(reported));
+      if (p === null) return assert.ok(chains.some((c) => c.join(' > ').endsWith(' >') || c.join(' > ').startsWith('> ')));
+      const re = new RegExp(p);
       for (const c of chains) assert.ok(re.test(c.join(' ')));
     }));
   });
@@ -76,6 +85,11 @@ describe('name patterns', () => {
     assert.equal(toNamePattern('node-test', [{ suite: '! >', name: '$' }]), null);
     assert.equal(toNamePattern('node-test', [{ suite: '!', name: '> $' }]), null);
     assert.equal(toNamePattern('vitest', [{ suite: '', name: 'x'.repeat(MAX_NAME_PATTERN) }]), null);
+    // vitest reports test("") in describe("d") as "d > ", trimmed to "d >": under -t its full name is "d ", which "d >" misses.
+    assert.equal(toNamePattern('vitest', [{ suite: '', name: 'withoutTrailingSlash, queryParams: false >' }]), null);
+    assert.equal(toNamePattern('jest', [{ suite: 'd', name: 'x >' }]), null);
+    assert.equal(toNamePattern('vitest', [{ suite: '> d', name: 'x' }]), null);
+    assert.equal(toNamePattern('node-test', [{ suite: '', name: '>' }]), null);
   });
 });
 
