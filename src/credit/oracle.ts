@@ -280,6 +280,8 @@ export class JudgingQueue {
   readonly symbols: SymbolWork[];
   /** Runs left out because every reaching test had already failed. */
   skipped = 0;
+  /** Behavioural mutants left out because only the revert can earn their symbol (require "revert", a modified symbol). */
+  moot = 0;
 
   constructor(
     items: readonly { readonly plan: SymbolPlan; readonly reached: readonly string[]; readonly order: readonly Mutant[] }[],
@@ -320,6 +322,12 @@ export class JudgingQueue {
         const open = behavioural ? w.reached.filter((t) => !w.killers.has(t)) : [...w.reached];
         if (open.length === 0) {
           this.skipped++;
+          continue;
+        }
+        // Under require "revert" a modified symbol is earned by a kill of its revert only: a
+        // behavioural kill counts for nothing (score.ts), so its behavioural mutants need not run.
+        if (behavioural && this.require === 'revert' && w.plan.change !== 'added') {
+          this.moot++;
           continue;
         }
         // Deferred once at most: a mutant given back runs.
@@ -648,8 +656,8 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
         }
       }),
     );
-    total -= queue.skipped;
-    mutantsSettled = queue.deferredLeft;
+    total -= queue.skipped + queue.moot;
+    mutantsSettled = queue.deferredLeft + queue.moot;
     const results = new Map<string, MutantRun[]>(work.map((w) => [w.plan.symbol, w.runs.filter((r): r is MutantRun => r !== undefined)]));
 
     const after = afterRun.p === null ? null : await afterRun.p;

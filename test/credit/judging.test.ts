@@ -114,10 +114,18 @@ describe('the judging queue', () => {
     );
   });
 
-  it('under require "revert" a behavioural kill of a modified symbol settles nothing; of an added one it does', () => {
-    const order = [B(1), N1, B(2), B(3)];
-    assert.deepEqual(drive(order, ['t1', 't2'], { b1: ['t1'] }, 'revert').ran, ['b1', 'null1', 'b2', 'b3']);
-    assert.deepEqual(drive(order, ['t1', 't2'], { b1: ['t1'] }, 'revert', 'added').ran, ['b1', 'null1']);
+  it('under require "revert" a modified symbol\'s behavioural mutants never run (only its revert can earn it); an added symbol\'s do, and a kill settles', () => {
+    const order = [B(1), N1, B(2), R, B(3)];
+    const modified = drive(order, ['t1', 't2'], { b1: ['t1'], revert: ['t2'] }, 'revert');
+    assert.deepEqual(modified.ran, ['null1', 'revert']);
+    assert.equal(modified.queue.moot, 3);
+    // The same whether the revert is killed or survives: a behavioural kill could change nothing.
+    assert.deepEqual(drive(order, ['t1', 't2'], { b1: ['t1'] }, 'revert').ran, ['null1', 'revert']);
+    const added = [B(1), N1, B(2), B(3)];
+    assert.deepEqual(drive(added, ['t1', 't2'], { b1: ['t1'] }, 'revert', 'added').ran, ['b1', 'null1']);
+    assert.equal(drive(added, ['t1', 't2'], { b1: ['t1'] }, 'revert', 'added').queue.moot, 0);
+    // Under "change" they run as before.
+    assert.deepEqual(drive(order, ['t1', 't2'], {}, 'change').ran, ['b1', 'null1', 'b2', 'revert', 'b3']);
   });
 
   it('a null mutant that did not run cleanly never lets the credit settle', () => {
