@@ -71,6 +71,12 @@ export interface OracleOptions {
   readonly fastEnv?: Readonly<Record<string, string>> | null;
   /** The sandbox every run goes through (src/sandbox/). */
   readonly sandbox: Box;
+  /**
+   * When every symbol's probe fits beside the control on the workers (symbols < workers), the
+   * probes run whole in the first round instead of the trace, whose only use is to narrow them:
+   * one round fewer. Default true; false always traces first.
+   */
+  readonly earlyProbes?: boolean;
   /** Wall-clock limit for the unmutated control run. */
   readonly controlTimeoutMs: number;
   /** Baseline duration the per-mutant timeout is derived from. */
@@ -398,7 +404,8 @@ export function judgingOrder(seed: string, mutants: readonly Mutant[]): Mutant[]
  * symbol. 2: the unmutated control, in a fresh copy. 3: one probe per symbol on the traced
  * tests; the tests that fail are those that reach it. 4: per symbol, its revert, its null
  * mutant and its behavioural mutants in a seeded order, each on the reaching tests. 5: the
- * unmutated control again. Every judging run (2, 4, 5) is made the same
+ * unmutated control again. With fewer symbols than workers, 1 and 3 are one round: every
+ * probe runs whole beside the control, and no trace (it only narrows the probes). Every judging run (2, 4, 5) is made the same
  * way: a fresh copy of the tree at the one fixed path, the same environment, through
  * runTestCommand. Every result is cached.
  */
@@ -494,25 +501,47 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       return { ...fresh, cached: false };
     };
     const runTrace = (): Promise<Traced> => traceRun(plans, { opts: { ...opts, env }, key, baseRoot, scratch: scratch.dir });
-    let traced: Traced;
-    let control: Cached & { cached: boolean };
-    const traceAndControl = async (): Promise<[Traced, Cached & { cached: boolean }]> => {
-      if (slots >= 2) return Promise.all([runTrace(), runControl()]);
-      const t1 = await runTrace();
-      return [t1, await runControl()];
+    // Early probes: the control and every probe (whole, against every eligible test: the usable
+    // ones are known only after the control) side by side, and no trace.
+    const early = (opts.earlyProbes ?? true) && slots >= 2 && plans.length > 0 && plans.length < slots;
+    const earlyTimeoutMs = mutantTimeoutMs(opts.baselineMs, opts.baselineMs, opts.timeoutFactor);
+    const runEarlyProbes = async (): Promise<Map<string, MutantRun>> => {
+      const out = new Map<string, MutantRun>();
+      await Promise.all(
+        plans.map(async (p, i) => {
+          const logDir = mkdtempSync(join(scratch.dir, `probe-${i}-`));
+          out.set(p.symbol, await runMutant(p.probe, opts.command, earlyTimeoutMs, [...opts.eligible].sort(), i + 1, logDir));
+        }),
+      );
+      return out;
     };
-    [traced, control] = await traceAndControl();
+    type First = { traced: Traced; control: Cached & { cached: boolean }; earlyRuns: Map<string, MutantRun> | null };
+    const firstRound = async (): Promise<First> => {
+      if (early) {
+        const [earlyRuns, control] = await Promise.all([runEarlyProbes(), runControl()]);
+        return { traced: { control, reach: null }, control, earlyRuns };
+      }
+      if (slots >= 2) {
+        const [traced, control] = await Promise.all([runTrace(), runControl()]);
+        return { traced, control, earlyRuns: null };
+      }
+      const traced = await runTrace();
+      return { traced, control: await runControl(), earlyRuns: null };
+    };
+    if (early) total += plans.length - 1;
+    let first = await firstRound();
     // fastEnv only stays when it changed nothing the sealed run showed: every eligible test passed.
-    const passed = new Set(control.failed);
-    if (fast === 'kept' && !(control.status === 'ok' && [...opts.eligible].every((t) => passed.has(t)))) {
+    const passed = new Set(first.control.failed);
+    if (fast === 'kept' && !(first.control.status === 'ok' && [...opts.eligible].every((t) => passed.has(t)))) {
       fast = 'dropped';
       env = opts.env;
-      total += 2;
-      [traced, control] = await traceAndControl();
+      total += early ? plans.length + 1 : 2;
+      first = await firstRound();
     }
+    const { traced, control, earlyRuns } = first;
     // For the control, `failed` holds the tests that passed.
     const usable = new Set(control.status === 'ok' ? control.failed.filter((t) => opts.eligible.has(t)) : []);
-    done += 2;
+    done += early ? 1 + plans.length : 2;
     const controlOut = { status: control.status, detail: control.detail, durationMs: control.durationMs, cached: control.cached };
     if (control.status !== 'ok' || usable.size === 0) {
       phase = 'done';
@@ -528,7 +557,16 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     // 3. Probes: the tests that fail when the symbol throws on entry are the tests that reach it.
     phase = 'probes';
     const probes = new Map<string, MutantRun>();
-    await pool(plans, async (p, slot, logDir) => {
+    if (earlyRuns !== null) {
+      // They ran against every eligible test: only the usable ones count (as a narrowed probe's would).
+      for (const [sym, r] of earlyRuns) {
+        const run = { ...r, failed: r.failed.filter((t) => usable.has(t)), ranAgainst: r.ranAgainst.filter((t) => usable.has(t)) };
+        probes.set(sym, run);
+        if (run.failed.length > 0) kills++;
+      }
+      report();
+    }
+    await pool(earlyRuns !== null ? [] : plans, async (p, slot, logDir) => {
       const targets = reach?.get(p.symbol);
       let r: MutantRun;
       if (targets?.size === 0) {

@@ -41,7 +41,7 @@ export interface Scoring {
  * The baseline run, the oracle and the scoring, as `sealgate credit` does them (sandboxed, the
  * credit command, the narrowing of run.ts), on a throwaway repository whose symbols are all added.
  */
-export async function scoreRepo(repo: string, path: string, language: string, spans: Record<string, [number, number]>, command: string[], opts: { budget?: number; junit?: string; byName?: boolean; fastEnv?: Record<string, string> } = {}): Promise<Scoring> {
+export async function scoreRepo(repo: string, path: string, language: string, spans: Record<string, [number, number]>, command: string[], opts: { budget?: number; junit?: string; byName?: boolean; fastEnv?: Record<string, string>; earlyProbes?: boolean } = {}): Promise<Scoring> {
   const env = childEnv();
   const junit = opts.junit ?? 'junit.xml';
   const scratch = makeScratch();
@@ -72,7 +72,7 @@ export async function scoreRepo(repo: string, path: string, language: string, sp
   const credit = cheapCommand(command);
   const probeTargets: (readonly string[])[] = [];
   const oracle = await runOracle(plans, {
-    workTree: repo, command: credit, junit: [junit], env, ...(opts.fastEnv ? { fastEnv: opts.fastEnv } : {}), sandbox: testBox(repo), controlTimeoutMs: 120_000, baselineMs: 1000, workers: 2, seed: 'seed-1',
+    workTree: repo, command: credit, junit: [junit], env, ...(opts.fastEnv ? { fastEnv: opts.fastEnv } : {}), ...(opts.earlyProbes !== undefined ? { earlyProbes: opts.earlyProbes } : {}), sandbox: testBox(repo), controlTimeoutMs: 120_000, baselineMs: 1000, workers: 2, seed: 'seed-1',
     filesOf: (t) => caseSources.get(t)?.files ?? [],
     eligible: new Set(results.cases.filter((c) => c.status === 'passed').map((c) => c.id)),
     ignore: new Set([...verdicts].filter(([, v]) => v?.kind === 'tautology').map(([id]) => id)),
