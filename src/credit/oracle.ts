@@ -69,6 +69,12 @@ export interface OracleOptions {
    * else the trace and the control run again without them and so does every later run.
    */
   readonly fastEnv?: Readonly<Record<string, string>> | null;
+  /**
+   * The plans with their valid mutants, when `plans` are drafts (draftSymbols: probe, trace and
+   * null mutant only): the trace, the control and the probes run on the drafts meanwhile, and
+   * the judging runs wait for these. Same symbols, same order.
+   */
+  readonly judged?: Promise<readonly SymbolPlan[]>;
   /** The sandbox every run goes through (src/sandbox/). */
   readonly sandbox: Box;
   /**
@@ -592,8 +598,14 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     // Tautologies never count, so they are not run. The workers take the runs of every symbol:
     // each takes the next run of the symbol with the fewest runs under way.
     phase = 'mutants';
+    // The plans with their valid mutants (checked while the runs above went on), else the plans as given.
+    const judgedPlans = opts.judged ? await opts.judged : plans;
+    if (opts.judged) {
+      const runsOf = (ps: readonly SymbolPlan[]): number => ps.reduce((n, p) => n + p.mutants.length + p.nulls.length + (p.revert ? 1 : 0), 0);
+      total += runsOf(judgedPlans) - runsOf(plans);
+    }
     const queue = new JudgingQueue(
-      plans.flatMap((p) => {
+      judgedPlans.flatMap((p) => {
         const reached = (probes.get(p.symbol)?.failed ?? []).filter((t) => !opts.ignore.has(t));
         if (reached.length === 0) {
           total -= p.mutants.length + p.nulls.length + (p.revert ? 1 : 0);

@@ -23,7 +23,7 @@ import { ChangedSchema, type Changed } from '../symbols/schema.js';
 import { mutatePy } from './mutate-py.js';
 import { mutateTs, parsesTs, type SymbolMutants } from './mutate-ts.js';
 import { applyEdits, revertMutant, selectMutants, type Mutant } from './mutant.js';
-import { checkPyCompiles, checkRunnerTypeChecks, makeTsValidity, pickValid, type Validity } from './valid.js';
+import { checkPyCompiles, checkRunnerTypeChecks, makeTsValidity, pickValidAsync, type Validity } from './valid.js';
 import { checkSymbolChange, type SymbolChange } from './change.js';
 import { runGit } from '../diff/git.js';
 import { extractFile } from '../symbols/jobs.js';
@@ -102,7 +102,20 @@ async function symbolsOf(language: string, path: string, text: string): Promise<
 /** `repo` is the tree the mutants are planned on; `gitRepo` the repository holding the base commit (default: `repo`). */
 /** `typeCheck`: the test runner type-checks TS (checkRunnerTypeChecks), so TS mutants are type-checked before they run. */
 export async function planSymbols(repo: string, changed: Changed, budget: number, seed: string, baseRev: string = changed.base, gitRepo: string = repo, typeCheck = false): Promise<{ plans: SymbolPlan[]; unsupported: Map<string, string> }> {
-  const plans: SymbolPlan[] = [];
+  const d = await draftSymbols(repo, changed, budget, seed, baseRev, gitRepo, typeCheck);
+  return { plans: await d.judged, unsupported: d.unsupported };
+}
+
+/**
+ * planSymbols in two parts: `drafts` at once (every symbol's probe, trace, null mutant and
+ * change, no behavioural mutant or revert yet), and `judged`, the plans with their valid
+ * mutants, which the validity checks (TypeScript's type check: seconds) make while the first
+ * runs go on. The oracle runs the trace, the control and the probes on the drafts, and judges
+ * with the plans. `judged` never rejects unhandled: await it.
+ */
+export async function draftSymbols(repo: string, changed: Changed, budget: number, seed: string, baseRev: string = changed.base, gitRepo: string = repo, typeCheck = false): Promise<{ drafts: SymbolPlan[]; judged: Promise<SymbolPlan[]>; unsupported: Map<string, string> }> {
+  const drafts: SymbolPlan[] = [];
+  const later: (() => Promise<SymbolPlan>)[] = [];
   const unsupported = new Map<string, string>();
   const texts = new Map<string, string>();
   let tsValidity: Validity | undefined;
@@ -174,29 +187,51 @@ export async function planSymbols(repo: string, changed: Changed, budget: number
       : undefined;
     const m: SymbolMutants = loc.language === 'python' ? await mutatePy(text, span, change) : mutateTs(text, span, change);
     const built = change?.revert ? revertMutant(span, change.revert) : null;
-    // Invalid mutants (no compile, no type-check) are discarded before they run; the next candidate takes the place.
-    const invalid = validityFor(loc.language, loc.path, text, [...(built ? [built] : []), ...m.candidates]);
-    const revertWhy = built ? invalid(built) : null;
-    const revert = revertWhy === null ? built : null;
-    const { picked, discarded } = pickValid(selectMutants(m.candidates, m.candidates.length, seed), budget, invalid);
     const noRevert = change?.noRevert ?? (change === undefined ? 'the symbol could not be found again in its file' : undefined);
-    plans.push({
+    const draft: SymbolPlan = {
       symbol,
       path: loc.path,
       probe: m.probe,
       trace: m.trace,
-      mutants: picked,
+      mutants: [],
       candidates: m.candidates.length,
       change: change?.status ?? 'modified',
-      revert,
+      revert: null,
       ...(noRevert !== undefined ? { noRevert } : {}),
-      ...(revertWhy !== null ? { revertInvalid: revertWhy } : {}),
       // The null mutant is never discarded (that would only weaken the check); mutant.ts keeps it valid.
       nulls: m.nulls,
-      discarded: [...(built && revertWhy !== null ? [{ mutant: built.id, reason: revertWhy }] : []), ...discarded],
+    };
+    drafts.push(draft);
+    const { path, language } = loc;
+    const body = text;
+    later.push(async () => {
+      // Invalid mutants (no compile, no type-check) are discarded before they run; the next candidate takes the place.
+      const invalid = validityFor(language, path, body, [...(built ? [built] : []), ...m.candidates]);
+      // One check at a time, the event loop turning between them (the runs go on meanwhile).
+      const check = async (x: Mutant): Promise<string | null> => {
+        await new Promise<void>((r) => setImmediate(r));
+        return invalid(x);
+      };
+      const revertWhy = built ? await check(built) : null;
+      const revert = revertWhy === null ? built : null;
+      const { picked, discarded } = await pickValidAsync(selectMutants(m.candidates, m.candidates.length, seed), budget, check);
+      return {
+        ...draft,
+        mutants: picked,
+        revert,
+        ...(revertWhy !== null ? { revertInvalid: revertWhy } : {}),
+        discarded: [...(built && revertWhy !== null ? [{ mutant: built.id, reason: revertWhy }] : []), ...discarded],
+      };
     });
   }
-  return { plans, unsupported };
+  const judged = (async () => {
+    const out: SymbolPlan[] = [];
+    for (const f of later) out.push(await f());
+    return out;
+  })();
+  // Awaited by the caller; until then a failure must not count as unhandled.
+  judged.catch(() => undefined);
+  return { drafts, judged, unsupported };
 }
 
 /** Narrowing targets for a set of reaching tests: pytest node ids or test files; null when any is unknown. */
@@ -312,12 +347,14 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
       return null;
     }
   });
-  const { plans, unsupported } = await planSymbols(root, changed, opts.config.credit.mutantBudget, params.seed, opts.tree.baseCommit, repo, typeCheck);
+  // The validity checks of the mutants (seconds of TypeScript where the runner type-checks) go on while the oracle's first runs do.
+  const { drafts, judged, unsupported } = await draftSymbols(root, changed, opts.config.credit.mutantBudget, params.seed, opts.tree.baseCommit, repo, typeCheck);
 
   let oracle: OracleResult | null = null;
-  if (plans.length > 0 && eligible.size > 0) {
+  if (drafts.length > 0 && eligible.size > 0) {
     const command = cheapCommand(results.command);
-    oracle = await runOracle(plans, {
+    oracle = await runOracle(drafts, {
+      judged,
       workTree: root,
       depsFrom: repo,
       command,
@@ -342,6 +379,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
       ...(opts.progress ? { progress: opts.progress } : {}),
     });
   }
+  const plans = await judged;
   const raw = toScored({ require: opts.config.credit.require, changed, results, resultsSha256: sha256Hex(resultsBytes), undefinedTests, digest, runnerJob, proposalId: record.proposal_id, treeId: opts.tree.treeId, verdicts, plans, unsupported, baselineProblem: baselineProblem ?? (eligible.size === 0 ? 'no test passed on the sealed baseline run' : null), oracle });
   // The isolation the runs had is part of the evidence (verify rejects "none" unless the policy allows it).
   const scored = { ...raw, credit: { ...raw.credit, sandbox: sandbox.isolation }, cases: { ...raw.cases, sandbox: sandbox.isolation } };

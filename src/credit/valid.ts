@@ -223,6 +223,19 @@ export function pickValid<M extends { readonly id: string }>(ordered: readonly M
   return { picked, discarded };
 }
 
+/** pickValid with a check that may wait (one at a time, in order). */
+export async function pickValidAsync<M extends { readonly id: string }>(ordered: readonly M[], budget: number, invalid: (m: M) => Promise<string | null>): Promise<{ picked: M[]; discarded: Discarded[] }> {
+  const picked: M[] = [];
+  const discarded: Discarded[] = [];
+  for (const m of ordered) {
+    if (picked.length >= budget) break;
+    const why = await invalid(m);
+    if (why === null) picked.push(m);
+    else discarded.push({ mutant: m.id, reason: why });
+  }
+  return { picked, discarded };
+}
+
 const TS_ERROR = /error TS(\d{4,5}):/;
 const PY_ERROR = /\b(SyntaxError|IndentationError|TabError)\b/;
 

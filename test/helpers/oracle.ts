@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { planSymbols, narrowByNameFor, narrowFor } from '../../src/credit/run.js';
+import { draftSymbols, narrowByNameFor, narrowFor } from '../../src/credit/run.js';
 import { runOracle, type OracleResult } from '../../src/credit/oracle.js';
 import { toScored } from '../../src/credit/score.js';
 import { classifyCases, readTestSources } from '../../src/credit/tests.js';
@@ -68,10 +68,12 @@ export async function scoreRepo(repo: string, path: string, language: string, sp
   };
   const sources = await readTestSources(repo, DEFAULT_CONFIG, []);
   const { caseSources, verdicts } = classifyCases(results.cases, sources);
-  const { plans, unsupported } = await planSymbols(repo, changed, opts.budget ?? 4, 'seed-1');
+  // As run.ts does: the oracle starts on the drafts, the judging runs wait for the checked plans.
+  const { drafts, judged, unsupported } = await draftSymbols(repo, changed, opts.budget ?? 4, 'seed-1');
   const credit = cheapCommand(command);
   const probeTargets: (readonly string[])[] = [];
-  const oracle = await runOracle(plans, {
+  const oracle = await runOracle(drafts, {
+    judged,
     workTree: repo, command: credit, junit: [junit], env, ...(opts.fastEnv ? { fastEnv: opts.fastEnv } : {}), ...(opts.earlyProbes !== undefined ? { earlyProbes: opts.earlyProbes } : {}), sandbox: testBox(repo), controlTimeoutMs: 120_000, baselineMs: 1000, workers: 2, seed: 'seed-1',
     filesOf: (t) => caseSources.get(t)?.files ?? [],
     eligible: new Set(results.cases.filter((c) => c.status === 'passed').map((c) => c.id)),
@@ -84,6 +86,7 @@ export async function scoreRepo(repo: string, path: string, language: string, sp
     },
     cacheDir: null, cacheSalt: 'test',
   });
+  const plans = await judged;
   const scored = toScored({ changed, results, digest: 'abc123', runnerJob: 'r1', proposalId: 'p1', verdicts, plans, unsupported, baselineProblem: null, oracle });
   return { scored, oracle, probeTargets };
 }
