@@ -2,7 +2,8 @@
 // every command; gate.cjs, run.cjs and seal.cjs each hold one command whose start-up time is
 // measured (the decision CI runs most, the sealed run's overhead, the seal's throughput), so
 // their cold start compiles only their own code and built-ins; parse-worker.cjs is the worker
-// thread `sealgate symbols` parses with (loaded by Node itself, no code cache). The heavy parsers
+// thread `sealgate symbols` parses with and valid-worker.cjs the one `credit` type-checks
+// mutants in (each loaded by Node itself, no code cache). The heavy parsers
 // (TypeScript, tree-sitter, YAML, TOML) stay external, loaded from node_modules only when used.
 // CommonJS, not ES modules: bin/sealgate.js compiles a CommonJS bundle as a vm.Script, and a
 // CommonJS start skips the ES module loader.
@@ -12,7 +13,7 @@ import { build } from 'esbuild';
 rmSync('dist/bundle', { recursive: true, force: true });
 
 const result = await build({
-  entryPoints: { all: 'src/cli/entry.ts', gate: 'src/cli/entry-gate.ts', run: 'src/cli/entry-run.ts', seal: 'src/cli/entry-seal.ts', 'parse-worker': 'src/symbols/parse-worker.ts' },
+  entryPoints: { all: 'src/cli/entry.ts', gate: 'src/cli/entry-gate.ts', run: 'src/cli/entry-run.ts', seal: 'src/cli/entry-seal.ts', 'parse-worker': 'src/symbols/parse-worker.ts', 'valid-worker': 'src/credit/valid-worker.ts' },
   outdir: 'dist/bundle',
   bundle: true,
   splitting: false,

@@ -14,7 +14,7 @@ test('the package ships the CLI bundle, the library, the schemas, the docs and t
   const r = npm(['pack', '--dry-run', '--json', '--ignore-scripts'], root);
   assert.equal(r.status, 0, r.stderr);
   const files = ((JSON.parse(r.stdout) as { files: { path: string }[] }[])[0]?.files ?? []).map((f) => f.path);
-  for (const f of ['bin/sealgate.js', 'bin/package.json', 'dist/bundle/all.cjs', 'dist/bundle/gate.cjs', 'dist/bundle/run.cjs', 'dist/bundle/seal.cjs', 'dist/bundle/parse-worker.cjs', 'dist/index.js', 'dist/index.d.ts', 'schema/record.schema.json', 'docs/codes/ALLOW.md', 'README.md', 'package.json']) assert.ok(files.includes(f), f);
+  for (const f of ['bin/sealgate.js', 'bin/package.json', 'dist/bundle/all.cjs', 'dist/bundle/gate.cjs', 'dist/bundle/run.cjs', 'dist/bundle/seal.cjs', 'dist/bundle/parse-worker.cjs', 'dist/bundle/valid-worker.cjs', 'dist/index.js', 'dist/index.d.ts', 'schema/record.schema.json', 'docs/codes/ALLOW.md', 'README.md', 'package.json']) assert.ok(files.includes(f), f);
   assert.ok(files.filter((f) => /^acceptance\/[^/]+\/expected$/.test(f)).length >= 60, 'acceptance cases');
   assert.ok(!files.some((f) => f.startsWith('test/') || f.startsWith('src/')), 'no tests or sources');
   assert.ok(!files.some((f) => f.endsWith('.cache')), 'no V8 code cache (bin/sealgate.js reads none)');

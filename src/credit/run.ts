@@ -23,7 +23,7 @@ import { ChangedSchema, type Changed } from '../symbols/schema.js';
 import { mutatePy } from './mutate-py.js';
 import { mutateTs, parsesTs, type SymbolMutants } from './mutate-ts.js';
 import { applyEdits, revertMutant, selectMutants, type Mutant } from './mutant.js';
-import { checkPyCompiles, checkRunnerTypeChecks, makeTsValidity, pickValidAsync, type Validity } from './valid.js';
+import { checkPyCompiles, checkRunnerTypeChecks, makeTsValidityWorker, pickValidAsync, type AsyncValidity } from './valid.js';
 import { checkSymbolChange, type SymbolChange } from './change.js';
 import { runGit } from '../diff/git.js';
 import { extractFile } from '../symbols/jobs.js';
@@ -118,23 +118,24 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
   const later: (() => Promise<SymbolPlan>)[] = [];
   const unsupported = new Map<string, string>();
   const texts = new Map<string, string>();
-  let tsValidity: Validity | undefined;
+  // The type check runs in a worker thread, started with the first TS check, stopped when the last is done.
+  let tsValidity: AsyncValidity | undefined;
   /** Why a mutant of `path` is not a valid program (null: valid); Python's are compiled together, once. */
-  const validityFor = (language: string, path: string, text: string, all: readonly Mutant[]): ((m: Mutant) => string | null) => {
+  const validityFor = (language: string, path: string, text: string, all: readonly Mutant[]): ((m: Mutant) => Promise<string | null>) => {
     const memo = new Map<string, string | null>();
     if (language === 'python') {
       const compiled = checkPyCompiles([{ path, text }, ...all.map((x) => ({ path, text: applyEdits(text, x.edits) }))]);
       // An interpreter that cannot compile the unmutated file has no opinion on its mutants.
       if (compiled[0] === null) all.forEach((x, i) => memo.set(x.id, compiled[i + 1] === null || compiled[i + 1] === undefined ? null : `it does not compile (${compiled[i + 1] as string})`));
     }
-    return (x) => {
+    return async (x) => {
       const known = memo.get(x.id);
       if (known !== undefined) return known;
       let why: string | null = null;
       const mutated = applyEdits(text, x.edits);
       if (language !== 'python') {
         if (!parsesTs(path, mutated)) why = 'it does not parse';
-        else if (typeCheck) why = (tsValidity ??= makeTsValidity(repo, gitRepo))(path, text, mutated);
+        else if (typeCheck) why = await (tsValidity ??= makeTsValidityWorker(repo, gitRepo)).check(path, text, mutated);
       }
       memo.set(x.id, why);
       return why;
@@ -210,7 +211,7 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
       // One check at a time, the event loop turning between them (the runs go on meanwhile).
       const check = async (x: Mutant): Promise<string | null> => {
         await new Promise<void>((r) => setImmediate(r));
-        return invalid(x);
+        return await invalid(x);
       };
       const revertWhy = built ? await check(built) : null;
       const revert = revertWhy === null ? built : null;
@@ -225,9 +226,13 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
     });
   }
   const judged = (async () => {
-    const out: SymbolPlan[] = [];
-    for (const f of later) out.push(await f());
-    return out;
+    try {
+      const out: SymbolPlan[] = [];
+      for (const f of later) out.push(await f());
+      return out;
+    } finally {
+      tsValidity?.close();
+    }
   })();
   // Awaited by the caller; until then a failure must not count as unhandled.
   judged.catch(() => undefined);

@@ -3,6 +3,7 @@
 // of every test the file holds), so it is discarded before it runs and another takes its
 // place. Invalid only ever loses a mutant, never grants a kill.
 import { execFileSync } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
 import { existsSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
@@ -165,6 +166,88 @@ export function makeTsValidity(root0: string, depsFrom?: string): Validity {
     const after = diagnose(s, file, mutated);
     for (const [k, n] of after) if (n > (before.get(k) ?? 0)) return `it does not type-check (${k})`;
     return null;
+  };
+}
+
+/** The worker thread's start (valid-worker.ts), its questions and answers. */
+export const VALID_WORKER_TAG = 'sealgate-ts-validity-1';
+export interface ValidityStart {
+  readonly tag: typeof VALID_WORKER_TAG;
+  readonly root: string;
+  readonly depsFrom: string | null;
+}
+export interface ValidityAsk {
+  readonly id: number;
+  readonly path: string;
+  readonly original: string;
+  readonly mutated: string;
+}
+export type ValidityAnswer = { readonly id: number; readonly ok: true; readonly why: string | null } | { readonly id: number; readonly ok: false; readonly error: string };
+
+/** makeTsValidity, answered by a worker thread. */
+export interface AsyncValidity {
+  check(path: string, original: string, mutated: string): Promise<string | null>;
+  /** Stop the worker (every answer given or not). */
+  close(): void;
+}
+
+/**
+ * makeTsValidity in a worker thread (valid-worker.ts), so that the seconds of type checking
+ * leave this thread free for the credit runs. Where the worker cannot start or dies, the
+ * checks still asked and all later ones run here (makeTsValidity): the same answers, slower.
+ */
+export function makeTsValidityWorker(root: string, depsFrom?: string, workerUrl?: URL): AsyncValidity {
+  const here = import.meta.url;
+  const fromSources = here.endsWith('.ts');
+  const url = workerUrl ?? new URL(`./valid-worker${fromSources ? '.ts' : here.endsWith('.cjs') ? '.cjs' : '.js'}`, here);
+  const data: ValidityStart = { tag: VALID_WORKER_TAG, root, depsFrom: depsFrom ?? null };
+  let local: Validity | null = null;
+  const inThread = (): Validity => (local ??= makeTsValidity(root, depsFrom));
+  const waiting = new Map<number, { ask: ValidityAsk; done: (why: string | null) => void; fail: (e: Error) => void }>();
+  let next = 0;
+  let worker: Worker | null = null;
+  const giveUp = (): void => {
+    worker = null;
+    for (const [id, w] of waiting) {
+      waiting.delete(id);
+      try {
+        w.done(inThread()(w.ask.path, w.ask.original, w.ask.mutated));
+      } catch (err) {
+        w.fail(err instanceof Error ? err : new Error(String(err)));
+      }
+    }
+  };
+  try {
+    const w = fromSources
+      ? new Worker(`import('tsx/esm/api').then((m) => m.register()).then(() => import(${JSON.stringify(url.href)}))`, { eval: true, workerData: data, execArgv: [] })
+      : new Worker(url, { workerData: data, execArgv: [] });
+    w.unref();
+    w.on('message', (a: ValidityAnswer) => {
+      const p = waiting.get(a.id);
+      if (p === undefined) return;
+      waiting.delete(a.id);
+      if (a.ok) p.done(a.why);
+      else p.fail(new Error(`the TypeScript validity check failed: ${a.error}`));
+    });
+    w.once('error', giveUp);
+    w.once('exit', giveUp);
+    worker = w;
+  } catch {
+    worker = null;
+  }
+  return {
+    check(path, original, mutated) {
+      if (worker === null) return Promise.resolve(inThread()(path, original, mutated));
+      const ask: ValidityAsk = { id: next++, path, original, mutated };
+      const answer = new Promise<string | null>((done, fail) => waiting.set(ask.id, { ask, done, fail }));
+      worker.postMessage(ask);
+      return answer;
+    },
+    close() {
+      const w = worker;
+      worker = null;
+      if (w !== null) void w.terminate();
+    },
   };
 }
 

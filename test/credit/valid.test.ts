@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkPyCompiles, checkRunnerTypeChecks, checkRuntimeValidity, compileErrorIn, makeTsValidity, pickValid } from '../../src/credit/valid.js';
+import { checkPyCompiles, checkRunnerTypeChecks, checkRuntimeValidity, compileErrorIn, makeTsValidity, makeTsValidityWorker, pickValid, pickValidAsync } from '../../src/credit/valid.js';
 import { runOracle } from '../../src/credit/oracle.js';
 import type { Mutant } from '../../src/credit/mutant.js';
 import { testBox } from '../helpers/sandbox.js';
@@ -36,6 +36,43 @@ test('a TS mutant that does not type-check is invalid; one that does is valid; o
   } finally {
     t.dispose();
   }
+});
+
+test('the type check in its worker thread answers as in this one, and where the worker cannot start, here', async () => {
+  const t = tree({ 'tsconfig.json': '{ "compilerOptions": { "strict": true } }', 'src/greet.ts': GREET });
+  const asks: [string, string, string][] = [
+    ['src/greet.ts', GREET, GREET.replace('name + suffix', 'name - suffix')],
+    ['src/greet.ts', GREET, GREET.replace('name + suffix', 'suffix + name')],
+    ['src/greet.ts', GREET, GREET.replace('): string {', '): number {')],
+    ['src/a.js', 'export const a = 1 - 1;', 'export const a = "s" - 1;'],
+  ];
+  const here = makeTsValidity(t.dir);
+  const want = asks.map(([p, o, m]) => here(p, o, m));
+  assert.ok(want[0] !== null && want[1] === null && want[2] !== null, JSON.stringify(want));
+  const worker = makeTsValidityWorker(t.dir);
+  const broken = makeTsValidityWorker(t.dir, undefined, new URL('file:///nonexistent/sealgate-valid-worker.cjs'));
+  try {
+    // Asked all at once: every answer comes back to its own question.
+    assert.deepEqual(await Promise.all(asks.map(([p, o, m]) => worker.check(p, o, m))), want);
+    assert.deepEqual(await Promise.all(asks.map(([p, o, m]) => broken.check(p, o, m))), want);
+  } finally {
+    worker.close();
+    broken.close();
+    t.dispose();
+  }
+});
+
+test('pickValidAsync picks as pickValid does, one check at a time', async () => {
+  const ms = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id }));
+  let open = 0;
+  const r = await pickValidAsync(ms, 3, async (m) => {
+    open++;
+    assert.equal(open, 1);
+    await new Promise((w) => setTimeout(w, 1));
+    open--;
+    return m.id === 'b' || m.id === 'd' ? `bad ${m.id}` : null;
+  });
+  assert.deepEqual(r, pickValid(ms, 3, (m) => (m.id === 'b' || m.id === 'd' ? `bad ${m.id}` : null)));
 });
 
 test('the type check reads no file outside the tree: a tsconfig extending one outside is not followed', () => {

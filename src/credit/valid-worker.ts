@@ -1,0 +1,21 @@
+// The worker thread the TypeScript validity checks run in (bundled on its own as
+// dist/bundle/valid-worker.cjs): the type check of a tree takes seconds, and in the main
+// thread it would hold up the credit runs' processes (a run cannot start, end or be read
+// while it works). One language service per tsconfig, as makeTsValidity makes it.
+import { parentPort, workerData } from 'node:worker_threads';
+import { makeTsValidity, VALID_WORKER_TAG, type ValidityAnswer, type ValidityAsk, type ValidityStart } from './valid.js';
+
+const port = parentPort;
+const start = workerData as Partial<ValidityStart> | null;
+if (port !== null && start?.tag === VALID_WORKER_TAG && typeof start.root === 'string') {
+  const check = makeTsValidity(start.root, start.depsFrom ?? undefined);
+  port.on('message', (m: ValidityAsk) => {
+    let a: ValidityAnswer;
+    try {
+      a = { id: m.id, ok: true, why: check(m.path, m.original, m.mutated) };
+    } catch (err) {
+      a = { id: m.id, ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+    }
+    port.postMessage(a);
+  });
+}
