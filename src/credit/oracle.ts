@@ -521,8 +521,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       );
       return out;
     };
-    type First = { traced: Traced; control: Cached & { cached: boolean }; earlyRuns: Map<string, MutantRun> | null };
-    const firstRound = async (): Promise<First> => {
+    const firstRound = async (): Promise<FirstRound> => {
       if (early) {
         const [earlyRuns, control] = await Promise.all([runEarlyProbes(), runControl()]);
         return { traced: { control, reach: null }, control, earlyRuns };
@@ -775,6 +774,13 @@ export function toFailures(run: TestRun, against: readonly string[], root: strin
   }
   const extra = broken.size === 0 ? [] : against.filter((t) => !reported.has(t) && filesOf(t).some((f) => broken.has(f)));
   return { status: 'ok', detail: extra.length > 0 ? `${run.detail}; ${[...broken].sort().join(', ')} failed to load` : run.detail, failed: [...new Set([...failed, ...extra])], ran: [...new Set([...ran, ...extra])] };
+}
+
+/** The oracle's first round: the control, and the trace or (early probes) every probe. */
+interface FirstRound {
+  readonly traced: Traced;
+  readonly control: Cached & { readonly cached: boolean };
+  readonly earlyRuns: Map<string, MutantRun> | null;
 }
 
 interface TraceContext {

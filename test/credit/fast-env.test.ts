@@ -68,7 +68,7 @@ describe('the oracle keeps fastEnv only when it changes no outcome, and then use
     assert.equal(dropped.oracle.fastEnv, 'dropped');
     // Had any judging run (a mutant, the null, the control after) kept SG_FAST, the test would have failed it and earned nothing.
     assert.deepEqual(dropped.scored.credit.credited, ['src/add.mjs::add']);
-    assert.deepEqual(dropped.scored.credit.sensitive ?? [], []);
+    assert.equal(dropped.scored.credit.evidence?.['src/add.mjs::add']?.sensitive, undefined);
   });
   it('without fastEnv nothing is reported', async () => {
     const r = await scoreRepo(plain.dir, 'src/add.mjs', 'javascript', spans, command);
