@@ -57,7 +57,7 @@ export interface ScoreOptions {
 }
 
 export interface ScoreOutcome extends Scored {
-  readonly stats: { readonly mutantsRun: number; readonly mutantsCached: number; readonly mutantsSettled: number; readonly symbols: number; readonly kills: number; readonly wallMs: number; readonly fastEnv: 'kept' | 'dropped' | null };
+  readonly stats: { readonly mutantsRun: number; readonly mutantsCached: number; readonly mutantsSettled: number; readonly symbols: number; readonly kills: number; readonly wallMs: number; readonly fastEnv: 'kept' | 'dropped' | null; readonly typeCheckStalled: string | null };
 }
 
 const MUTABLE = new Set(['typescript', 'javascript', 'python']);
@@ -113,7 +113,7 @@ export async function planSymbols(repo: string, changed: Changed, budget: number
  * runs go on. The oracle runs the trace, the control and the probes on the drafts, and judges
  * with the plans. `judged` never rejects unhandled: await it.
  */
-export async function draftSymbols(repo: string, changed: Changed, budget: number, seed: string, baseRev: string = changed.base, gitRepo: string = repo, typeCheck = false): Promise<{ drafts: SymbolPlan[]; judged: Promise<SymbolPlan[]>; unsupported: Map<string, string> }> {
+export async function draftSymbols(repo: string, changed: Changed, budget: number, seed: string, baseRev: string = changed.base, gitRepo: string = repo, typeCheck = false): Promise<{ drafts: SymbolPlan[]; judged: Promise<SymbolPlan[]>; unsupported: Map<string, string>; typeCheckStalled: () => string | null }> {
   const drafts: SymbolPlan[] = [];
   const later: (() => Promise<SymbolPlan>)[] = [];
   const unsupported = new Map<string, string>();
@@ -236,7 +236,7 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
   })();
   // Awaited by the caller; until then a failure must not count as unhandled.
   judged.catch(() => undefined);
-  return { drafts, judged, unsupported };
+  return { drafts, judged, unsupported, typeCheckStalled: () => tsValidity?.stalled ?? null };
 }
 
 /** Narrowing targets for a set of reaching tests: pytest node ids or test files; null when any is unknown. */
@@ -353,7 +353,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
     }
   });
   // The validity checks of the mutants (seconds of TypeScript where the runner type-checks) go on while the oracle's first runs do.
-  const { drafts, judged, unsupported } = await draftSymbols(root, changed, opts.config.credit.mutantBudget, params.seed, opts.tree.baseCommit, repo, typeCheck);
+  const { drafts, judged, unsupported, typeCheckStalled } = await draftSymbols(root, changed, opts.config.credit.mutantBudget, params.seed, opts.tree.baseCommit, repo, typeCheck);
 
   let oracle: OracleResult | null = null;
   if (drafts.length > 0 && eligible.size > 0) {
@@ -398,5 +398,5 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
     writeFileAtomic(layoutPath(repo, 'credit'), toJsonText(scored.credit), 0o644);
   }
   const kills = [...(oracle?.mutants.values() ?? [])].flat().filter((r) => r.mutant.kind !== 'null' && r.status === 'ok' && r.failed.length > 0).length;
-  return { ...scored, stats: { mutantsRun: oracle?.mutantsRun ?? 0, mutantsCached: oracle?.mutantsCached ?? 0, mutantsSettled: oracle?.mutantsSettled ?? 0, symbols: plans.length, kills, wallMs: performance.now() - t0, fastEnv: oracle?.fastEnv ?? null } };
+  return { ...scored, stats: { mutantsRun: oracle?.mutantsRun ?? 0, mutantsCached: oracle?.mutantsCached ?? 0, mutantsSettled: oracle?.mutantsSettled ?? 0, symbols: plans.length, kills, wallMs: performance.now() - t0, fastEnv: oracle?.fastEnv ?? null, typeCheckStalled: typeCheckStalled() } };
 }

@@ -189,27 +189,48 @@ export interface AsyncValidity {
   check(path: string, original: string, mutated: string): Promise<string | null>;
   /** Stop the worker (every answer given or not). */
   close(): void;
+  /** Set once a check ran over its time: it and every later check had no opinion (null). */
+  readonly stalled: string | null;
 }
+
+/** How long one type check may take in the worker (the first builds the program) before the checks stop. */
+export const TS_CHECK_TIMEOUT_MS = 120_000;
 
 /**
  * makeTsValidity in a worker thread (valid-worker.ts), so that the seconds of type checking
  * leave this thread free for the credit runs. Where the worker cannot start or dies, the
  * checks still asked and all later ones run here (makeTsValidity): the same answers, slower.
  */
-export function makeTsValidityWorker(root: string, depsFrom?: string, workerUrl?: URL): AsyncValidity {
+export function makeTsValidityWorker(root: string, depsFrom?: string, workerUrl?: URL, timeoutMs = TS_CHECK_TIMEOUT_MS): AsyncValidity {
   const here = import.meta.url;
   const fromSources = here.endsWith('.ts');
   const url = workerUrl ?? new URL(`./valid-worker${fromSources ? '.ts' : here.endsWith('.cjs') ? '.cjs' : '.js'}`, here);
   const data: ValidityStart = { tag: VALID_WORKER_TAG, root, depsFrom: depsFrom ?? null };
   let local: Validity | null = null;
   const inThread = (): Validity => (local ??= makeTsValidity(root, depsFrom));
-  const waiting = new Map<number, { ask: ValidityAsk; done: (why: string | null) => void; fail: (e: Error) => void }>();
+  const waiting = new Map<number, { ask: ValidityAsk; done: (why: string | null) => void; fail: (e: Error) => void; timer: NodeJS.Timeout }>();
   let next = 0;
   let worker: Worker | null = null;
+  let stalled: string | null = null;
+  // A check over its time: the worker is stopped, and that check and every later one has no
+  // opinion (the mutant runs; a compile error in the run is a crash there, never a kill).
+  const stall = (): void => {
+    stalled = `a type check took over ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}, so the remaining mutants were not type-checked (a mutant that does not compile crashes its run, never a kill)`;
+    const w = worker;
+    worker = null;
+    for (const [id, p] of waiting) {
+      waiting.delete(id);
+      clearTimeout(p.timer);
+      p.done(null);
+    }
+    if (w !== null) void w.terminate();
+  };
   const giveUp = (): void => {
+    if (stalled !== null) return;
     worker = null;
     for (const [id, w] of waiting) {
       waiting.delete(id);
+      clearTimeout(w.timer);
       try {
         w.done(inThread()(w.ask.path, w.ask.original, w.ask.mutated));
       } catch (err) {
@@ -226,6 +247,7 @@ export function makeTsValidityWorker(root: string, depsFrom?: string, workerUrl?
       const p = waiting.get(a.id);
       if (p === undefined) return;
       waiting.delete(a.id);
+      clearTimeout(p.timer);
       if (a.ok) p.done(a.why);
       else p.fail(new Error(`the TypeScript validity check failed: ${a.error}`));
     });
@@ -237,11 +259,21 @@ export function makeTsValidityWorker(root: string, depsFrom?: string, workerUrl?
   }
   return {
     check(path, original, mutated) {
+      if (stalled !== null) return Promise.resolve(null);
       if (worker === null) return Promise.resolve(inThread()(path, original, mutated));
       const ask: ValidityAsk = { id: next++, path, original, mutated };
-      const answer = new Promise<string | null>((done, fail) => waiting.set(ask.id, { ask, done, fail }));
-      worker.postMessage(ask);
+      const w = worker;
+      const answer = new Promise<string | null>((done, fail) => {
+        // Only the oldest question is being worked on; the others wait their turn, so the clock runs per answer.
+        const timer = setTimeout(stall, timeoutMs * (waiting.size + 1));
+        timer.unref();
+        waiting.set(ask.id, { ask, done, fail, timer });
+      });
+      w.postMessage(ask);
       return answer;
+    },
+    get stalled() {
+      return stalled;
     },
     close() {
       const w = worker;

@@ -62,6 +62,21 @@ test('the type check in its worker thread answers as in this one, and where the 
   }
 });
 
+test('a type check over its time stops the worker: that check and every later one has no opinion, and it says so', async () => {
+  const t = tree({ 'tsconfig.json': '{ "compilerOptions": { "strict": true } }', 'src/greet.ts': GREET });
+  // 1 ms: the first check (it builds the program) cannot answer in time.
+  const v = makeTsValidityWorker(t.dir, undefined, undefined, 1);
+  try {
+    assert.equal(v.stalled, null);
+    assert.equal(await v.check('src/greet.ts', GREET, GREET.replace('name + suffix', 'name - suffix')), null);
+    assert.match(v.stalled ?? '', /took over 1 ms, so the remaining mutants were not type-checked/);
+    assert.equal(await v.check('src/greet.ts', GREET, GREET.replace('): string {', '): number {')), null);
+  } finally {
+    v.close();
+    t.dispose();
+  }
+});
+
 test('pickValidAsync picks as pickValid does, one check at a time', async () => {
   const ms = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id }));
   let open = 0;
