@@ -1,0 +1,38 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { symlinkSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { makeRepo } from '../helpers/git.js';
+import { layout, scoreRepo } from '../helpers/oracle.js';
+import { judgingEnvFor } from '../../src/credit/select.js';
+
+// The credit runs of a jest project with a TypeScript config get variables the sealed run does
+// not have (TS_NODE_TRANSPILE_ONLY, TS_NODE_SKIP_PROJECT): a test can see them. Telling the
+// sealed run from the credit runs gains nothing, because every credit run (the controls, the
+// null and the real mutants) has the same ones. A test that fails wherever they are set fails
+// the first control, the variables are dropped, and it then passes every run: no kill, no credit.
+test('a test that fails wherever the credit runs\' extra variables are set earns nothing', { timeout: 300_000 }, async () => {
+  const fastEnv = judgingEnvFor(['node_modules/.bin/jest', '--ci'], {}, (rel) => rel === 'jest.config.ts');
+  assert.ok(fastEnv !== null && Object.keys(fastEnv).length > 0);
+  const { text, spans } = layout({
+    add: ['export function add(a, b) {', '  return a + b;', '}'],
+    mul: ['export function mul(a, b) {', '  return a * b;', '}'],
+  });
+  const tests = `import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { add, mul } from '../src/calc.mjs';
+test('add, only in the sealed run', () => { add(1, 2); if (Object.keys(process.env).some((k) => k.startsWith('TS_NODE_'))) assert.fail('a credit run'); });
+test('mul really', () => { assert.equal(mul(3, 4), 12); assert.equal(mul(2, 5), 10); });
+`;
+  const repo = makeRepo({ 'src/calc.mjs': text, 'test/calc.test.mjs': tests, '.gitignore': 'node_modules\njunit.xml\n' });
+  try {
+    symlinkSync(resolve('node_modules'), join(repo.dir, 'node_modules'), 'dir');
+    const s = await scoreRepo(repo.dir, 'src/calc.mjs', 'javascript', spans, ['node', '--test', '--test-reporter=junit', '--test-reporter-destination=junit.xml', 'test/calc.test.mjs'], { fastEnv, byName: false });
+    assert.equal(s.oracle.fastEnv, 'dropped');
+    assert.deepEqual(s.scored.credit.credited, ['src/calc.mjs::mul']);
+    assert.ok(s.scored.credit.missing.includes('src/calc.mjs::add'));
+    assert.ok(!s.scored.credit.test_ids.some((t) => t.includes('add, only in the sealed run')));
+  } finally {
+    repo.dispose();
+  }
+});
