@@ -399,8 +399,8 @@ function setUp(project, clone, c, variant, policy, work, env) {
   git(repo, env, 'checkout', '-q', '-b', 'bench', c.parent);
   appendFileSync(join(repo, '.git', 'info', 'exclude'), '\n/node_modules\n/review/\n/patches/\n/junit.xml\n/coverage/\n');
   if (existsSync(join(clone, 'node_modules'))) symlinkSync(join(clone, 'node_modules'), join(repo, 'node_modules'), 'dir');
-  // sealgate init first (what it would have written), then the bench's config: init does not
-  // know these projects' runners, so the config is written from the data file.
+  // sealgate init first (what it would have written; reported), then the bench's config from
+  // the data file, so that every session's runs use the same commands.
   const init = sh(process.execPath, [BIN, 'init', '--repo', repo], repo, env, true);
   let initCommand = null;
   if (init.status === 0 && existsSync(join(repo, 'sealgate.config.json'))) {
