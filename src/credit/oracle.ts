@@ -411,9 +411,9 @@ export function judgingOrder(seed: string, mutants: readonly Mutant[]): Mutant[]
  * tests; the tests that fail are those that reach it. 4: per symbol, its revert, its null
  * mutant and its behavioural mutants in a seeded order, each on the reaching tests. 5: the
  * unmutated control again. With fewer symbols than workers, 1 and 3 are one round: every
- * probe runs whole beside the control, and no trace (it only narrows the probes). Every judging run (2, 4, 5) is made the same
- * way: a fresh copy of the tree at the one fixed path, the same environment, through
- * runTestCommand. Every result is cached.
+ * probe runs whole beside the control, and no trace (it only narrows the probes). Every
+ * judging run (2, 4, 5) is made the same way: a fresh copy of the tree at the one fixed path,
+ * the same environment, through runTestCommand. Every result is cached.
  */
 export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOptions): Promise<OracleResult> {
   const now = opts.now ?? (() => performance.now());

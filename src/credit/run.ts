@@ -208,7 +208,8 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
     later.push(async () => {
       // Invalid mutants (no compile, no type-check) are discarded before they run; the next candidate takes the place.
       const invalid = validityFor(language, path, body, [...(built ? [built] : []), ...m.candidates]);
-      // One check at a time, the event loop turning between them (the runs go on meanwhile).
+      // One check at a time, the event loop turning between them: the parse check and Python's
+      // compile run in this thread, the type check in its worker; the runs go on meanwhile.
       const check = async (x: Mutant): Promise<string | null> => {
         await new Promise<void>((r) => setImmediate(r));
         return await invalid(x);
