@@ -87,13 +87,28 @@ export function narrowCommand(command: readonly string[], targets: readonly stri
 /** node flags that only mean something to the `--test` orchestrator. */
 const TEST_ONLY = new Set(['--test-concurrency', '--test-shard', '--test-force-exit', '--experimental-test-isolation', '--watch', '--test-coverage-include', '--test-coverage-exclude']);
 
+/** jest's options that turn coverage on or off (`--coverage`, its alias `--collectCoverage`, with or without a value). */
+const JEST_COVERAGE = /^--(?:no-)?(?:coverage|collectCoverage|collect-coverage)(?:=.*)?$/;
+
 /**
  * The command every credit run uses, with cheap failure output where the runner allows it:
- * pytest gets `--tb=line` (replacing any `--tb`) and `-p no:cacheprovider`. Controls and
- * mutants alike run it, so no test can tell them apart by it.
+ * pytest gets `--tb=line` (replacing any `--tb`) and `-p no:cacheprovider`; jest gets
+ * `--coverage=false` (replacing any coverage flag): coverage instrumentation costs a quarter to
+ * a third of a narrowed run, and a threshold a narrowed run cannot meet makes jest exit 1 with
+ * every test passed. Controls and mutants alike run it, so no test can tell them apart by it.
  */
 export function cheapCommand(command: readonly string[]): string[] {
-  if (detectRunner(command) !== 'pytest') return [...command];
+  const kind = detectRunner(command);
+  if (kind === 'jest') {
+    const start = argStart('jest', command);
+    const rest = command.slice(start);
+    // Flags only: a coverage flag takes no separate value (`--coverage false` would be a path).
+    const cut = rest.indexOf('--');
+    const opts = cut < 0 ? rest : rest.slice(0, cut);
+    const tail = cut < 0 ? [] : rest.slice(cut);
+    return [...command.slice(0, start), '--coverage=false', ...opts.filter((a) => !JEST_COVERAGE.test(a)), ...tail];
+  }
+  if (kind !== 'pytest') return [...command];
   const start = argStart('pytest', command);
   const head = command.slice(0, start);
   const kept: string[] = [];

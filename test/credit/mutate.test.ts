@@ -133,6 +133,18 @@ describe('cheap failure output for credit runs', () => {
     const node = ['node', '--test', 'a.test.js'];
     assert.deepEqual(cheapCommand(node), node);
   });
+  it('jest gets --coverage=false after the program, in place of any coverage flag of its own', () => {
+    const jest = ['node_modules/.bin/jest', '--ci', '--json', '--outputFile=jest-results.json'];
+    assert.deepEqual(cheapCommand(jest), ['node_modules/.bin/jest', '--coverage=false', '--ci', '--json', '--outputFile=jest-results.json']);
+    for (const flag of ['--coverage', '--coverage=true', '--collectCoverage', '--collectCoverage=true', '--collect-coverage', '--no-coverage', '--coverage=false']) {
+      assert.deepEqual(cheapCommand(['jest', flag, '--ci']), ['jest', '--coverage=false', '--ci'], flag);
+    }
+    assert.deepEqual(cheapCommand(['npx', 'jest', '--coverage', 'src']), ['npx', 'jest', '--coverage=false', 'src']);
+    // Options that only look alike, and anything after "--", stay.
+    assert.deepEqual(cheapCommand(['jest', '--coverageDirectory=cov', '--', '--coverage']), ['jest', '--coverage=false', '--coverageDirectory=cov', '--', '--coverage']);
+    // Narrowed by path, the flag stays an option.
+    assert.deepEqual(narrowCommand(cheapCommand(jest), ['src/a.test.ts']), ['node_modules/.bin/jest', '--coverage=false', '--ci', '--json', '--outputFile=jest-results.json', '--runTestsByPath', 'src/a.test.ts']);
+  });
 });
 
 describe('the renamed-local null mutant', () => {
