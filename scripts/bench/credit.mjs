@@ -122,8 +122,11 @@ function timeCredit(dir) {
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0 && r.status !== 1) throw new Error(`sealgate credit failed:\n${r.stdout}\n${r.stderr}`);
   const credit = JSON.parse(readFileSync(join(dir, 'review', 'runner', 'credit.json'), 'utf8'));
-  const m = /(\d+) mutant run\(s\), (\d+) from cache, (\d+) behavioural kill\(s\)/.exec(r.stderr);
-  return { ms, credit, runs: Number(m?.[1] ?? NaN), kills: Number(m?.[3] ?? NaN) };
+  // The counts from the --json summary (the last thing credit writes on stderr), not from its prose.
+  const at = r.stderr.search(/^\{$(?![\s\S]*^\{$)/m);
+  const stats = at < 0 ? null : JSON.parse(r.stderr.slice(at)).stats;
+  if (!stats || !Number.isInteger(stats.mutantsRun) || !Number.isInteger(stats.kills)) throw new Error(`sealgate credit --json printed no summary with counts:\n${r.stderr.slice(-2000)}`);
+  return { ms, credit, runs: stats.mutantsRun, kills: stats.kills };
 }
 
 function timeStryker(dir, ranges) {
