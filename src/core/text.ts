@@ -32,3 +32,8 @@ export function decodeDocument(bytes: Uint8Array, format: 'json' | 'yaml' | 'lin
   if (format !== 'json' && !r.text.endsWith('\n')) return { problem: 'no-final-newline', detail: 'does not end with a newline (truncated?)' };
   return r;
 }
+
+/** `s` as a literal in a RegExp source (valid with or without the u and i flags). */
+export function escapeRegExp(s: string): string {
+  return s.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+}

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type * as TS from 'typescript';
 import { checkTest, EQUALITY_METHODS, type Assertion, type Operand, type TestSource } from './classify.js';
+import { escapeRegExp } from '../core/text.js';
 
 // Required when this module is first used, not imported: the bundle must not load the 9 MB compiler at startup.
 const ts = createRequire(import.meta.url)('typescript') as typeof TS;
@@ -346,7 +347,6 @@ function assertingHelpers(sf: TS.SourceFile, assertionFns: ReadonlySet<string>):
   return out;
 }
 
-const escapeRe = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** test.each's printf placeholders (%s %d %i %f %j %o %O %p %#) and $variable interpolations. */
 const PLACEHOLDER = /%[sdifjoOp#]|\$[A-Za-z_][\w.]*/g;
 
@@ -360,7 +360,7 @@ function namePatternOf(e: TS.Expression | undefined): { re: RegExp; opaque: bool
   const fromParts = (parts: readonly string[]): { re: RegExp; opaque: boolean } => {
     const pieces = parts.flatMap((p) => p.split(PLACEHOLDER));
     PLACEHOLDER.lastIndex = 0;
-    return { re: new RegExp(`^${parts.map((p) => p.split(PLACEHOLDER).map(escapeRe).join('.*?')).join('.*?')}$`, 's'), opaque: pieces.every((x) => x.trim() === '') };
+    return { re: new RegExp(`^${parts.map((p) => p.split(PLACEHOLDER).map(escapeRegExp).join('.*?')).join('.*?')}$`, 's'), opaque: pieces.every((x) => x.trim() === '') };
   };
   if (lit !== null) {
     if (!PLACEHOLDER.test(lit)) return null;

@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { escapeRegExp } from '../core/text.js';
 
 /** Test runners whose command line sealgate knows how to narrow to some test files. */
 export type RunnerKind = 'node-test' | 'vitest' | 'jest' | 'pytest' | 'unknown';
@@ -170,10 +171,6 @@ const NAME_FILTERS = new Set(['-t', '--testNamePattern', '--test-name-pattern', 
 /** The longest name pattern put on a command line; beyond it the run stays narrowed by file. */
 export const MAX_NAME_PATTERN = 16 * 1024;
 
-/** `s` as a literal in a RegExp source (valid with or without the u and i flags). */
-export function escapeRegExp(s: string): string {
-  return s.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
-}
 
 /**
  * The names a runner may give one reported test. The report joins the chain with " > ", and a

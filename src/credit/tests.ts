@@ -6,7 +6,7 @@ import { inputInvalid } from '../core/errors.js';
 import { classifyPath, languageOf, type ClassPatterns } from '../diff/classify.js';
 import { classifyPyTests } from './classify-py.js';
 import { classifyTsTests } from './classify-ts.js';
-import { escapeRegExp } from './select.js';
+import { escapeRegExp } from '../core/text.js';
 import type { TestSource, Verdict } from './classify.js';
 
 /** Module specifiers (imports, requires, mocks): they name production files without reading them. */

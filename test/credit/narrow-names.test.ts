@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { escapeRegExp, MAX_NAME_PATTERN, narrowByName, toNamePattern } from '../../src/credit/select.js';
+import { MAX_NAME_PATTERN, narrowByName, toNamePattern } from '../../src/credit/select.js';
+import { escapeRegExp } from '../../src/core/text.js';
 
 // Narrowing by test name: each reaching test's reported name (its suite chain joined by " > ",
 // and its name) becomes an exact, anchored alternative of one pattern. The pattern may match
