@@ -324,21 +324,8 @@ export interface Discarded {
 
 /**
  * The first `budget` valid mutants of `ordered` (the seed's order): each invalid one is
- * discarded and the next candidate takes its place.
+ * discarded and the next candidate takes its place. One check at a time, in order.
  */
-export function pickValid<M extends { readonly id: string }>(ordered: readonly M[], budget: number, invalid: (m: M) => string | null): { picked: M[]; discarded: Discarded[] } {
-  const picked: M[] = [];
-  const discarded: Discarded[] = [];
-  for (const m of ordered) {
-    if (picked.length >= budget) break;
-    const why = invalid(m);
-    if (why === null) picked.push(m);
-    else discarded.push({ mutant: m.id, reason: why });
-  }
-  return { picked, discarded };
-}
-
-/** pickValid with a check that may wait (one at a time, in order). */
 export async function pickValidAsync<M extends { readonly id: string }>(ordered: readonly M[], budget: number, invalid: (m: M) => Promise<string | null>): Promise<{ picked: M[]; discarded: Discarded[] }> {
   const picked: M[] = [];
   const discarded: Discarded[] = [];

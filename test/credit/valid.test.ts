@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkPyCompiles, checkRunnerTypeChecks, checkRuntimeValidity, compileErrorIn, makeTsValidity, makeTsValidityWorker, pickValid, pickValidAsync } from '../../src/credit/valid.js';
+import { checkPyCompiles, checkRunnerTypeChecks, checkRuntimeValidity, compileErrorIn, makeTsValidity, makeTsValidityWorker, pickValidAsync } from '../../src/credit/valid.js';
 import { runOracle } from '../../src/credit/oracle.js';
 import type { Mutant } from '../../src/credit/mutant.js';
 import { testBox } from '../helpers/sandbox.js';
@@ -51,10 +51,25 @@ test('the type check in its worker thread answers as in this one, and where the 
   assert.ok(want[0] !== null && want[1] === null && want[2] !== null, JSON.stringify(want));
   const worker = makeTsValidityWorker(t.dir);
   const broken = makeTsValidityWorker(t.dir, undefined, new URL('file:///nonexistent/sealgate-valid-worker.cjs'));
+  // Ticks of this thread's event loop while a check is answered: the worker's first check
+  // (it builds the program) leaves the loop turning; the fallback here blocks it.
+  const ticking = async <T>(p: () => Promise<T>): Promise<{ value: T; ticks: number }> => {
+    let ticks = 0;
+    const iv = setInterval(() => ticks++, 5);
+    try {
+      return { value: await p(), ticks };
+    } finally {
+      clearInterval(iv);
+    }
+  };
   try {
     // Asked all at once: every answer comes back to its own question.
-    assert.deepEqual(await Promise.all(asks.map(([p, o, m]) => worker.check(p, o, m))), want);
-    assert.deepEqual(await Promise.all(asks.map(([p, o, m]) => broken.check(p, o, m))), want);
+    const inWorker = await ticking(() => Promise.all(asks.map(([p, o, m]) => worker.check(p, o, m))));
+    assert.deepEqual(inWorker.value, want);
+    assert.ok(inWorker.ticks > 0, 'the worker answered off this thread');
+    const here2 = await ticking(() => Promise.all(asks.map(([p, o, m]) => broken.check(p, o, m))));
+    assert.deepEqual(here2.value, want);
+    assert.equal(here2.ticks, 0, 'without a worker the checks ran in this thread');
   } finally {
     worker.close();
     broken.close();
@@ -77,17 +92,24 @@ test('a type check over its time stops the worker: that check and every later on
   }
 });
 
-test('pickValidAsync picks as pickValid does, one check at a time', async () => {
+test('pickValidAsync: each invalid mutant is replaced by the next candidate, the discards say why, one check at a time', async () => {
   const ms = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id }));
   let open = 0;
+  const asked: string[] = [];
   const r = await pickValidAsync(ms, 3, async (m) => {
     open++;
     assert.equal(open, 1);
+    asked.push(m.id);
     await new Promise((w) => setTimeout(w, 1));
     open--;
     return m.id === 'b' || m.id === 'd' ? `bad ${m.id}` : null;
   });
-  assert.deepEqual(r, pickValid(ms, 3, (m) => (m.id === 'b' || m.id === 'd' ? `bad ${m.id}` : null)));
+  assert.deepEqual(r.picked.map((m) => m.id), ['a', 'c', 'e']);
+  assert.deepEqual(r.discarded, [{ mutant: 'b', reason: 'bad b' }, { mutant: 'd', reason: 'bad d' }]);
+  // The budget filled, nothing more is checked.
+  const two = await pickValidAsync(ms, 2, async (m) => (asked.push(`2:${m.id}`), m.id === 'b' ? 'bad b' : null));
+  assert.deepEqual(two.picked.map((m) => m.id), ['a', 'c']);
+  assert.deepEqual(asked.filter((x) => x.startsWith('2:')), ['2:a', '2:b', '2:c']);
 });
 
 test('the type check reads no file outside the tree: a tsconfig extending one outside is not followed', () => {
@@ -120,13 +142,6 @@ test('Python texts that parse but do not compile are reported; good ones pass', 
   assert.match(r[2] ?? '', /^SyntaxError: .*await/);
   // No interpreter: no opinion (the parse check still ran).
   assert.deepEqual(checkPyCompiles([{ path: 'b.py', text: 'x + 1 = 3\n' }], '/nonexistent/python3'), [null]);
-});
-
-test('pickValid: each invalid mutant is replaced by the next candidate, and the discards say why', () => {
-  const ms = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id }));
-  const r = pickValid(ms, 3, (m) => (m.id === 'b' || m.id === 'd' ? `bad ${m.id}` : null));
-  assert.deepEqual(r.picked.map((m) => m.id), ['a', 'c', 'e']);
-  assert.deepEqual(r.discarded, [{ mutant: 'b', reason: 'bad b' }, { mutant: 'd', reason: 'bad d' }]);
 });
 
 test('planSymbols discards TS mutants that do not type-check, fills the budget from the rest, and says so', async () => {
