@@ -29,6 +29,11 @@ export interface GitOutput {
   readonly stderr: string;
 }
 
+/** Why git could not be run (it could not start, or its output was too large). */
+function cannotRun(args: readonly string[], err: unknown): SealgateError {
+  return new SealgateError('E_INTERNAL', `cannot run git ${args[0] ?? ''}: ${err instanceof Error ? err.message : String(err)}`);
+}
+
 /** Before every git command: pathspecs are literal, and paths are printed unquoted (UTF-8 as is). */
 const GIT_PREFIX = ['--literal-pathspecs', '-c', 'core.quotePath=false'] as const;
 
@@ -40,7 +45,7 @@ export function runGit(cwd: string, args: readonly string[], options: { env?: Re
     maxBuffer: MAX_GIT_OUTPUT,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  if (r.error) throw new SealgateError('E_INTERNAL', `cannot run git ${args[0] ?? ''}: ${r.error.message}`);
+  if (r.error) throw cannotRun(args, r.error);
   return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString('utf8') };
 }
 
@@ -50,12 +55,11 @@ export function runGit(cwd: string, args: readonly string[], options: { env?: Re
  */
 export function runGitAsync(cwd: string, args: readonly string[], options: { input?: Uint8Array | string } = {}): Promise<GitOutput> {
   return new Promise((resolvePromise, reject) => {
-    const cannot = (err: unknown) => new SealgateError('E_INTERNAL', `cannot run git ${args[0] ?? ''}: ${err instanceof Error ? err.message : String(err)}`);
     let child: ChildProcess;
     try {
       child = childProcess().spawn('git', [...GIT_PREFIX, ...args], { cwd, env: gitEnv(), stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     } catch (err) {
-      reject(cannot(err));
+      reject(cannotRun(args, err));
       return;
     }
     const out: Buffer[] = [];
@@ -77,7 +81,7 @@ export function runGitAsync(cwd: string, args: readonly string[], options: { inp
     child.stdin?.on('error', () => undefined);
     child.stdin?.end(options.input);
     child.once('close', (status: number | null) => {
-      if (failure !== undefined) reject(cannot(failure));
+      if (failure !== undefined) reject(cannotRun(args, failure));
       else resolvePromise({ status, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') });
     });
   });
@@ -308,7 +312,6 @@ class GitJobs {
   }
 
   private spawn(args: readonly string[], options: SpawnOptions, stem: string): GitJob {
-    const cannot = (err: unknown) => new SealgateError('E_INTERNAL', `cannot run git ${args[0] ?? ''}: ${err instanceof Error ? err.message : String(err)}`);
     const fds: number[] = [];
     let child: ChildProcess;
     try {
@@ -321,7 +324,7 @@ class GitJobs {
       fds.push(stderr);
       child = childProcess().spawn('git', [...GIT_PREFIX, ...args], { cwd: this.root, env: gitEnv(options.env), stdio: [stdin, stdout, stderr] });
     } catch (err) {
-      return { child: null, done: Promise.reject(cannot(err)) };
+      return { child: null, done: Promise.reject(cannotRun(args, err)) };
     } finally {
       for (const fd of fds) closeSync(fd);
     }
@@ -340,7 +343,7 @@ class GitJobs {
             failure = e;
           }
         }
-        reject(cannot(failure));
+        reject(cannotRun(args, failure));
       });
     });
     return { child, done };

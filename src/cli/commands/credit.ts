@@ -49,9 +49,10 @@ behaviour kept) and behavioural mutants on the tokens the patch changed (chosen 
 sealed seed, credit.mutantBudget per symbol) find which of them notice the change; the
 control runs again after them. A test failing a control or the null mutant earns nothing.
 credit.require "revert" credits a modified symbol only by a kill of its revert (its
-behavioural mutants then do not run). Every control, trace, probe and mutant run gets a fresh copy of the tree at /sealgate/work inside
-the bubblewrap sandbox, as \`sealgate run\` does (E_SANDBOX_UNAVAILABLE where it cannot be
-had, unless the policy says sandbox "none"; SEALGATE_BWRAP names another bwrap program).
+behavioural mutants then do not run). Every control, trace, probe and mutant run gets a
+fresh copy of the tree at /sealgate/work inside the bubblewrap sandbox, as \`sealgate run\`
+does (E_SANDBOX_UNAVAILABLE where it cannot be had, unless the policy says sandbox "none";
+SEALGATE_BWRAP names another bwrap program).
 Writes review/runner/cases.json and credit.json, both recording the isolation used.
 
 With --cases: apply the spec's property_credit rule to a case file from another runner
