@@ -36,3 +36,38 @@ test('mul really', () => { assert.equal(mul(3, 4), 12); assert.equal(mul(2, 5), 
     repo.dispose();
   }
 });
+
+// jest's credit runs have coverage off (cheapCommand), the sealed run as the project has it.
+// A test that passes only under coverage instrumentation (its global, or the instrumented
+// source) passes the sealed run and fails every credit run alike, the first control included:
+// it earns nothing, while a real test beside it is credited through the same real jest runs.
+test('a jest test that passes only under coverage instrumentation earns nothing', { timeout: 300_000 }, async () => {
+  const { text, spans } = layout({
+    add: ['function add(a, b) {', '  return a + b;', '}'],
+    mul: ['function mul(a, b) {', '  return a * b;', '}'],
+  });
+  const tests = `const { add, mul } = require('../src/calc');
+test('add, only under coverage', () => { add(1, 2); if (typeof globalThis.__coverage__ === 'undefined') throw new Error('a credit run'); });
+test('mul really', () => { expect(mul(3, 4)).toBe(12); expect(mul(2, 5)).toBe(10); });
+`;
+  const repo = makeRepo({
+    'package.json': '{"name":"jc","private":true}\n',
+    'jest.config.js': 'module.exports = { collectCoverage: true };\n',
+    'src/calc.js': `${text}\nmodule.exports = { add, mul };\n`,
+    'test/calc.test.js': tests,
+    '.gitignore': 'node_modules\njest-results.json\ncoverage\n',
+  });
+  try {
+    symlinkSync(resolve('node_modules'), join(repo.dir, 'node_modules'), 'dir');
+    const s = await scoreRepo(repo.dir, 'src/calc.js', 'javascript', spans, ['node_modules/.bin/jest', '--ci', '--json', '--outputFile=jest-results.json'], { junit: 'jest-results.json', byName: false });
+    // The credit runs really had coverage off: the sniffing test failed the first control (not usable), the real one passed it.
+    assert.ok(![...s.oracle.usable].some((t) => t.includes('add, only under coverage')), [...s.oracle.usable].join(', '));
+    assert.ok([...s.oracle.usable].some((t) => t.includes('mul really')));
+    assert.deepEqual(s.scored.credit.credited, ['src/calc.js::mul']);
+    assert.ok(s.scored.credit.missing.includes('src/calc.js::add'));
+    assert.ok(!s.scored.credit.test_ids.some((t) => t.includes('add, only under coverage')));
+  } finally {
+    repo.dispose();
+  }
+});
+
