@@ -31,7 +31,7 @@ import { decodeSource, type FileSymbols } from '../symbols/model.js';
 import { runOracle, type OracleResult, type Progress, type SymbolPlan } from './oracle.js';
 import { CaseFileSchema, CreditSchema } from './schema.js';
 import { toScored, type Scored } from './score.js';
-import { cheapCommand, judgingEnvFor, narrowByName, narrowCommand, type NamedTest } from './select.js';
+import { cheapCommand, judgingEnvFor, narrowByName, narrowCommand, type JudgingEnv, type NamedTest } from './select.js';
 import { classifyCases, readTestSources, type CaseSource } from './tests.js';
 import { checkSchema } from '../core/document.js';
 
@@ -57,7 +57,7 @@ export interface ScoreOptions {
 }
 
 export interface ScoreOutcome extends Scored {
-  readonly stats: { readonly mutantsRun: number; readonly mutantsCached: number; readonly mutantsSettled: number; readonly symbols: number; readonly kills: number; readonly wallMs: number; readonly fastEnv: 'kept' | 'dropped' | null; readonly typeCheckStalled: string | null };
+  readonly stats: { readonly mutantsRun: number; readonly mutantsCached: number; readonly mutantsSettled: number; readonly symbols: number; readonly kills: number; readonly wallMs: number; readonly fastEnv: 'kept' | 'dropped' | null; readonly fastEnvDetail?: { readonly vars: readonly string[]; readonly skips: string }; readonly typeCheckStalled: string | null };
 }
 
 const MUTABLE = new Set(['typescript', 'javascript', 'python']);
@@ -357,8 +357,10 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   const { drafts, judged, unsupported, typeCheckStalled } = await draftSymbols(root, changed, opts.config.credit.mutantBudget, params.seed, opts.tree.baseCommit, repo, typeCheck);
 
   let oracle: OracleResult | null = null;
+  let fast: JudgingEnv | null = null;
   if (drafts.length > 0 && eligible.size > 0) {
     const command = cheapCommand(results.command);
+    fast = judgingEnvFor(command, opts.config.test.env, (rel) => treeFiles.includes(rel));
     oracle = await runOracle(drafts, {
       judged,
       workTree: root,
@@ -366,7 +368,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
       command,
       junit,
       env,
-      fastEnv: judgingEnvFor(command, opts.config.test.env, (rel) => treeFiles.includes(rel)),
+      fastEnv: fast?.env ?? null,
       sandbox,
       controlTimeoutMs: opts.config.test.timeoutSeconds * 1000,
       baselineMs: durationMs(results),
@@ -399,5 +401,5 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
     writeFileAtomic(layoutPath(repo, 'credit'), toJsonText(scored.credit), 0o644);
   }
   const kills = [...(oracle?.mutants.values() ?? [])].flat().filter((r) => r.mutant.kind !== 'null' && r.status === 'ok' && r.failed.length > 0).length;
-  return { ...scored, stats: { mutantsRun: oracle?.mutantsRun ?? 0, mutantsCached: oracle?.mutantsCached ?? 0, mutantsSettled: oracle?.mutantsSettled ?? 0, symbols: plans.length, kills, wallMs: performance.now() - t0, fastEnv: oracle?.fastEnv ?? null, typeCheckStalled: typeCheckStalled() } };
+  return { ...scored, stats: { mutantsRun: oracle?.mutantsRun ?? 0, mutantsCached: oracle?.mutantsCached ?? 0, mutantsSettled: oracle?.mutantsSettled ?? 0, symbols: plans.length, kills, wallMs: performance.now() - t0, fastEnv: oracle?.fastEnv ?? null, ...(fast !== null && oracle?.fastEnv ? { fastEnvDetail: { vars: Object.keys(fast.env), skips: fast.skips } } : {}), typeCheckStalled: typeCheckStalled() } };
 }

@@ -134,19 +134,36 @@ export function cheapCommand(command: readonly string[]): string[] {
 const TS_CONFIG = /\.(c|m)?ts$/;
 const JEST_TS_CONFIGS = ['jest.config.ts', 'jest.config.mts', 'jest.config.cts'];
 
+/** Variables added to every credit run, and what they skip (for the report). */
+export interface JudgingEnv {
+  readonly env: Readonly<Record<string, string>>;
+  readonly skips: string;
+}
+
 /**
  * Environment added to every credit run (control, trace, probe, mutant; never the sealed run)
- * to skip work that cannot change which tests pass: jest loads a TypeScript config
- * (`jest.config.ts`, or `--config x.ts`) through ts-node, which type-checks it first, about 2 s
- * of every run on a small project. `TS_NODE_TRANSPILE_ONLY` drops the check and
- * `TS_NODE_SKIP_PROJECT` the tsconfig it reads for it (jest sets the module options itself).
- * The config the tests see is the same program; the sealed run has type-checked it. The oracle
- * keeps it only when the first control passes every test the sealed run passed, else every run
- * goes without it. Null when the command is not jest, its config is not TypeScript, or the
- * policy's `test.env` sets a `TS_NODE_` variable itself. `exists` says whether a file is in the tree.
+ * to skip work that cannot change which tests pass:
+ * - jest loading a TypeScript config (`jest.config.ts`, or `--config x.ts`) through ts-node,
+ *   which type-checks it first, about 2 s of every run on a small project.
+ *   `TS_NODE_TRANSPILE_ONLY` drops the check and `TS_NODE_SKIP_PROJECT` the tsconfig it reads
+ *   for it (jest sets the module options itself). The config the tests see is the same
+ *   program; the sealed run has type-checked it.
+ * - pytest importing every installed plugin package at start (`PYTEST_DISABLE_PLUGIN_AUTOLOAD`):
+ *   hypothesis's plugin and pytest-benchmark were about half of each narrowed run of
+ *   r1chardj0n3s/parse, whose tests use neither. Plugins named by `-p`, by `pytest_plugins` or
+ *   in a conftest still load.
+ * The oracle keeps it only when the first control passes every test the sealed run passed
+ * (a test that needs a plugin fails or errors without it), else every run goes without it.
+ * Null for other runners, for a JavaScript jest config, or when the policy's `test.env` sets a
+ * variable of that family itself (`TS_NODE_`, `PYTEST_`). `exists` says whether a file is in the tree.
  */
-export function judgingEnvFor(command: readonly string[], testEnv: Readonly<Record<string, string>>, exists: (rel: string) => boolean): Record<string, string> | null {
-  if (detectRunner(command) !== 'jest') return null;
+export function judgingEnvFor(command: readonly string[], testEnv: Readonly<Record<string, string>>, exists: (rel: string) => boolean): JudgingEnv | null {
+  const kind = detectRunner(command);
+  if (kind === 'pytest') {
+    if (Object.keys(testEnv).some((k) => k.startsWith('PYTEST_'))) return null;
+    return { env: { PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1' }, skips: "pytest's plugins installed as packages (entry points) were not loaded" };
+  }
+  if (kind !== 'jest') return null;
   if (Object.keys(testEnv).some((k) => k.startsWith('TS_NODE_'))) return null;
   const rest = command.slice(argStart('jest', command));
   let config: string | null = null;
@@ -157,7 +174,7 @@ export function judgingEnvFor(command: readonly string[], testEnv: Readonly<Reco
     else if (a.startsWith('-c=')) config = a.slice(3);
   }
   const ts = config !== null ? TS_CONFIG.test(config) && !config.trimStart().startsWith('{') : JEST_TS_CONFIGS.some(exists);
-  return ts ? { TS_NODE_TRANSPILE_ONLY: 'true', TS_NODE_SKIP_PROJECT: 'true' } : null;
+  return ts ? { env: { TS_NODE_TRANSPILE_ONLY: 'true', TS_NODE_SKIP_PROJECT: 'true' }, skips: "jest's TypeScript config was loaded without type-checking it" } : null;
 }
 
 /** A test as its report names it: the suite chain (joined by " > ", as the JUnit readers join it) and the name. */

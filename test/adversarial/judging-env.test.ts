@@ -12,8 +12,8 @@ import { judgingEnvFor } from '../../src/credit/select.js';
 // null and the real mutants) has the same ones. A test that fails wherever they are set fails
 // the first control, the variables are dropped, and it then passes every run: no kill, no credit.
 test('a test that fails wherever the credit runs\' extra variables are set earns nothing', { timeout: 300_000 }, async () => {
-  const fastEnv = judgingEnvFor(['node_modules/.bin/jest', '--ci'], {}, (rel) => rel === 'jest.config.ts');
-  assert.ok(fastEnv !== null && Object.keys(fastEnv).length > 0);
+  const fastEnv = judgingEnvFor(['node_modules/.bin/jest', '--ci'], {}, (rel) => rel === 'jest.config.ts')?.env;
+  assert.ok(fastEnv !== undefined && Object.keys(fastEnv).length > 0);
   const { text, spans } = layout({
     add: ['export function add(a, b) {', '  return a + b;', '}'],
     mul: ['export function mul(a, b) {', '  return a * b;', '}'],
@@ -32,6 +32,36 @@ test('mul really', () => { assert.equal(mul(3, 4), 12); assert.equal(mul(2, 5), 
     assert.deepEqual(s.scored.credit.credited, ['src/calc.mjs::mul']);
     assert.ok(s.scored.credit.missing.includes('src/calc.mjs::add'));
     assert.ok(!s.scored.credit.test_ids.some((t) => t.includes('add, only in the sealed run')));
+  } finally {
+    repo.dispose();
+  }
+});
+
+// The same with pytest, whose credit runs do not load the plugins installed as packages
+// (PYTEST_DISABLE_PLUGIN_AUTOLOAD): a test that fails wherever that is set earns nothing.
+test("a pytest test that fails wherever the credit runs' plugin switch is set earns nothing", { timeout: 300_000 }, async () => {
+  const command = ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--junitxml=junit.xml', 'tests'];
+  const fastEnv = judgingEnvFor(command, {}, () => false)?.env;
+  assert.ok(fastEnv !== undefined && Object.keys(fastEnv).length > 0);
+  const { text, spans } = layout({ add: ['def add(a, b):', '    return a + b'], mul: ['def mul(a, b):', '    return a * b'] });
+  const tests = `import os
+from calc import add, mul
+
+def test_add_only_in_the_sealed_run():
+    add(1, 2)
+    assert not any(k.startswith('PYTEST_DISABLE') for k in os.environ), 'a credit run'
+
+def test_mul_really():
+    assert mul(3, 4) == 12
+    assert mul(2, 5) == 10
+`;
+  const repo = makeRepo({ 'calc.py': text, 'tests/test_calc.py': tests, '.gitignore': 'junit.xml\n__pycache__\n' });
+  try {
+    const s = await scoreRepo(repo.dir, 'calc.py', 'python', spans, command, { fastEnv, envWithout: ['PYTEST_DISABLE_PLUGIN_AUTOLOAD'] });
+    assert.equal(s.oracle.fastEnv, 'dropped');
+    assert.deepEqual(s.scored.credit.credited, ['calc.py::mul']);
+    assert.ok(s.scored.credit.missing.includes('calc.py::add'));
+    assert.ok(!s.scored.credit.test_ids.some((t) => t.includes('only_in_the_sealed_run')));
   } finally {
     repo.dispose();
   }

@@ -7,19 +7,37 @@ import { layout, scoreRepo, type Scoring } from '../helpers/oracle.js';
 import { judgingEnvFor } from '../../src/credit/select.js';
 
 const JEST_FAST = { TS_NODE_TRANSPILE_ONLY: 'true', TS_NODE_SKIP_PROJECT: 'true' };
+const PYTEST_FAST = { PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1' };
+
+describe('judgingEnvFor: pytest without the plugins installed as packages', () => {
+  const none = () => false;
+  it('pytest however it is started, whatever its arguments', () => {
+    for (const cmd of [['pytest'], ['py.test', '-q'], ['python3', '-m', 'pytest', '-p', 'no:cacheprovider', 'tests'], ['python', '-m', 'pytest'], ['/usr/bin/python3.11', '-m', 'pytest', '-p', 'xdist']]) {
+      assert.deepEqual(judgingEnvFor(cmd, {}, none)?.env, PYTEST_FAST, cmd.join(' '));
+    }
+  });
+  it('nothing when the policy sets a PYTEST_ variable itself (its own plugins, options or the autoload switch)', () => {
+    for (const k of ['PYTEST_PLUGINS', 'PYTEST_ADDOPTS', 'PYTEST_DISABLE_PLUGIN_AUTOLOAD']) assert.equal(judgingEnvFor(['python3', '-m', 'pytest'], { [k]: '' }, none), null, k);
+    assert.deepEqual(judgingEnvFor(['python3', '-m', 'pytest'], { PYTHONPATH: 'src' }, none)?.env, PYTEST_FAST);
+  });
+  it('not for a python program that is not pytest', () => {
+    assert.equal(judgingEnvFor(['python3', 'run_tests.py'], {}, none), null);
+    assert.equal(judgingEnvFor(['python3', '-m', 'unittest'], {}, none), null);
+  });
+});
 
 describe('judgingEnvFor: jest with a TypeScript config gets ts-node without the type check', () => {
   const tree = (...files: string[]) => (rel: string) => files.includes(rel);
   it('jest (by path or through npx) with jest.config.ts, .mts or .cts at the root', () => {
     for (const cfg of ['jest.config.ts', 'jest.config.mts', 'jest.config.cts']) {
-      assert.deepEqual(judgingEnvFor(['node_modules/.bin/jest', '--ci'], {}, tree(cfg, 'src/a.ts')), JEST_FAST, cfg);
-      assert.deepEqual(judgingEnvFor(['npx', 'jest', '--ci'], {}, tree(cfg)), JEST_FAST, cfg);
+      assert.deepEqual(judgingEnvFor(['node_modules/.bin/jest', '--ci'], {}, tree(cfg, 'src/a.ts'))?.env, JEST_FAST, cfg);
+      assert.deepEqual(judgingEnvFor(['npx', 'jest', '--ci'], {}, tree(cfg))?.env, JEST_FAST, cfg);
     }
   });
   it('an explicit --config decides: a .ts file yes; a .js, .json or inline JSON config no', () => {
-    assert.deepEqual(judgingEnvFor(['jest', '--config', 'configs/jest.ts'], {}, tree()), JEST_FAST);
-    assert.deepEqual(judgingEnvFor(['jest', '-c', 'j.mts'], {}, tree()), JEST_FAST);
-    assert.deepEqual(judgingEnvFor(['jest', '--config=j.cts'], {}, tree()), JEST_FAST);
+    assert.deepEqual(judgingEnvFor(['jest', '--config', 'configs/jest.ts'], {}, tree())?.env, JEST_FAST);
+    assert.deepEqual(judgingEnvFor(['jest', '-c', 'j.mts'], {}, tree())?.env, JEST_FAST);
+    assert.deepEqual(judgingEnvFor(['jest', '--config=j.cts'], {}, tree())?.env, JEST_FAST);
     assert.equal(judgingEnvFor(['jest', '--config', 'jest.config.js'], {}, tree('jest.config.ts')), null);
     assert.equal(judgingEnvFor(['jest', '--config=jest.json'], {}, tree('jest.config.ts')), null);
     assert.equal(judgingEnvFor(['jest', '--config', '{"preset":"x.ts"}'], {}, tree()), null);
@@ -28,7 +46,6 @@ describe('judgingEnvFor: jest with a TypeScript config gets ts-node without the 
     assert.equal(judgingEnvFor(['node_modules/.bin/jest'], {}, tree('jest.config.js')), null);
     assert.equal(judgingEnvFor(['node_modules/.bin/jest'], {}, tree('src/jest.config.ts')), null);
     assert.equal(judgingEnvFor(['vitest', 'run'], {}, tree('jest.config.ts')), null);
-    assert.equal(judgingEnvFor(['python3', '-m', 'pytest'], {}, tree('jest.config.ts')), null);
     assert.equal(judgingEnvFor(['jest'], { TS_NODE_COMPILER_OPTIONS: '{}' }, tree('jest.config.ts')), null);
     assert.equal(judgingEnvFor(['jest'], { TS_NODE_TRANSPILE_ONLY: 'false' }, tree('jest.config.ts')), null);
   });
@@ -74,5 +91,47 @@ describe('the oracle keeps fastEnv only when it changes no outcome, and then use
     const r = await scoreRepo(plain.dir, 'src/add.mjs', 'javascript', spans, command);
     assert.equal(r.oracle.fastEnv, null);
     assert.deepEqual(r.scored.credit.credited, ['src/add.mjs::add']);
+  });
+});
+
+// Real pytest: a plugin installed as a package (a dist-info folder on sys.path whose entry point
+// is in the pytest11 group, as pip installs one) loads in the sealed run. With pytest's fast
+// environment it does not: kept when no test needed it, dropped when a test uses its fixture.
+describe('pytest: the plugins installed as packages stay unloaded only when no test needs one', { concurrency: false }, () => {
+  const { text, spans } = layout({ add: ['def add(a, b):', '    return a + b'] });
+  const command = ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--junitxml=junit.xml', 'tests'];
+  const fastEnv = judgingEnvFor(command, {}, () => false)?.env;
+  const make = (test: string) =>
+    makeRepo({
+      'calc.py': text,
+      'tests/test_calc.py': `from calc import add\n\n${test}\n`,
+      'sgplug.py': 'import pytest\n\n@pytest.fixture\ndef three():\n    return 3\n',
+      'sgplug-1.0.dist-info/METADATA': 'Metadata-Version: 2.1\nName: sgplug\nVersion: 1.0\n',
+      'sgplug-1.0.dist-info/entry_points.txt': '[pytest11]\nsgplug = sgplug\n',
+      '.gitignore': 'junit.xml\n__pycache__\n',
+    });
+  let plain: { dir: string; dispose: () => void };
+  let needs: { dir: string; dispose: () => void };
+  let kept: Scoring;
+  let dropped: Scoring;
+  before(async () => {
+    plain = make('def test_adds():\n    assert add(2, 3) == 5');
+    needs = make('def test_adds_three(three):\n    assert add(2, three) == 5');
+    // The helpers' child environment turns autoload off for speed: these runs load plugins as a user's would.
+    kept = await scoreRepo(plain.dir, 'calc.py', 'python', spans, command, { fastEnv, envWithout: ['PYTEST_DISABLE_PLUGIN_AUTOLOAD'] });
+    dropped = await scoreRepo(needs.dir, 'calc.py', 'python', spans, command, { fastEnv, envWithout: ['PYTEST_DISABLE_PLUGIN_AUTOLOAD'] });
+  });
+  after(() => {
+    plain.dispose();
+    needs.dispose();
+  });
+  it('kept: no test needed the plugin, and the symbol is credited', () => {
+    assert.equal(kept.oracle.fastEnv, 'kept');
+    assert.deepEqual(kept.scored.credit.credited, ['calc.py::add']);
+  });
+  it("dropped: the test using the plugin's fixture errored without it, so every credit run loaded the plugins, and the test earns its credit", () => {
+    assert.equal(dropped.oracle.fastEnv, 'dropped');
+    assert.deepEqual(dropped.scored.credit.credited, ['calc.py::add']);
+    assert.ok(dropped.scored.credit.test_ids.some((t) => t.includes('test_adds_three')));
   });
 });

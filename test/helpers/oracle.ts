@@ -41,8 +41,9 @@ export interface Scoring {
  * The baseline run, the oracle and the scoring, as `sealgate credit` does them (sandboxed, the
  * credit command, the narrowing of run.ts), on a throwaway repository whose symbols are all added.
  */
-export async function scoreRepo(repo: string, path: string, language: string, spans: Record<string, [number, number]>, command: string[], opts: { budget?: number; junit?: string; byName?: boolean; fastEnv?: Record<string, string>; earlyProbes?: boolean } = {}): Promise<Scoring> {
+export async function scoreRepo(repo: string, path: string, language: string, spans: Record<string, [number, number]>, command: string[], opts: { budget?: number; junit?: string; byName?: boolean; fastEnv?: Readonly<Record<string, string>>; earlyProbes?: boolean; envWithout?: readonly string[] } = {}): Promise<Scoring> {
   const env = childEnv();
+  for (const k of opts.envWithout ?? []) delete env[k];
   const junit = opts.junit ?? 'junit.xml';
   const scratch = makeScratch();
   let results: Results;

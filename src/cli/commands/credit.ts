@@ -140,8 +140,9 @@ Exit: 0 PASS, 1 E_CREDIT_MISSING or a refusal (its code on stdout), 2 bad argume
     const s = out.stats;
     ctx.stderr(`credit: ${c.credited.length} of ${c.changed?.length ?? 0} changed symbol(s) credited; ${s.mutantsRun} mutant run(s), ${s.mutantsCached} from cache, ${s.mutantsSettled} not needed (credit settled), ${s.kills} behavioural kill(s), ${fmtS(s.wallMs)}; ${c.sandbox === 'none' ? 'UNSANDBOXED (policy sandbox "none")' : 'sandboxed (bubblewrap)'}; wrote ${LAYOUT.cases} and ${LAYOUT.credit} (${c.credit_id})\n`);
     if (s.typeCheckStalled !== null) ctx.stderr(`credit: ${s.typeCheckStalled}\n`);
-    if (s.fastEnv === 'kept') ctx.stderr('credit: the credit runs loaded jest\'s TypeScript config without type-checking it (TS_NODE_TRANSPILE_ONLY, TS_NODE_SKIP_PROJECT): the first control passed every test the sealed run passed\n');
-    if (s.fastEnv === 'dropped') ctx.stderr('credit: jest\'s TypeScript config loaded without type-checking failed a test the sealed run passed, so every credit run type-checked it, as the sealed run did\n');
+    const fe = s.fastEnvDetail;
+    if (s.fastEnv === 'kept' && fe) ctx.stderr(`credit: in the credit runs ${fe.skips} (${fe.vars.join(', ')}): the first control passed every test the sealed run passed\n`);
+    if (s.fastEnv === 'dropped' && fe) ctx.stderr(`credit: with ${fe.vars.join(', ')} (where ${fe.skips}) the first control failed a test the sealed run passed, so every credit run went without it, as the sealed run did\n`);
     for (const m of c.missing) ctx.stderr(`  missing ${m}: ${c.evidence?.[m]?.reason ?? ''}\n`);
     if ((c.uncreditable ?? []).length > 0) ctx.stderr(`  uncreditable files: ${(c.uncreditable ?? []).join(', ')}\n`);
     if (values.json) ctx.stderr(toJsonText({ credit_id: c.credit_id, pass: c.pass, credited: c.credited, missing: c.missing, stats: s }));
