@@ -96,7 +96,9 @@ const JEST_COVERAGE = /^--(?:no-)?(?:coverage|collectCoverage|collect-coverage)(
  * pytest gets `--tb=line` (replacing any `--tb`) and `-p no:cacheprovider`; jest gets
  * `--coverage=false` (replacing any coverage flag): coverage instrumentation costs a quarter to
  * a third of a narrowed run, and a threshold a narrowed run cannot meet makes jest exit 1 with
- * every test passed. Controls and mutants alike run it, so no test can tell them apart by it.
+ * every test passed; vitest gets `--coverage.enabled=false` last (before any `--`), which
+ * overrides a config's `coverage.enabled` and an earlier `--coverage`. Controls and mutants alike run it,
+ * so no test can tell them apart by it.
  */
 export function cheapCommand(command: readonly string[]): string[] {
   const kind = detectRunner(command);
@@ -108,6 +110,13 @@ export function cheapCommand(command: readonly string[]): string[] {
     const opts = cut < 0 ? rest : rest.slice(0, cut);
     const tail = cut < 0 ? [] : rest.slice(cut);
     return [...command.slice(0, start), '--coverage=false', ...opts.filter((a) => !JEST_COVERAGE.test(a)), ...tail];
+  }
+  if (kind === 'vitest') {
+    // Last (before any `--`): vitest takes the last word on coverage, so it overrides the
+    // config and an earlier `--coverage` (one before it would not: `--coverage` turns it back on).
+    const cut = command.indexOf('--');
+    const at = cut < 0 ? command.length : cut;
+    return [...command.slice(0, at), '--coverage.enabled=false', ...command.slice(at)];
   }
   if (kind !== 'pytest') return [...command];
   const start = argStart('pytest', command);

@@ -42,6 +42,12 @@ export interface HostView {
 export interface DependencyFolder {
   readonly name: string;
   readonly src: string;
+  /**
+   * Folders inside it (relative, existing on the host) that every run gets empty and writable:
+   * a fresh tmpfs over each, gone with the run. vite bundles a config file into
+   * node_modules/.vite-temp and imports it from there, and fails on a read-only folder.
+   */
+  readonly scratch?: readonly string[];
 }
 
 /** The fresh host folders of one run: its copy of the tree, its HOME and its /tmp. */
@@ -100,7 +106,7 @@ export function isWithin(p: string, dir: string): boolean {
   return a === d || a.startsWith(d === '/' ? '/' : `${d}/`);
 }
 
-/** The mounts of a run: system read-only, the run's three fresh folders writable, dependency folders read-only, hidden paths masked. */
+/** The mounts of a run: system read-only, the run's three fresh folders writable, dependency folders read-only (their scratch folders fresh and writable), hidden paths masked. */
 export function planMounts(req: Pick<SandboxRequest, 'run' | 'host' | 'deps'>): Mount[] {
   const hidden = req.host.hidden;
   const isHidden = (p: string): boolean => hidden.some((h) => isWithin(p, h.path));
@@ -125,6 +131,7 @@ export function planMounts(req: Pick<SandboxRequest, 'run' | 'host' | 'deps'>): 
     const dest = posix.join(SANDBOX_WORK, d.name);
     mounts.push({ kind: 'ro-bind', src: d.src, dest });
     roSources.push({ src: d.src, dest });
+    for (const rel of d.scratch ?? []) mounts.push({ kind: 'tmpfs', dest: posix.join(dest, rel) });
   }
   // A hidden path under anything bound above is covered, at the place it shows up inside.
   for (const h of hidden) {

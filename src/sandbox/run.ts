@@ -159,7 +159,30 @@ function runHelperFiles(): ReadonlyMap<string, string> {
 export function dependencyFolders(box: Box, tree: string): DependencyFolder[] {
   const { deps, refused } = readDependencyFolders(tree, box.secrets.forbidden, box.secrets.install);
   if (refused.length > 0) throw inputInvalid('dependency folders', `refused for the sandbox: ${refused.join('; ')}`);
-  return deps;
+  if (box.isolation === 'none') return deps;
+  return deps.map((d) => {
+    const scratch = scratchFolders(d);
+    return scratch.length > 0 ? { ...d, scratch } : d;
+  });
+}
+
+/**
+ * The folders of a dependency folder that tools write to as they run, each covered by a fresh
+ * tmpfs in the sandbox (planMounts): node_modules/.vite-temp where vite is installed (vite
+ * writes a bundled config file there and imports it; a read-only folder fails the whole run:
+ * EROFS). The mount point must exist on the host, below a read-only bind: made here when
+ * missing (vite makes the same folder on its first unsandboxed run). Only a real folder is
+ * used; anything else there (a file, a link) gets no tmpfs, and vite fails as it would.
+ */
+function scratchFolders(d: DependencyFolder): string[] {
+  if (d.name !== 'node_modules' || !existsSync(join(d.src, 'vite', 'package.json'))) return [];
+  const p = join(d.src, '.vite-temp');
+  try {
+    mkdirSync(p);
+  } catch {
+    /* there already, or not possible: checked below */
+  }
+  return lstatOrNull(p)?.isDirectory() === true ? ['.vite-temp'] : [];
 }
 
 export interface FreshRun {

@@ -101,3 +101,59 @@ test('mul really', () => { expect(mul(3, 4)).toBe(12); expect(mul(2, 5)).toBe(10
   }
 });
 
+
+// vitest's credit runs end with `--coverage.enabled=false` (cheapCommand), which overrides the
+// config's `coverage.enabled: true`. The config's coverage provider here (a custom one, the
+// project's own file) leaves a marker in the tree when coverage starts; a test that passes only
+// where the marker is passes the sealed run and fails every credit run alike: it earns nothing,
+// while a real test beside it is credited through the same real vitest runs.
+test('a vitest test that passes only with coverage on earns nothing', { timeout: 300_000 }, async () => {
+  const { text, spans } = layout({
+    add: ['export function add(a, b) {', '  return a + b;', '}'],
+    mul: ['export function mul(a, b) {', '  return a * b;', '}'],
+  });
+  const provider = `import { writeFileSync } from 'node:fs';
+export default {
+  getProvider() {
+    return {
+      name: 'marker',
+      initialize(ctx) { this.options = ctx.config.coverage; },
+      resolveOptions() { return this.options; },
+      clean() { writeFileSync('coverage-ran.txt', '1\\n'); },
+      onAfterSuiteRun() {},
+      generateCoverage() { return {}; },
+      reportCoverage() {},
+    };
+  },
+  takeCoverage() { return {}; },
+  startCoverage() {},
+  stopCoverage() {},
+};
+`;
+  const tests = `import { test, expect } from 'vitest';
+import { existsSync } from 'node:fs';
+import { add, mul } from '../src/calc.mjs';
+test('add, only with coverage on', () => { add(1, 2); expect(existsSync('coverage-ran.txt')).toBe(true); });
+test('mul really', () => { expect(mul(3, 4)).toBe(12); expect(mul(2, 5)).toBe(10); });
+`;
+  const repo = makeRepo({
+    'package.json': '{"name":"vc","private":true,"type":"module"}\n',
+    'vitest.config.mjs': "export default { test: { coverage: { enabled: true, provider: 'custom', customProviderModule: './coverage-provider.mjs' } } };\n",
+    'coverage-provider.mjs': provider,
+    'src/calc.mjs': text,
+    'test/calc.test.mjs': tests,
+    '.gitignore': 'node_modules\njunit.xml\ncoverage-ran.txt\n',
+  });
+  try {
+    symlinkSync(resolve('node_modules'), join(repo.dir, 'node_modules'), 'dir');
+    const s = await scoreRepo(repo.dir, 'src/calc.mjs', 'javascript', spans, ['node_modules/.bin/vitest', 'run', '--reporter=junit', '--outputFile.junit=junit.xml'], { byName: false });
+    // The sealed run had coverage on (both tests passed there); the credit runs had it off.
+    assert.ok(![...s.oracle.usable].some((t) => t.includes('only with coverage on')), [...s.oracle.usable].join(', '));
+    assert.ok([...s.oracle.usable].some((t) => t.includes('mul really')));
+    assert.deepEqual(s.scored.credit.credited, ['src/calc.mjs::mul']);
+    assert.ok(s.scored.credit.missing.includes('src/calc.mjs::add'));
+    assert.ok(!s.scored.credit.test_ids.some((t) => t.includes('only with coverage on')));
+  } finally {
+    repo.dispose();
+  }
+});

@@ -144,6 +144,11 @@ describe('cheap failure output for credit runs', () => {
     assert.deepEqual(cheapCommand(['jest', '--coverageDirectory=cov', '--', '--coverage']), ['jest', '--coverage=false', '--coverageDirectory=cov', '--', '--coverage']);
     // Narrowed by path, the flag stays an option.
     assert.deepEqual(narrowCommand(cheapCommand(jest), ['src/a.test.ts']), ['node_modules/.bin/jest', '--coverage=false', '--ci', '--json', '--outputFile=jest-results.json', '--runTestsByPath', 'src/a.test.ts']);
+    // vitest: coverage off last (before any `--`), as vitest takes the last word over the config and an earlier flag.
+    assert.deepEqual(cheapCommand(['node_modules/.bin/vitest', 'run', '--coverage', '--reporter=junit']), ['node_modules/.bin/vitest', 'run', '--coverage', '--reporter=junit', '--coverage.enabled=false']);
+    assert.deepEqual(cheapCommand(['npx', 'vitest', 'run', 'test/a.test.ts']), ['npx', 'vitest', 'run', 'test/a.test.ts', '--coverage.enabled=false']);
+    assert.deepEqual(cheapCommand(['vitest', '--run', '--', 'x']), ['vitest', '--run', '--coverage.enabled=false', '--', 'x']);
+    assert.deepEqual(narrowCommand(cheapCommand(['vitest', 'run']), ['test/a.test.ts']), ['vitest', 'run', '--coverage.enabled=false', 'test/a.test.ts']);
   });
 });
 
