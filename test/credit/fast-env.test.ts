@@ -100,7 +100,7 @@ describe('the oracle keeps fastEnv only when it changes no outcome, and then use
 describe('pytest: the plugins installed as packages stay unloaded only when no test needs one', { concurrency: false }, () => {
   const { text, spans } = layout({ add: ['def add(a, b):', '    return a + b'] });
   const command = ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--junitxml=junit.xml', 'tests'];
-  const fastEnv = judgingEnvFor(command, {}, () => false)?.env;
+  const fastEnv = judgingEnvFor(command, {}, () => false)?.env ?? {};
   const make = (test: string) =>
     makeRepo({
       'calc.py': text,
@@ -115,6 +115,7 @@ describe('pytest: the plugins installed as packages stay unloaded only when no t
   let kept: Scoring;
   let dropped: Scoring;
   before(async () => {
+    assert.deepEqual(fastEnv, PYTEST_FAST);
     plain = make('def test_adds():\n    assert add(2, 3) == 5');
     needs = make('def test_adds_three(three):\n    assert add(2, three) == 5');
     // The helpers' child environment turns autoload off for speed: these runs load plugins as a user's would.
