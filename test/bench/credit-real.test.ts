@@ -34,7 +34,7 @@ const SHA = 'a'.repeat(40);
 test('the committed data file is valid and covers vitest, jest and pytest', () => {
   assert.equal(typeof lib.run, 'function', 'scripts/bench.mjs calls run()');
   assert.deepEqual(lib.validateData(data), []);
-  assert.deepEqual(data.projects.map((p) => p['runner']).sort(), ['jest', 'pytest', 'vitest']);
+  assert.deepEqual([...new Set(data.projects.map((p) => p['runner']))].sort(), ['jest', 'pytest', 'vitest']);
   for (const p of data.projects) {
     const commits = p['commits'] as { expect: { reallyTested: boolean } }[];
     assert.ok(commits.filter((c) => c.expect.reallyTested).length >= 2, `${String(p['name'])}: at least two really tested commits`);
@@ -43,7 +43,7 @@ test('the committed data file is valid and covers vitest, jest and pytest', () =
 
 test('the data file carries no project code: sabotages are edit recipes, patches are commit ids', () => {
   const text = readFileSync(new URL('../../scripts/bench/credit-real.json', import.meta.url), 'utf8');
-  assert.ok(text.length < 20_000, 'a small file');
+  assert.ok(text.length < 32_000, 'a small file (test ids and edit recipes, no source)');
   assert.doesNotMatch(text, /^(diff --git|@@ )/m);
 });
 
