@@ -412,7 +412,8 @@ function setUp(project, clone, c, variant, policy, work, env) {
   }
   rmSync(join(repo, '.github', 'workflows', 'sealgate.yml'), { force: true });
   const config = {
-    ...(project.fixtures ? { fixtures: project.fixtures } : {}),
+    // A project without fixtures says so: `[]` (the seal refuses a config that names none).
+    fixtures: project.fixtures ?? [],
     clock: 'frozen',
     locale: 'C.UTF-8',
     test: { command: project.test.command, junit: project.test.junit, timeoutSeconds: project.test.timeoutSeconds ?? 600 },
