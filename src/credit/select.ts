@@ -97,8 +97,8 @@ const JEST_COVERAGE = /^--(?:no-)?(?:coverage|collectCoverage|collect-coverage)(
  * `--coverage=false` (replacing any coverage flag): coverage instrumentation costs a quarter to
  * a third of a narrowed run, and a threshold a narrowed run cannot meet makes jest exit 1 with
  * every test passed; vitest gets `--coverage.enabled=false` last (before any `--`), which
- * overrides a config's `coverage.enabled` and an earlier `--coverage`. Controls and mutants alike run it,
- * so no test can tell them apart by it.
+ * overrides a config's `coverage.enabled` and an earlier `--coverage`. Controls and mutants
+ * alike run it, so no test can tell them apart by it.
  */
 export function cheapCommand(command: readonly string[]): string[] {
   const kind = detectRunner(command);
