@@ -137,10 +137,10 @@ export const WORKFLOW_YML = [
   "        with:",
   "          name: review",
   "      - name: Verify against the base policy's trusted keys (one code; ALLOW opens a human review, it is not an auto-merge)",
-  "        run: node \"$SEALGATE\" verify --review review --now \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\"",
+  "        run: node \"$SEALGATE\" verify --review review --expect-base \"$BASE_SHA\" --now \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\"",
   "      - name: Reviewer's report",
   "        if: always()",
-  "        run: node \"$SEALGATE\" explain --format md --review review >> \"$GITHUB_STEP_SUMMARY\"",
+  "        run: node \"$SEALGATE\" explain --format md --review review --expect-base \"$BASE_SHA\" >> \"$GITHUB_STEP_SUMMARY\"",
   '',
 ].join('\n');
 

@@ -119,6 +119,9 @@ function checkWorkflow(w: Workflow): string[] {
   const verify = gate.steps.find((s) => /"\$SEALGATE" verify\b.*--now/.test(s.run ?? ''));
   if (!verify) out.push('gate must run verify with --now');
   else if (/--config|--policy|--attestation/.test(verify.run ?? '')) out.push('gate must verify against the base checkout policy (no --config, --policy or --attestation)');
+  // The record's base decides the policy every step reads: the gate holds it to the pull request's base.
+  if (verify && !/--expect-base "\$BASE_SHA"/.test(verify.run ?? '')) out.push('gate must verify with --expect-base "$BASE_SHA" (the record names the base, and the base the policy)');
+  if (w.env['BASE_SHA'] !== BASE_REF) out.push(`BASE_SHA must be ${BASE_REF}`);
   if (!gate.steps.some((s) => /"\$SEALGATE" explain --format md.*>> "\$GITHUB_STEP_SUMMARY"/.test(s.run ?? ''))) out.push('gate must write explain --format md to the job summary');
   return out;
 }
@@ -160,6 +163,11 @@ test('the checker catches each way the template could be weakened', () => {
   mutate('a checkout of the head', /checkout must be of the base/, (_x, find) => void ((find('runner', (s) => (s.uses ?? '').startsWith('actions/checkout')).with as Record<string, string>)['ref'] = '${{ github.event.pull_request.head.sha }}'));
   mutate('git apply in the gate', /would put PR files on disk/, (x) => void x.jobs['gate']?.steps.splice(3, 0, { run: 'git apply --index "$PATCH"' }));
   mutate('npx in the gate', /package manager|invoked as node/, (_x, find) => void (find('gate', (s) => (s.run ?? '').includes('verify')).run = 'npx sealgate verify --review review --now "$(date -u +%Y-%m-%dT%H:%M:%SZ)"'));
+  mutate('no base check in the gate', /--expect-base/, (_x, find) => {
+    const s = find('gate', (y) => (y.run ?? '').includes('verify'));
+    s.run = (s.run ?? '').replace(' --expect-base "$BASE_SHA"', '');
+  });
+  mutate('BASE_SHA from the head', /BASE_SHA must be/, (x) => void (x.env['BASE_SHA'] = '${{ github.event.pull_request.head.sha }}'));
   mutate('npm exec', /package manager/, (_x, find) => void (find('gate', (s) => (s.run ?? '').includes('verify')).run = 'npm exec -- sealgate verify --review review --now x'));
   mutate('an unpinned install', /SEALGATE_VERSION|npm install only/, (x) => void (x.env['SEALGATE_VERSION'] = 'latest'));
   mutate('an install inside the checkout', /npm install only/, (_x, find) => void delete find('gate', (s) => (s.run ?? '').includes('npm install'))['working-directory']);

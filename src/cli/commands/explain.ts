@@ -8,16 +8,15 @@ import { toHtmlReport } from '../../report/html.js';
 import { toMarkdownReport } from '../../report/md.js';
 import { toReviewReport } from '../../report/model.js';
 import { toTextReport } from '../../report/text.js';
-import { auditReview } from '../../verify/audit.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../context.js';
-import { policyFor } from '../policy.js';
-import { repoFromReviewOption } from './verify.js';
+import { auditWithBase, repoFromReviewOption } from './verify.js';
 
 const FORMATS = ['text', 'md', 'html', 'json'] as const;
 
 export const command: Command = {
   usage: `Usage: sealgate explain [--format text|md|html|json] [--out FILE] [--review DIR | --repo DIR] [--now T] [--policy FILE]
+                       [--expect-base SHA]
 
 The reviewer's report, from the files alone: the decision (the same audit as verify)
 with the merge-table row that produced it, then the spec's four questions:
@@ -40,6 +39,7 @@ with the merge-table row that produced it, then the spec's four questions:
   --now T        the review clock (default: the current time)
   --policy FILE  a sealgate config outside the repository (default: sealgate.config.
                  json|yaml|yml at the record's base_commit); must be the sealed policy
+  --expect-base SHA  the full commit id the evidence must be made on (as verify)
 
 Exit: the decision's status (0 ALLOW, 1 reject), 2 bad arguments, 3 internal error.
 `,
@@ -51,6 +51,7 @@ Exit: the decision's status (0 ALLOW, 1 reject), 2 bad arguments, 3 internal err
       repo: { type: 'string' },
       now: { type: 'string' },
       policy: { type: 'string' },
+      'expect-base': { type: 'string' },
     });
     const format = values.format ?? 'text';
     if (!(FORMATS as readonly string[]).includes(format)) throw usageError(`--format: "${format}" is not one of ${FORMATS.join(', ')}`);
@@ -58,8 +59,7 @@ Exit: the decision's status (0 ALLOW, 1 reject), 2 bad arguments, 3 internal err
     const now = parseInstant(nowText);
     if (!isInstant(now)) throw usageError(`--now: ${now.problem}`);
     const repo = repoFromReviewOption(ctx.cwd, values.review, values.repo);
-    const policy = policyFor(ctx, repo, values.policy);
-    const report = toReviewReport(await auditReview({ repo, policy, now }));
+    const report = toReviewReport((await auditWithBase(ctx, repo, values.policy, now, values['expect-base'])).audit);
     const text = format === 'json' ? toJsonText(report) : format === 'html' ? toHtmlReport(report) : format === 'md' ? toMarkdownReport(report) : toTextReport(report);
     if (values.out !== undefined) {
       const out = resolve(ctx.cwd, values.out);

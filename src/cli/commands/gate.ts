@@ -5,14 +5,15 @@ import { decide, type Decision } from '../../gate/decide.js';
 import { SealgateError } from '../../core/errors.js';
 import { parseGateFiles, readGateFiles } from '../../gate/read.js';
 import { explainDecision } from '../../report/explain.js';
-import { parseCommandArgs, parseNowOption, requireOption } from '../args.js';
+import { parseCommandArgs, parseCommitOption, parseNowOption, requireOption } from '../args.js';
+import { expectedBaseFinding, withExpectedBase } from '../../gate/base.js';
 import type { Command } from '../context.js';
 import { policyFor, recordBase } from '../policy.js';
 import { formatJson, formatReasons } from '../report.js';
 
 export const command: Command = {
   usage: `Usage: sealgate gate --record R --credit C [--freeze F] [--results FILE] --now T [--repo DIR] [--policy FILE]
-                     [--attestation A] [--freeze-attestation FA] [--explain | --json]
+                     [--attestation A] [--freeze-attestation FA] [--expect-base SHA] [--explain | --json]
 
 Decides one proposal and prints exactly one code on stdout: ALLOW or a reject code.
 When the config has a trust section, the runner's attestation must be signed by a
@@ -32,6 +33,8 @@ key (else E_SIGNATURE_INVALID, which outranks every other reject; docs/attest.md
                  classified with the defaults and never allowed: E_CREDIT_UNBOUND)
   --attestation A         the runner's envelope (default: review/runner/attestation.dsse.json in --repo)
   --freeze-attestation FA the freeze's envelope (default: freeze.dsse.json beside the freeze)
+  --expect-base SHA       the full commit id the record's base_commit must be (the pull
+                 request's base, from CI); another base turns ALLOW into E_INPUT_INVALID
   --explain      a full human account on stderr
   --json         a machine-readable account on stderr
 
@@ -48,10 +51,12 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
       policy: { type: 'string' },
       attestation: { type: 'string' },
       'freeze-attestation': { type: 'string' },
+      'expect-base': { type: 'string' },
       explain: { type: 'boolean' },
       json: { type: 'boolean' },
     });
     const now = parseNowOption(values.now);
+    const expected = values['expect-base'] === undefined ? null : parseCommitOption(values['expect-base'], 'expect-base');
     const repo = resolve(ctx.cwd, values.repo ?? '.');
     const record = resolve(ctx.cwd, requireOption(values.record, 'record'));
     // The base side of mixed policy files (package.json, pyproject.toml) is the record's base commit.
@@ -81,11 +86,13 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
     });
     const judged = decide(inputs);
     // A signature problem voids every other finding: it says who wrote the files at all.
-    const decision: Decision = signatures.findings.length > 0 ? { code: 'E_SIGNATURE_INVALID', decisive: signatures.findings[0] ?? null, findings: [...signatures.findings, ...judged.findings] } : judged;
+    const signed: Decision = signatures.findings.length > 0 ? { code: 'E_SIGNATURE_INVALID', decisive: signatures.findings[0] ?? null, findings: [...signatures.findings, ...judged.findings] } : judged;
+    const mismatch = expected === null ? null : expectedBaseFinding(base, expected, requireOption(values.record, 'record'));
+    const decision = withExpectedBase(signed, mismatch);
     ctx.stdout(`${decision.code}\n`);
     if (values.json) ctx.stderr(formatJson(decision.code, decision.findings, { now: now.text, signatures: { checked: signatures.checked, runner_attestation: signatures.runnerEnvelope, freeze_attestation: signatures.freezeEnvelope, runner_key: signatures.runnerKeyId, reviewer_key: signatures.reviewerKeyId } }));
     else if (values.explain) ctx.stderr(explainDecision(inputs, decision, signatures));
-    else if (decision.code !== 'ALLOW') ctx.stderr(formatReasons(decision.code, decision.decisive ? [decision.decisive] : []));
+    else if (decision.code !== 'ALLOW') ctx.stderr(formatReasons(decision.code, [...(decision.decisive ? [decision.decisive] : []), ...(mismatch !== null && mismatch !== decision.decisive ? [mismatch] : [])]));
     return CODE_INFO[decision.code].exit;
   },
 };

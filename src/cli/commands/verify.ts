@@ -3,10 +3,14 @@ import { CODE_INFO } from '../../core/codes.js';
 import { usageError } from '../../core/errors.js';
 import { toReviewReport } from '../../report/model.js';
 import { toTextReport } from '../../report/text.js';
-import { auditReview } from '../../verify/audit.js';
-import { parseCommandArgs, parseNowOption } from '../args.js';
-import type { Command } from '../context.js';
-import { policyFor } from '../policy.js';
+import { auditReview, type Audit } from '../../verify/audit.js';
+import type { Finding } from '../../core/errors.js';
+import type { Instant } from '../../core/time.js';
+import { parseCommandArgs, parseCommitOption, parseNowOption } from '../args.js';
+import type { Command, CommandContext } from '../context.js';
+import { policyFor, recordBase } from '../policy.js';
+import { expectedBaseFinding, withExpectedBase } from '../../gate/base.js';
+import { LAYOUT } from '../../core/layout.js';
 import { formatJson, formatReasons } from '../report.js';
 
 /** --review DIR names the review folder; the repository is the folder that holds it. */
@@ -18,6 +22,18 @@ export function repoFromReviewOption(cwd: string, review: string | undefined, re
   return dirname(dir);
 }
 
+/**
+ * The audit verify and explain share: the policy at the record's base (or --policy), and with
+ * --expect-base the record's base checked against it (`mismatch`: the finding, or null).
+ */
+export async function auditWithBase(ctx: CommandContext, repo: string, policyArg: string | undefined, now: Instant, expectBase: string | undefined): Promise<{ audit: Audit; mismatch: Finding | null }> {
+  const expected = expectBase === undefined ? null : parseCommitOption(expectBase, 'expect-base');
+  const base = recordBase(repo);
+  const audited = await auditReview({ repo, policy: policyFor(ctx, repo, policyArg, base), now });
+  const mismatch = expected === null ? null : expectedBaseFinding(base, expected, LAYOUT.record);
+  return { audit: withExpectedBase(audited, mismatch), mismatch };
+}
+
 export const command: Command = {
   usage: `Usage: sealgate verify [--review DIR | --repo DIR] [--now T] [--policy FILE] [--explain | --json]
 
@@ -27,7 +43,9 @@ The full audit from the files alone, for the gate job. In order:
   3. the journal's hash chain and order, and the log fields derived from it
      (E_LOGS_EARLY, or E_INPUT_INVALID for an edited or truncated journal),
   4. the credit recomputed from review/runner/cases.json (any difference: E_CREDIT_UNBOUND),
-  5. the gate decision on review/proposal.json, credit.json and freeze.json.
+  5. the gate decision on review/proposal.json, credit.json and freeze.json,
+  6. with --expect-base, the record's base commit against it (another base:
+     E_INPUT_INVALID; a reject keeps its code).
 A shared or missing job id outranks everything. Prints one code on stdout, like gate.
 
   --review DIR   the review folder (default: ./review); the repository is its parent
@@ -36,6 +54,8 @@ A shared or missing job id outranks everything. Prints one code on stdout, like 
                  time, stated on stderr; the report states the instant either way)
   --policy FILE  a sealgate config outside the repository (default: sealgate.config.
                  json|yaml|yml at the record's base_commit); must be the sealed policy
+  --expect-base SHA  the full commit id the evidence must be made on: the pull
+                 request's base, from CI (the record's base decides the policy read)
   --explain      the reviewer's report on stderr
   --json         a machine-readable account on stderr
 
@@ -47,19 +67,19 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
       repo: { type: 'string' },
       now: { type: 'string' },
       policy: { type: 'string' },
+      'expect-base': { type: 'string' },
       explain: { type: 'boolean' },
       json: { type: 'boolean' },
     });
     const now = parseNowOption(values.now ?? ctx.clock().toISOString());
     const repo = repoFromReviewOption(ctx.cwd, values.review, values.repo);
-    const policy = policyFor(ctx, repo, values.policy);
-    const audit = await auditReview({ repo, policy, now });
+    const { audit, mismatch } = await auditWithBase(ctx, repo, values.policy, now, values['expect-base']);
     ctx.stdout(`${audit.code}\n`);
     if (values.json) ctx.stderr(formatJson(audit.code, audit.findings, { now: now.text, steps: audit.steps.map((s) => ({ stage: s.stage, ok: s.findings.length === 0, summary: s.summary })) }));
     else if (values.explain) ctx.stderr(toTextReport(toReviewReport(audit)));
     else {
       if (values.now === undefined) ctx.stderr(`verify: review clock ${now.text} (the current time; --now fixes it)\n`);
-      if (audit.code !== 'ALLOW') ctx.stderr(formatReasons(audit.code, audit.decisive ? [audit.decisive] : []));
+      if (audit.code !== 'ALLOW') ctx.stderr(formatReasons(audit.code, [...(audit.decisive ? [audit.decisive] : []), ...(mismatch !== null && mismatch !== audit.decisive ? [mismatch] : [])]));
     }
     return CODE_INFO[audit.code].exit;
   },

@@ -1,0 +1,30 @@
+import type { DecisionCode } from '../core/codes.js';
+import type { Finding } from '../core/errors.js';
+
+/**
+ * The base commit a gate expects (`--expect-base`, from CI: the pull request's base), against
+ * the one the record names. The record is written by the author's side, and its base decides
+ * the policy every later step reads (the trust section, the test command, the credit rules):
+ * an older base can carry a weaker policy. Pure.
+ */
+export function expectedBaseFinding(recordBase: string | null, expected: string, recordPath: string): Finding | null {
+  if (recordBase === expected) return null;
+  return {
+    code: 'E_INPUT_INVALID',
+    path: `${recordPath}#base_commit`,
+    detail:
+      recordBase === null
+        ? `the record names no base commit; this gate expects ${expected} (--expect-base)`
+        : `the evidence was made on base ${recordBase}, not on ${expected}, the base this gate expects (--expect-base): its policy, tree and credit belong to another commit`,
+  };
+}
+
+/**
+ * A decision with the base check applied: a mismatch turns ALLOW into E_INPUT_INVALID; a
+ * reject keeps its code (its own rule decided first), and the mismatch joins its findings.
+ */
+export function withExpectedBase<D extends { readonly code: DecisionCode; readonly decisive: Finding | null; readonly findings: readonly Finding[] }>(d: D, mismatch: Finding | null): D {
+  if (mismatch === null) return d;
+  if (d.code === 'ALLOW') return { ...d, code: 'E_INPUT_INVALID', decisive: mismatch, findings: [mismatch, ...d.findings] };
+  return { ...d, findings: [...d.findings, mismatch] };
+}
