@@ -120,7 +120,7 @@ function checkWorkflow(w: Workflow): string[] {
   if (!verify) out.push('gate must run verify with --now');
   else if (/--config|--policy|--attestation/.test(verify.run ?? '')) out.push('gate must verify against the base checkout policy (no --config, --policy or --attestation)');
   // The record's base decides the policy every step reads: the gate holds it to the pull request's base.
-  if (verify && !/--expect-base "\$BASE_SHA"/.test(verify.run ?? '')) out.push('gate must verify with --expect-base "$BASE_SHA" (the record names the base, and the base the policy)');
+  if (verify && !(verify.run ?? '').includes('--expect-base "$BASE_SHA"')) out.push('gate must verify with --expect-base "$BASE_SHA" (the record names the base, and the base the policy)');
   if (w.env['BASE_SHA'] !== BASE_REF) out.push(`BASE_SHA must be ${BASE_REF}`);
   if (!gate.steps.some((s) => /"\$SEALGATE" explain --format md.*>> "\$GITHUB_STEP_SUMMARY"/.test(s.run ?? ''))) out.push('gate must write explain --format md to the job summary');
   return out;
