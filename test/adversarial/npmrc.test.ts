@@ -36,7 +36,9 @@ test('adversarial: an .npmrc with script-shell in the patch never runs in the ga
     const credit = JSON.parse(readFileSync(join(r.dir, LAYOUT.credit), 'utf8')) as Record<string, unknown>;
     writeFileSync(join(r.dir, LAYOUT.credit), toJsonText({ ...credit, credit_id: 'credit-forged' }));
 
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: t.dir, npm_config_update_notifier: 'false', SEALGATE: resolve('bin/sealgate.js'), GITHUB_STEP_SUMMARY: join(t.dir, 'summary') };
+    // BASE_SHA as the workflow sets it: the pull request's base, here the commit the evidence was made on.
+    const baseSha = (JSON.parse(readFileSync(join(r.dir, LAYOUT.record), 'utf8')) as { base_commit: string }).base_commit;
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: t.dir, npm_config_update_notifier: 'false', SEALGATE: resolve('bin/sealgate.js'), GITHUB_STEP_SUMMARY: join(t.dir, 'summary'), BASE_SHA: baseSha };
     // Control: in this tree, npm does run the agent's shell (the hijack is live).
     const npm = spawnSync('npm', ['run', '--silent', 'verify'], { cwd: r.dir, env, encoding: 'utf8' });
     assert.equal(existsSync(marker), true, `npm run used the patch's script-shell: ${npm.stdout}${npm.stderr}`);
