@@ -41,6 +41,9 @@ export const DEFAULT_POLICY_FILES: readonly string[] = [
   'vitest.config.*', 'vitest.workspace.*', 'vite.config.*', 'jest.config.*', 'ava.config.*', 'karma.conf.*', '.mocharc', '.mocharc.*',
   'playwright.config.*', 'cypress.config.*', 'babel.config.*', '.babelrc', '.babelrc.*', '.swcrc', 'tsconfig*.json', 'jsconfig*.json',
   'pytest.ini', 'tox.ini', 'noxfile.py', 'conftest.py',
+  // a package's entry points in the tree (a *.dist-info or *.egg-info folder on sys.path): pytest
+  // loads every pytest11 entry point as a plugin, with a conftest's hooks
+  'entry_points.txt',
 ];
 /** Names `test.env` may not set: the sandbox and the seal own them. */
 export const RESERVED_ENV = /^(PATH|HOME|TMPDIR|CI|SEED|PYTHONHASHSEED|TZ|LANG|LANGUAGE|LC_[A-Z_]+|SEALGATE_[A-Z0-9_]*|FAKETIME.*|DONT_FAKE_MONOTONIC|LD_[A-Z_]+)$/;

@@ -18,6 +18,17 @@ const SCENARIOS: { name: string; edits: () => Record<string, string | null>; bas
   { name: 'the mutant budget is lowered', edits: () => ({ 'sealgate.config.json': asConfig({ ...config, credit: { mutantBudget: 1 } }) }), reason: /sealgate\.config\.json/ },
   { name: 'a test-runner config is added (tsconfig paths redirect the tests to another module)', edits: () => ({ 'tsconfig.json': '{ "compilerOptions": { "paths": { "../src/pricing.js": ["./stub.ts"] } } }\n' }), reason: /tsconfig\.json, a policy file \(matches "tsconfig\*\.json"\)/ },
   { name: 'an .npmrc is added', edits: () => ({ '.npmrc': 'node-options=--require ./hook.cjs\n' }), reason: /adds \.npmrc, a policy file/ },
+  {
+    // A package installed from the tree: pytest loads its pytest11 entry point as a plugin (python -m pytest puts the root on sys.path), a conftest under another name.
+    name: 'a pytest plugin from the tree (a dist-info entry point whose hook turns failures into passes)',
+    edits: () => ({
+      'passall-1.0.dist-info/METADATA': 'Metadata-Version: 2.1\nName: passall\nVersion: 1.0\n',
+      'passall-1.0.dist-info/entry_points.txt': '[pytest11]\npassall = passall\n',
+      'passall.py': 'import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    out = yield\n    out.get_result().outcome = "passed"\n',
+    }),
+    reason: /passall-1\.0\.dist-info\/entry_points\.txt, a policy file \(matches "entry_points\.txt"\)/,
+  },
+  { name: 'the same as an egg-info folder below the root', edits: () => ({ 'src/passall.egg-info/entry_points.txt': '[pytest11]\npassall = passall\n' }), reason: /src\/passall\.egg-info\/entry_points\.txt, a policy file/ },
   { name: "package.json's scripts.test is changed", edits: () => ({ 'package.json': asConfig({ ...pkg, scripts: { test: 'node -e 0' } }) }), reason: /changes package\.json and with it its test settings/ },
   { name: "pyproject.toml's [tool.pytest.ini_options] is changed", base: { 'pyproject.toml': PYPROJECT }, edits: () => ({ 'pyproject.toml': PYPROJECT.replace('"-q"', '"-q -k nothing"') }), reason: /changes pyproject\.toml and with it its test settings/ },
 ];
