@@ -28,3 +28,8 @@ export function withExpectedBase<D extends { readonly code: DecisionCode; readon
   if (d.code === 'ALLOW') return { ...d, code: 'E_INPUT_INVALID', decisive: mismatch, findings: [mismatch, ...d.findings] };
   return { ...d, findings: [...d.findings, mismatch] };
 }
+
+/** The reasons a reject prints: the decisive finding, and the base mismatch when it is another. */
+export function reasonsWithBase(d: { readonly decisive: Finding | null }, mismatch: Finding | null): Finding[] {
+  return [...(d.decisive ? [d.decisive] : []), ...(mismatch !== null && mismatch !== d.decisive ? [mismatch] : [])];
+}

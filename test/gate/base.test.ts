@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { decide } from '../../src/gate/decide.js';
-import { expectedBaseFinding, withExpectedBase } from '../../src/gate/base.js';
+import { expectedBaseFinding, reasonsWithBase, withExpectedBase } from '../../src/gate/base.js';
 import { DECISION_CODES } from '../../src/core/codes.js';
 import { parseCommitOption } from '../../src/cli/args.js';
 import { allowArb, inputsArb } from './generators.js';
@@ -55,4 +55,14 @@ test('property: withExpectedBase never yields ALLOW on a mismatch, and never cha
   );
   // Both branches ran.
   assert.ok(seen.allow > 0 && seen.reject > 0, JSON.stringify(seen));
+});
+
+test('reasonsWithBase: a reject that kept its own code prints its reason and then the base mismatch, once each', () => {
+  const mismatch = expectedBaseFinding(A, B, 'r.json');
+  assert.ok(mismatch);
+  const own = { code: 'E_CREDIT_MISSING' as const, path: 'credit.json', detail: 'pass is false' };
+  assert.deepEqual(reasonsWithBase({ decisive: own }, mismatch), [own, mismatch]);
+  assert.deepEqual(reasonsWithBase({ decisive: mismatch }, mismatch), [mismatch]);
+  assert.deepEqual(reasonsWithBase({ decisive: own }, null), [own]);
+  assert.deepEqual(reasonsWithBase({ decisive: null }, null), []);
 });

@@ -6,7 +6,7 @@ import { SealgateError } from '../../core/errors.js';
 import { parseGateFiles, readGateFiles } from '../../gate/read.js';
 import { explainDecision } from '../../report/explain.js';
 import { parseCommandArgs, parseCommitOption, parseNowOption, requireOption } from '../args.js';
-import { expectedBaseFinding, withExpectedBase } from '../../gate/base.js';
+import { expectedBaseFinding, reasonsWithBase, withExpectedBase } from '../../gate/base.js';
 import type { Command } from '../context.js';
 import { policyFor, recordBase } from '../policy.js';
 import { formatJson, formatReasons } from '../report.js';
@@ -92,7 +92,7 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
     ctx.stdout(`${decision.code}\n`);
     if (values.json) ctx.stderr(formatJson(decision.code, decision.findings, { now: now.text, signatures: { checked: signatures.checked, runner_attestation: signatures.runnerEnvelope, freeze_attestation: signatures.freezeEnvelope, runner_key: signatures.runnerKeyId, reviewer_key: signatures.reviewerKeyId } }));
     else if (values.explain) ctx.stderr(explainDecision(inputs, decision, signatures));
-    else if (decision.code !== 'ALLOW') ctx.stderr(formatReasons(decision.code, [...(decision.decisive ? [decision.decisive] : []), ...(mismatch !== null && mismatch !== decision.decisive ? [mismatch] : [])]));
+    else if (decision.code !== 'ALLOW') ctx.stderr(formatReasons(decision.code, reasonsWithBase(decision, mismatch)));
     return CODE_INFO[decision.code].exit;
   },
 };

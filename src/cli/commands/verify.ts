@@ -9,7 +9,7 @@ import type { Instant } from '../../core/time.js';
 import { parseCommandArgs, parseCommitOption, parseNowOption } from '../args.js';
 import type { Command, CommandContext } from '../context.js';
 import { policyFor, recordBase } from '../policy.js';
-import { expectedBaseFinding, withExpectedBase } from '../../gate/base.js';
+import { expectedBaseFinding, reasonsWithBase, withExpectedBase } from '../../gate/base.js';
 import { LAYOUT } from '../../core/layout.js';
 import { formatJson, formatReasons } from '../report.js';
 
@@ -31,7 +31,8 @@ export async function auditWithBase(ctx: CommandContext, repo: string, policyArg
   const base = recordBase(repo);
   const audited = await auditReview({ repo, policy: policyFor(ctx, repo, policyArg, base), now });
   const mismatch = expected === null ? null : expectedBaseFinding(base, expected, LAYOUT.record);
-  return { audit: withExpectedBase(audited, mismatch), mismatch };
+  // The audit's own decision too, so no report reads the one before the base check.
+  return { audit: { ...withExpectedBase(audited, mismatch), decision: withExpectedBase(audited.decision, mismatch) }, mismatch };
 }
 
 export const command: Command = {
@@ -79,7 +80,7 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
     else if (values.explain) ctx.stderr(toTextReport(toReviewReport(audit)));
     else {
       if (values.now === undefined) ctx.stderr(`verify: review clock ${now.text} (the current time; --now fixes it)\n`);
-      if (audit.code !== 'ALLOW') ctx.stderr(formatReasons(audit.code, [...(audit.decisive ? [audit.decisive] : []), ...(mismatch !== null && mismatch !== audit.decisive ? [mismatch] : [])]));
+      if (audit.code !== 'ALLOW') ctx.stderr(formatReasons(audit.code, reasonsWithBase(audit, mismatch)));
     }
     return CODE_INFO[audit.code].exit;
   },
