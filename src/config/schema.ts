@@ -44,6 +44,8 @@ export const DEFAULT_POLICY_FILES: readonly string[] = [
   // a package's entry points in the tree (a *.dist-info or *.egg-info folder on sys.path): pytest
   // loads every pytest11 entry point as a plugin, with a conftest's hooks
   'entry_points.txt',
+  // run by Python itself at start from any sys.path folder (a test.env PYTHONPATH), before pytest
+  'sitecustomize.py', 'usercustomize.py',
 ];
 /** Names `test.env` may not set: the sandbox and the seal own them. */
 export const RESERVED_ENV = /^(PATH|HOME|TMPDIR|CI|SEED|PYTHONHASHSEED|TZ|LANG|LANGUAGE|LC_[A-Z_]+|SEALGATE_[A-Z0-9_]*|FAKETIME.*|DONT_FAKE_MONOTONIC|LD_[A-Z_]+)$/;

@@ -29,6 +29,7 @@ const SCENARIOS: { name: string; edits: () => Record<string, string | null>; bas
     reason: /passall-1\.0\.dist-info\/entry_points\.txt, a policy file \(matches "entry_points\.txt"\)/,
   },
   { name: 'the same as an egg-info folder below the root', edits: () => ({ 'src/passall.egg-info/entry_points.txt': '[pytest11]\npassall = passall\n' }), reason: /src\/passall\.egg-info\/entry_points\.txt, a policy file/ },
+  { name: 'a sitecustomize.py (Python runs it at start from a PYTHONPATH folder, before pytest)', edits: () => ({ 'src/sitecustomize.py': 'import _pytest.runner\n' }), reason: /src\/sitecustomize\.py, a policy file \(matches "sitecustomize\.py"\)/ },
   { name: "package.json's scripts.test is changed", edits: () => ({ 'package.json': asConfig({ ...pkg, scripts: { test: 'node -e 0' } }) }), reason: /changes package\.json and with it its test settings/ },
   { name: "pyproject.toml's [tool.pytest.ini_options] is changed", base: { 'pyproject.toml': PYPROJECT }, edits: () => ({ 'pyproject.toml': PYPROJECT.replace('"-q"', '"-q -k nothing"') }), reason: /changes pyproject\.toml and with it its test settings/ },
 ];
