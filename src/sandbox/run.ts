@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { accessSync, chmodSync, closeSync, constants, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, existsSync, lstatSync, lutimesSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { packageRoot } from '../core/package-root.js';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix, sep } from 'node:path';
 import type { SandboxKind } from '../config/schema.js';
 import { inputInvalid } from '../core/errors.js';
+import { TREE_TIME } from '../core/times.js';
 import { execInGroup, type ExecOutcome } from '../runner/exec.js';
 import { listCopyEntries, readDependencyFolders, readHostView, requireSandbox, type Secrets } from './host.js';
 import { isWithin, planSandbox, type DependencyFolder, type HostView, type RunDirs, type SandboxLimits, type SandboxPlan } from './plan.js';
@@ -209,6 +210,27 @@ export interface FreshRun {
   readonly moveSource?: boolean;
 }
 
+/**
+ * Remove `rel` from the copy at `work` (a report the source left, which must not pass for this
+ * run's), only where every folder on the way is a real folder of the copy: a link the patch
+ * made in place of a folder is never followed, so nothing outside the copy is removed. The
+ * last part, a link itself, is removed as a link. Returns the folder it was removed from, or
+ * null when there was nothing to remove there.
+ */
+export function removeInCopy(work: string, rel: string): string | null {
+  const parts = posix.normalize(rel).split('/');
+  if (parts.some((p) => p === '' || p === '.' || p === '..')) return null;
+  let at = work;
+  for (const part of parts.slice(0, -1)) {
+    at = join(at, part);
+    if (lstatOrNull(at)?.isDirectory() !== true) return null;
+  }
+  const target = join(at, parts[parts.length - 1] as string);
+  if (lstatOrNull(target) === null) return null;
+  rmSync(target, { force: true, recursive: true });
+  return at;
+}
+
 /** Move `source` to `work` (same file system) as a copy would make it, or false to copy instead. */
 function moveTree(source: string, work: string): boolean {
   const keep = new Set(listCopyEntries(source));
@@ -233,7 +255,13 @@ export async function runInFreshCopy<T>(box: Box, run: FreshRun, collect: (outco
   const dirs = makeRunDirs(run.parent);
   try {
     if (!(run.moveSource === true && moveTree(run.source, dirs.work))) await copyTree(run.source, dirs.work);
-    for (const rel of run.clean ?? []) rmSync(join(dirs.work, rel), { force: true, recursive: true });
+    // What changes the copy here gets the tree's one modification time back (core/times.ts), the
+    // folders it changed too: a run tells from the clock neither when it was made nor what was written.
+    const touched = new Set<string>([dirs.work]);
+    for (const rel of run.clean ?? []) {
+      const folder = removeInCopy(dirs.work, rel);
+      if (folder !== null) touched.add(folder);
+    }
     for (const [rel, text] of [...runHelperFiles(), ...(run.files ?? [])]) {
       const target = join(dirs.work, rel);
       // The folder must be the copy's own: a link the patch made must not carry the write out.
@@ -246,9 +274,21 @@ export async function runInFreshCopy<T>(box: Box, run: FreshRun, collect: (outco
       if (!inside(realpathSync(dirname(target)))) throw inputInvalid(rel, 'its folder is a link out of the tree; a file is never written through it');
       rmSync(target, { force: true });
       writeFileSync(target, text);
+      lutimesSync(target, TREE_TIME, TREE_TIME);
+      for (let d = dirname(target); d.length >= dirs.work.length; d = dirname(d)) {
+        touched.add(d);
+        if (d === dirs.work) break;
+      }
     }
     // Unsandboxed, the dependency folders are links in the copy; sandboxed, read-only binds at the same place.
-    if (box.isolation === 'none') for (const d of run.deps) symlinkSync(d.src, join(dirs.work, d.name), 'dir');
+    if (box.isolation === 'none') {
+      for (const d of run.deps) {
+        symlinkSync(d.src, join(dirs.work, d.name), 'dir');
+        lutimesSync(join(dirs.work, d.name), TREE_TIME, TREE_TIME);
+      }
+    }
+    // Deepest first; a folder a clean path named that is not there (nothing removed) is skipped.
+    for (const d of [...touched].sort((a, b) => b.length - a.length)) lutimesSync(d, TREE_TIME, TREE_TIME);
     const plan = planSandbox({ isolation: box.isolation, bwrap: box.bwrap, host: box.host, command: run.command, env: run.env, ...(run.tmpFiles ? { tmpFiles: run.tmpFiles } : {}), run: dirs, deps: run.deps, limits: run.limits, output: run.output });
     const outcome = await runSandboxed(plan);
     return await collect(outcome, dirs, plan);

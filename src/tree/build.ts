@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SealgateError, inputInvalid } from '../core/errors.js';
 import { sha256Hex } from '../core/ids.js';
+import { stampTree } from '../core/times.js';
 import { readBoundedFile } from '../core/io.js';
 import { LAYOUT } from '../core/layout.js';
 import { runGit } from '../diff/git.js';
@@ -90,6 +91,8 @@ export function buildTree(req: BuildRequest): RunnerTree {
     const out = join(tmp, 'tree');
     mkdirSync(out, { mode: 0o755 });
     step(['-c', 'core.autocrlf=false', '-c', 'core.symlinks=true', 'checkout-index', '-a', '-f', `--prefix=${out}/`], 'git checkout-index');
+    // One fixed modification time for the whole tree (core/times.ts): copies keep it (cp -a).
+    stampTree(out);
     return { root: realpathSync(out), treeId, baseCommit: base, patchSha256: sha256Hex(req.patchBytes), dispose };
   } catch (err) {
     dispose();

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { normaliseConfig } from '../../src/config/schema.js';
 import { openCreditBox } from '../../src/credit/run.js';
@@ -117,5 +118,26 @@ test('a daemon that waits for the credit step and then rewrites review/runner/ca
   } finally {
     rmSync(join(repo.dir, 'review', 'runner', 'cases.json'), { force: true });
     repo.dispose();
+  }
+});
+
+test('a patch that puts a link to a folder outside in place of the report folder gets nothing outside removed: the stale report is removed only through real folders', async () => {
+  const outside = mkdtempSync(join(tmpdir(), 'sealgate-outside-'));
+  writeFileSync(join(outside, 'junit.xml'), 'the host file\n');
+  const repo = await makeSealedRepo({ seal: false, config: { test: { command: ['sh', '-c', 'mkdir -p out && printf \'<testsuite name="s"><testcase classname="s" name="t"/></testsuite>\\n\' > out/junit.xml'], junit: ['reports/junit.xml'] } } });
+  try {
+    symlinkSync(outside, join(repo.dir, 'reports'), 'dir');
+    bindRecord(repo.dir, 'review/proposal.json', 'patches/1.diff');
+    const sealed = await repo.cli('seal', '--runner-job', RUNNER);
+    assert.equal(sealed.exit, 0, sealed.stderr);
+    const r = await runCli(['run', '--runner-job', RUNNER], { cwd: repo.dir, env: ENV });
+    assert.notEqual(r.stdout.trim(), 'ALLOW');
+    assert.equal(readFileSync(join(outside, 'junit.xml'), 'utf8'), 'the host file\n', 'sealgate removed a file outside the tree through the patch\'s link');
+    const c = await creditRun(repo);
+    assert.notEqual(c.status, 'ok');
+    assert.equal(readFileSync(join(outside, 'junit.xml'), 'utf8'), 'the host file\n', 'the credit step removed a file outside the tree through the patch\'s link');
+  } finally {
+    repo.dispose();
+    rmSync(outside, { recursive: true, force: true });
   }
 });

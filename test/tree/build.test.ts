@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SealgateError } from '../../src/core/errors.js';
+import { TREE_TIME } from '../../src/core/times.js';
 import { buildTree } from '../../src/tree/build.js';
 import { applyRefusal, checkPatchBytes, checkTreeMatch, parseTreeId } from '../../src/tree/plan.js';
 import { git, makeRepo } from '../helpers/git.js';
@@ -28,6 +29,8 @@ test('buildTree: base + patch in a temporary index; the tree id is what git give
     assert.equal(readFileSync(join(t.root, 'a.txt'), 'utf8'), 'one\nTWO\nthree\n');
     assert.equal(readFileSync(join(t.root, 'new.txt'), 'utf8'), 'new\n');
     assert.equal(existsSync(join(t.root, '.git')), false);
+    // One fixed modification time for every entry, not the moment of the checkout (core/times.ts).
+    for (const p of ['', 'a.txt', 'new.txt', 'fixtures', 'fixtures/f.json']) assert.equal(lstatSync(join(t.root, p)).mtimeMs, TREE_TIME.getTime(), p || '.');
     assert.equal(state(r.dir), before);
     // The same tree id as applying the patch for real and writing the tree.
     writeFileSync(join(r.dir, '..', `${r.base}.diff`), r.patch);
