@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readBoundedFile } from '../core/io.js';
@@ -96,15 +96,4 @@ export async function runTestCommand(
       return { status: 'ok', detail: `exit status ${String(exitCode)}`, durationMs, cases, cwd, trace, exitCode };
     },
   );
-}
-
-/** Write a mutated file into a workspace, run `fn`, and put the original back whatever happens. */
-export async function withFile<T>(ws: string, path: string, mutated: string, original: string, fn: () => Promise<T>): Promise<T> {
-  const p = join(ws, path);
-  writeFileSync(p, mutated);
-  try {
-    return await fn();
-  } finally {
-    writeFileSync(p, original);
-  }
 }

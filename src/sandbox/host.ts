@@ -195,7 +195,7 @@ export function prefetchSandboxProbe(bwrap: string): Promise<void> {
   });
 }
 
-/** The program to run: `SEALGATE_BWRAP` is not read (a test could set it for a nested sealgate); bwrap is looked up in the system paths. */
+/** bwrap in the system paths. The commands take `SEALGATE_BWRAP` from the runner's own environment first (a test's environment never reaches the runner: it runs inside the sandbox). */
 export function findBwrap(): string {
   for (const d of ['/usr/bin', '/bin', '/usr/local/bin']) if (existsSync(join(d, 'bwrap'))) return join(d, 'bwrap');
   return 'bwrap';

@@ -1,5 +1,6 @@
 import { cpSync, existsSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
+import { stampTree } from '../core/times.js';
 
 /** Directories never copied: VCS data, the review tree, byte-code caches; dependency folders are linked instead. */
 const SKIP_DIRS = new Set(['.git', '__pycache__', '.pytest_cache', '.hypothesis']);
@@ -33,5 +34,8 @@ export function makeWorkspace(source: string, parent: string, depsFrom: string =
     const src = join(depsFrom, d);
     if (existsSync(src) && statSync(src).isDirectory()) symlinkSync(realpathSync(src), join(root, d), 'dir');
   }
+  // The copy is made now; its entries get the tree's one time back (core/times.ts), and every
+  // run's copy of it keeps that time (cp -a). The links are stamped, never what they point to.
+  stampTree(root);
   return { root, dispose: () => rmSync(root, { recursive: true, force: true }) };
 }

@@ -141,3 +141,24 @@ test('a patch that puts a link to a folder outside in place of the report folder
     rmSync(outside, { recursive: true, force: true });
   }
 });
+
+test('a test that reads the clock off its tree (file and folder times) sees one fixed time in the sealed run and in the credit step: nothing tells when its copy was made', async () => {
+  // The test fails, naming the entry, if any file or folder of its tree has another time than
+  // the tree's one (2000-01-01): the moment a checkout or a copy was made would tell the sealed
+  // run from the credit step's runs, and an early run from a late one.
+  const script = [
+    `odd=$(find . -path ./node_modules -prune -o -printf '%T@ %p\\n' | grep -v '^946684800\\.0* ' | head -1)`,
+    `if [ -z "$odd" ]; then ${JUNIT}; else printf '<testsuite name="s"><testcase classname="s" name="t"><failure message="%s"/></testcase></testsuite>\\n' "$odd" > junit.xml; fi`,
+  ].join('\n');
+  const repo = await project(script + '\n', { 'src/deep/more.txt': 'x\n' });
+  try {
+    const r = await runCli(['run', '--runner-job', RUNNER], { cwd: repo.dir, env: ENV });
+    assert.equal(r.exit, 0, r.stderr);
+    assert.deepEqual(readResults(repo.dir).cases.map((c) => c.status), ['passed'], repo.read('review/runner/logs/junit-1.xml'));
+    const c = await creditRun(repo);
+    assert.equal(c.status, 'ok', c.detail);
+    assert.deepEqual(c.cases.map((x) => x.status), ['passed']);
+  } finally {
+    repo.dispose();
+  }
+});
