@@ -399,10 +399,32 @@ export class JudgingQueue {
   }
 }
 
-/** The seeded order of a symbol's judging runs: null and real mutants interleaved, the same for the same seed. */
-export function judgingOrder(seed: string, mutants: readonly Mutant[]): Mutant[] {
+/**
+ * The seeded order of a symbol's judging runs, the same for the same seed. The null mutants sit
+ * where a seeded shuffle of every run puts them, so each is as likely to come first as any other
+ * run; the slots left hold the real mutants, the revert first and then the behavioural ones in
+ * the seed's order. Under `require: "change"` any real mutant's kill earns the symbol, so no
+ * test gains by knowing which real mutant a slot holds: what a test could exploit (telling a
+ * null run from the others by its place) is exactly what a shuffle of every run gives. Putting
+ * the revert first means a tested change is usually settled by its revert and its null mutant,
+ * and its behavioural mutants never have to run (mayDefer). Where only the revert can earn
+ * (require "revert" on a modified symbol; its behavioural mutants are moot), the revert and the
+ * null mutants are shuffled among themselves, so a null is as likely as the revert to come first.
+ */
+export function judgingOrder(seed: string, mutants: readonly Mutant[], only: 'all' | 'revert-and-nulls' = 'all'): Mutant[] {
   const rank = (m: Mutant): string => sha256Hex(`${seed}\u0000order\u0000${m.id}`);
-  return [...mutants].sort((a, b) => (rank(a) < rank(b) ? -1 : rank(a) > rank(b) ? 1 : 0));
+  const ranked = (ms: readonly Mutant[]): Mutant[] => {
+    const keyed = ms.map((m) => ({ m, r: rank(m) }));
+    keyed.sort((a, b) => (a.r < b.r ? -1 : a.r > b.r ? 1 : 0));
+    return keyed.map((k) => k.m);
+  };
+  if (only === 'revert-and-nulls') {
+    const judged = ranked(mutants.filter((m) => m.kind === 'revert' || m.kind === 'null'));
+    return [...judged, ...ranked(mutants.filter((m) => m.kind !== 'revert' && m.kind !== 'null'))];
+  }
+  const real = [...mutants.filter((m) => m.kind === 'revert'), ...ranked(mutants.filter((m) => m.kind !== 'revert' && m.kind !== 'null'))];
+  let next = 0;
+  return ranked(mutants).map((m) => (m.kind === 'null' ? m : (real[next++] as Mutant)));
 }
 
 /**
@@ -610,7 +632,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
           total -= p.mutants.length + p.nulls.length + (p.revert ? 1 : 0);
           return [];
         }
-        return [{ plan: p, reached, order: judgingOrder(opts.seed, [...(p.revert ? [p.revert] : []), ...p.nulls, ...p.mutants]) }];
+        return [{ plan: p, reached, order: judgingOrder(opts.seed, [...(p.revert ? [p.revert] : []), ...p.nulls, ...p.mutants], (opts.require ?? 'change') === 'revert' && p.change !== 'added' ? 'revert-and-nulls' : 'all') }];
       }),
       opts.require ?? 'change',
     );

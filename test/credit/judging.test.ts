@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { JudgingQueue, behaviouralTimeoutMs, isSettled, mayDefer, type JudgingJob, type MutantRun, type SymbolPlan } from '../../src/credit/oracle.js';
+import { JudgingQueue, behaviouralTimeoutMs, isSettled, judgingOrder, mayDefer, type JudgingJob, type MutantRun, type SymbolPlan } from '../../src/credit/oracle.js';
 import type { Mutant } from '../../src/credit/mutant.js';
 
 const mutant = (id: string, kind: Mutant['kind']): Mutant => ({ id, symbol: 'a.py::f', path: 'a.py', kind, category: kind === 'behavioural' ? 'constant' : kind, line: 1, description: id, edits: [] });
@@ -153,6 +153,60 @@ describe('the judging queue', () => {
     q.finish(c, ok(c, []));
     assert.equal(q.mayGiveBack(), false);
     assert.equal(q.take()?.m.id, 'b2');
+  });
+});
+
+describe('judgingOrder', () => {
+  const all = (k: number, nulls: number): Mutant[] => [R, ...Array.from({ length: nulls }, (_, i) => mutant(`null${i + 1}`, 'null')), ...Array.from({ length: k }, (_, i) => B(i + 1))];
+  const ids = (ms: readonly Mutant[]): string[] => ms.map((m) => m.id);
+  // The order as it was before the revert went first: one seeded shuffle of every run.
+  const shuffled = (seed: string, ms: readonly Mutant[]): string[] => judgingOrder(seed, ms.map((m) => (m.kind === 'revert' ? { ...m, kind: 'behavioural' as const } : m))).map((m) => m.id);
+
+  it('property: every run once; the nulls where a shuffle of every run puts them; the revert in the first other slot, the behavioural mutants after it in the seed\'s order; the same seed, the same order', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.integer({ min: 0, max: 8 }), fc.integer({ min: 1, max: 3 }), (seed, k, nulls) => {
+        const ms = all(k, nulls);
+        const order = judgingOrder(seed, ms);
+        assert.deepEqual([...ids(order)].sort(), [...ids(ms)].sort());
+        assert.deepEqual(ids(judgingOrder(seed, [...ms].reverse())), ids(order));
+        const nullSlots = order.flatMap((m, i) => (m.kind === 'null' ? [i] : []));
+        // A shuffle of every run (the revert taken as one more real mutant) puts the nulls in the same slots.
+        const reference = shuffled(seed, ms);
+        assert.deepEqual(nullSlots, reference.flatMap((id, i) => (id.startsWith('null') ? [i] : [])));
+        assert.deepEqual(ids(order.filter((m) => m.kind === 'null')), reference.filter((id) => id.startsWith('null')));
+        const real = order.filter((m) => m.kind !== 'null');
+        assert.equal(real[0]?.kind, 'revert');
+        assert.deepEqual(ids(real.slice(1)), reference.filter((id) => id.startsWith('b')));
+      }),
+      { seed: 1412, numRuns: 300 },
+    );
+  });
+
+  it('a null mutant is as likely as any run to come first: over 400 seeds with one null and five behavioural mutants it comes first about 1 time in 7, and in every slot', () => {
+    const ms = all(5, 1);
+    const slots = new Array<number>(7).fill(0);
+    for (let i = 0; i < 400; i++) slots[judgingOrder(`seed-${i}`, ms).findIndex((m) => m.kind === 'null')]! += 1;
+    for (const n of slots) assert.ok(n > 25 && n < 95, `slots ${slots.join(',')}`);
+  });
+
+  it('where only the revert earns, the revert and the nulls are shuffled among themselves first: a null comes first about half the time', () => {
+    const ms = all(5, 1);
+    let nullFirst = 0;
+    for (let i = 0; i < 400; i++) {
+      const order = judgingOrder(`seed-${i}`, ms, 'revert-and-nulls');
+      assert.deepEqual(order.slice(0, 2).map((m) => m.kind).sort(), ['null', 'revert']);
+      assert.ok(order.slice(2).every((m) => m.kind === 'behavioural'));
+      if (order[0]?.kind === 'null') nullFirst++;
+    }
+    assert.ok(nullFirst > 160 && nullFirst < 240, `${nullFirst} of 400`);
+  });
+
+  it('a tested change settles on its revert and its null mutant: none of its behavioural mutants runs, whatever the seed', () => {
+    for (let i = 0; i < 50; i++) {
+      const order = judgingOrder(`seed-${i}`, all(6, 1));
+      const { ran } = drive(order, ['t1', 't2'], { revert: ['t1'], b1: ['t1'], b2: ['t2'], b3: ['t1', 't2'] });
+      assert.deepEqual([...ran].sort(), ['null1', 'revert']);
+    }
   });
 });
 
