@@ -1,5 +1,4 @@
 import { lstatSync, lutimesSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 
 /**
  * The one modification time every file and folder of a runner's tree carries, in every run:
@@ -12,15 +11,20 @@ import { join } from 'node:path';
  */
 export const TREE_TIME = new Date('2000-01-01T00:00:00Z');
 
-/** Set TREE_TIME on `root` and everything below it (links themselves, never their targets). */
+/**
+ * Set TREE_TIME on `root` and everything below it (links themselves, never their targets).
+ * Names are walked as bytes: a file name that is not valid UTF-8 is still found (the seal
+ * refuses it later, with its own reason).
+ */
 export function stampTree(root: string): void {
-  const walk = (dir: string): void => {
-    for (const d of readdirSync(dir, { withFileTypes: true })) {
-      const p = join(dir, d.name);
+  const slash = Buffer.from('/');
+  const walk = (dir: Buffer): void => {
+    for (const d of readdirSync(dir, { withFileTypes: true, encoding: 'buffer' })) {
+      const p = Buffer.concat([dir, slash, d.name]);
       if (d.isDirectory()) walk(p);
       lutimesSync(p, TREE_TIME, TREE_TIME);
     }
   };
-  if (lstatSync(root).isDirectory()) walk(root);
+  if (lstatSync(root).isDirectory()) walk(Buffer.from(root));
   lutimesSync(root, TREE_TIME, TREE_TIME);
 }

@@ -42,6 +42,18 @@ test('stampTree: every file, folder and link (the link itself) below a root carr
   }
 });
 
+test('stampTree walks names as bytes: a file whose name is not valid UTF-8 is stamped too', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sealgate-times-bytes-'));
+  try {
+    const name = Buffer.concat([Buffer.from(`${dir}/bad-`), Buffer.from([0xff, 0xfe]), Buffer.from('.json')]);
+    writeFileSync(name, '{}\n');
+    stampTree(dir);
+    assert.equal(lstatSync(name).mtimeMs, TREE_TIME.getTime());
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 /** Every entry below `dir` (itself too) with its modification time in seconds, links not followed, as a test in a run would see them. */
 function listTimes(dir: string, rel = '.'): [string, number][] {
   const here: [string, number][] = [[rel, lstatSync(dir).mtimeMs / 1000]];
