@@ -203,7 +203,7 @@ function readPython(repo: string): PythonFacts | null {
       sources.push('pyproject.toml dependencies: pytest');
     }
   }
-  for (const [file, section] of [['pytest.ini', 'pytest'], ['tox.ini', 'pytest'], ['setup.cfg', 'tool:pytest']] as const) {
+  for (const [file, section] of [['pytest.ini', 'pytest'], ['.pytest.ini', 'pytest'], ['tox.ini', 'pytest'], ['setup.cfg', 'tool:pytest']] as const) {
     const text = readText(join(repo, file));
     if (text === null) continue;
     any = true;

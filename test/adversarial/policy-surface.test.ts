@@ -30,6 +30,13 @@ const SCENARIOS: { name: string; edits: () => Record<string, string | null>; bas
   },
   { name: 'the same as an egg-info folder below the root', edits: () => ({ 'src/passall.egg-info/entry_points.txt': '[pytest11]\npassall = passall\n' }), reason: /src\/passall\.egg-info\/entry_points\.txt, a policy file/ },
   { name: 'a sitecustomize.py (Python runs it at start from a PYTHONPATH folder, before pytest)', edits: () => ({ 'src/sitecustomize.py': 'import _pytest.runner\n' }), reason: /src\/sitecustomize\.py, a policy file \(matches "sitecustomize\.py"\)/ },
+  {
+    // pytest reads .pytest.ini before pyproject.toml: added, it replaces the base's pytest settings, here with a plugin from the tree.
+    name: 'a .pytest.ini is added (its addopts load a module of the patch as a plugin, and it replaces pyproject.toml\'s settings)',
+    base: { 'pyproject.toml': PYPROJECT },
+    edits: () => ({ '.pytest.ini': '[pytest]\naddopts = -p passall\n', 'passall.py': 'import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    out = yield\n    out.get_result().outcome = "passed"\n' }),
+    reason: /adds \.pytest\.ini, a policy file \(matches "\.pytest\.ini"\)/,
+  },
   { name: "package.json's scripts.test is changed", edits: () => ({ 'package.json': asConfig({ ...pkg, scripts: { test: 'node -e 0' } }) }), reason: /changes package\.json and with it its test settings/ },
   { name: "pyproject.toml's [tool.pytest.ini_options] is changed", base: { 'pyproject.toml': PYPROJECT }, edits: () => ({ 'pyproject.toml': PYPROJECT.replace('"-q"', '"-q -k nothing"') }), reason: /changes pyproject\.toml and with it its test settings/ },
 ];

@@ -71,7 +71,7 @@ test('init: a src package the tests still import from outside src/ is a refusal,
     const out = await init(r.dir, `${py.bin}:${PATH}`);
     assert.deepEqual([out.stdout.trim().split('\n').pop(), out.exit], ['E_INPUT_INVALID', 1], out.stderr);
     assert.match(out.stderr, new RegExp(`the tests imported pricing from ${py.site}/pricing/__init__\\.py, not from src/pricing`));
-    assert.match(out.stderr, /then run `sealgate init --force` again/);
+    assert.match(out.stderr, /then run `sealgate init --check` to prove it/);
   } finally {
     r.dispose();
     py.dispose();
@@ -112,10 +112,41 @@ test('init: a suite in which no test passes (all fail, or all skipped) is a refu
       const out = await init(r.dir);
       assert.deepEqual([out.stdout.trim().split('\n').pop(), out.exit], ['E_INPUT_INVALID', 1], `${name}: ${out.stderr}`);
       assert.match(out.stderr, expected, name);
-      assert.match(out.stderr, /make the suite pass on the base commit .*then run `sealgate init --force` again/, name);
+      assert.match(out.stderr, /make the suite pass on the base commit .*then run `sealgate init --check` to prove it/, name);
       assert.equal(out.stderr.split('E_INPUT_INVALID').length, 2, `${name}: the code is stated once`);
     } finally {
       r.dispose();
     }
+  }
+});
+
+test('init: addopts naming a plugin that is not installed is named with its way out; the edited config is proven by --check, which writes nothing, and --check refuses what does not prove', async () => {
+  // The project's pytest configuration asks for pytest-cov, which this interpreter lacks: pytest exits 4 before any test.
+  const r = makeRepo({ '.pytest.ini': '[pytest]\naddopts = --cov=pricing --cov-branch\n', 'pricing.py': PRICING, 'tests/test_pricing.py': 'from pricing import clamp_percent\n\n\ndef test_clamps():\n    assert clamp_percent(150) == 100\n' });
+  try {
+    const first = await init(r.dir);
+    assert.deepEqual([first.stdout.trim().split('\n').pop(), first.exit], ['E_INPUT_INVALID', 1], first.stderr);
+    assert.match(first.stderr, /unrecognized arguments: --cov=pricing --cov-branch/);
+    assert.match(first.stderr, /add "-o", "addopts=" to test\.command/);
+    assert.match(first.stderr, /then run `sealgate init --check` to prove it/);
+    // The user takes the hint by hand; --force would write the detected config again, --check proves this one.
+    const path = join(r.dir, 'sealgate.config.json');
+    const config = JSON.parse(readFileSync(path, 'utf8')) as { test: { command: string[] } };
+    config.test.command.splice(3, 0, '-o', 'addopts=');
+    const edited = JSON.stringify(config, null, 2) + '\n';
+    writeFiles(r.dir, { 'sealgate.config.json': edited });
+    const check = await runCli(['init', '--check', '--repo', r.dir], { cwd: r.dir, env: { PATH, HOME } });
+    assert.equal(check.exit, 0, check.stderr);
+    assert.match(check.stderr, /1 test\(s\) ran: 1 passed, 0 failed/);
+    assert.equal(readFileSync(path, 'utf8'), edited, '--check wrote the config');
+    // The same check on a command that runs no test is the refusal init gives.
+    writeFiles(r.dir, { 'sealgate.config.json': JSON.stringify({ ...config, test: { ...config.test, command: ['python3', '-m', 'pytest', '--junitxml=junit.xml', 'no-such-dir'] } }) });
+    const bad = await runCli(['init', '--check', '--repo', r.dir], { cwd: r.dir, env: { PATH, HOME } });
+    assert.deepEqual([bad.stdout.trim().split('\n').pop(), bad.exit], ['E_INPUT_INVALID', 1], bad.stderr);
+    assert.match(bad.stderr, /the suite ran no test/);
+    const usage = await runCli(['init', '--check', '--force', '--repo', r.dir], { cwd: r.dir, env: { PATH, HOME } });
+    assert.equal(usage.exit, 2, usage.stderr);
+  } finally {
+    r.dispose();
   }
 });

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { readConfig } from '../../config/read.js';
 import { ConfigSchema } from '../../config/schema.js';
 import { checkSchema } from '../../core/document.js';
 import { SealgateError, inputInvalid, usageError } from '../../core/errors.js';
@@ -19,6 +20,15 @@ const isDir = (p: string): boolean => {
 };
 
 const SHOWN_FAILURES = 5;
+
+/**
+ * pytest stops at once (exit 4) when the configuration's addopts name an option of a plugin
+ * that is not installed (`--cov` without pytest-cov): say how to run without them.
+ */
+function addoptsHint(tail: string): string {
+  if (!tail.includes('unrecognized arguments:') || !tail.includes('inifile:')) return '';
+  return '; pytest\'s addopts in the configuration it names ("inifile") hold options of a plugin that is not installed: install that plugin, or add "-o", "addopts=" to test.command (then none of addopts applies)';
+}
 
 /** Run the detected suite once and say what it showed; zero tests, no passing test, or a src package imported from elsewhere is a refusal. */
 async function prove(ctx: CommandContext, repo: string, d: Detection, timeoutMs: number): Promise<void> {
@@ -43,7 +53,7 @@ async function prove(ctx: CommandContext, repo: string, d: Detection, timeoutMs:
   const reports = p.reports.map((r) => `${r.path} ${r.status}${r.detail !== undefined ? ` (${r.detail})` : ''}`).join(', ');
   if (p.cases.length === 0) {
     const why = `the suite ran no test (the command ${how}; report: ${reports || 'none configured'})${p.tail ? `; its last output:\n${p.tail.replace(/^/gm, '    ')}` : ''}`;
-    throw inputInvalid(CONFIG_PATH, `${why}\nfix test.command in ${CONFIG_PATH} (or install the test runner), then run \`sealgate init --force\` again`);
+    throw inputInvalid(CONFIG_PATH, `${why}\nfix test.command in ${CONFIG_PATH} (or install the test runner), then run \`sealgate init --check\` to prove it${addoptsHint(p.tail)}`);
   }
   const c = p.counts;
   say(`${p.cases.length} test(s) ran: ${c.passed} passed, ${c.failed} failed, ${c.error} error, ${c.skipped} skipped (the command ${how}; report: ${reports})`);
@@ -54,7 +64,7 @@ async function prove(ctx: CommandContext, repo: string, d: Detection, timeoutMs:
   if (c.passed === 0) {
     // No passing test can earn credit: every patch would end in E_CREDIT_MISSING, whatever it tests.
     const why = failing.length > 0 ? `failing: ${list(failing)}` : `skipped: ${list(p.cases)}`;
-    throw inputInvalid(CONFIG_PATH, `no test passed on the base tree (${p.cases.length} ran: ${c.failed} failed, ${c.error} error, ${c.skipped} skipped; ${why})${p.tail && failing.length > 0 ? `; the command's last output:\n${p.tail.replace(/^/gm, '    ')}` : ''}\nmake the suite pass on the base commit (install what it needs, or fix test.command or test.env in ${CONFIG_PATH}), then run \`sealgate init --force\` again`);
+    throw inputInvalid(CONFIG_PATH, `no test passed on the base tree (${p.cases.length} ran: ${c.failed} failed, ${c.error} error, ${c.skipped} skipped; ${why})${p.tail && failing.length > 0 ? `; the command's last output:\n${p.tail.replace(/^/gm, '    ')}` : ''}\nmake the suite pass on the base commit (install what it needs, or fix test.command or test.env in ${CONFIG_PATH}), then run \`sealgate init --check\` to prove it`);
   }
   if (failing.length > 0) say(`failing on the base tree (no test that fails can earn credit): ${list(failing)}`);
   if (d.stack === 'pytest' && d.srcPackages.length > 0) {
@@ -62,7 +72,7 @@ async function prove(ctx: CommandContext, repo: string, d: Detection, timeoutMs:
       const at = p.origins[pkg];
       if (at === undefined) say(`production code: ${pkg} was not imported by the suite (its __file__ was not found after the run)`);
       else if (at.startsWith('src/')) say(`production code: ${pkg} imported from ${at} (the module's __file__ after the suite ran)`);
-      else throw inputInvalid(CONFIG_PATH, `the tests imported ${pkg} from ${at}, not from src/${pkg}: they test another copy, not the tree the runner seals\nput src/ first (test.env PYTHONPATH in ${CONFIG_PATH}; or uninstall that copy), then run \`sealgate init --force\` again`);
+      else throw inputInvalid(CONFIG_PATH, `the tests imported ${pkg} from ${at}, not from src/${pkg}: they test another copy, not the tree the runner seals\nput src/ first (test.env PYTHONPATH in ${CONFIG_PATH}; or uninstall that copy), then run \`sealgate init --check\` to prove it`);
     }
   } else if (d.stack !== 'pytest') {
     say('production code: the tests import the project\'s files by relative path from the work tree (a runner that transforms modules, like vitest and jest, does not report the files it loaded)');
@@ -71,6 +81,7 @@ async function prove(ctx: CommandContext, repo: string, d: Detection, timeoutMs:
 
 export const command: Command = {
   usage: `Usage: sealgate init [--repo DIR] [--force] [--no-run] [--timeout SECONDS]
+       sealgate init --check [--repo DIR] [--timeout SECONDS]
 
 Detects the project's test runner and writes a starting ${CONFIG_PATH} with a test
 command whose report sealgate reads and whose ids name their file, the report paths,
@@ -90,21 +101,36 @@ ran, passed and failed, and where the production code was imported from where it
 tell. A suite that reports zero tests, or no passing test, is a refusal (E_INPUT_INVALID),
 not a success; so is a src-layout package the tests import from outside src/.
 Existing files are left alone unless --force. Review both files: they are a start.
+With --check, nothing is written: the ${CONFIG_PATH} already in the repository (edited
+by hand, say) is proven the same way, its test command, reports and test.env as they are.
 
   --repo DIR         the repository (default: .)
   --force            overwrite existing files
+  --check            prove the existing ${CONFIG_PATH} (write nothing)
   --no-run           write the files without running the suite
   --timeout SECONDS  limit for the proof run (default 600)
 
-Exit: 0 written (and proven), 1 a refusal (E_INPUT_INVALID), 2 bad arguments.
+Exit: 0 written (and proven) or checked, 1 a refusal (E_INPUT_INVALID), 2 bad arguments.
 `,
   async run(ctx) {
-    const { values } = parseCommandArgs(ctx.argv, { repo: { type: 'string' }, force: { type: 'boolean' }, 'no-run': { type: 'boolean' }, timeout: { type: 'string' } });
+    const { values } = parseCommandArgs(ctx.argv, { repo: { type: 'string' }, force: { type: 'boolean' }, 'no-run': { type: 'boolean' }, check: { type: 'boolean' }, timeout: { type: 'string' } });
     const repo = resolve(ctx.cwd, values.repo ?? '.');
     if (!isDir(repo)) throw inputInvalid('--repo', `"${repo}" is not a folder`);
     if (values.timeout !== undefined && (!/^[1-9][0-9]{0,5}$/.test(values.timeout) || Number(values.timeout) > 86_400)) throw usageError('--timeout takes whole seconds, 1 to 86400');
     const timeoutMs = Number(values.timeout ?? 600) * 1000;
     const detection = detectStack(readRepoScan(repo));
+    if (values.check) {
+      if (values.force || values['no-run']) throw usageError('--check writes nothing and runs the suite: it takes neither --force nor --no-run');
+      if (!existsSync(join(repo, CONFIG_PATH))) throw inputInvalid(CONFIG_PATH, 'not found; run `sealgate init` to write one');
+      // The file as it is (strict parse), with what only the scan can tell (the stack, a src layout) from the scan.
+      const test = readConfig(repo, join(repo, CONFIG_PATH)).test;
+      if (test.command === undefined) throw inputInvalid(`${CONFIG_PATH}#test.command`, 'not set: nothing to prove');
+      const checked: Detection = { ...detection, command: test.command, junit: test.junit, env: test.env };
+      ctx.stderr(`init: checking ${CONFIG_PATH} as it is (nothing is written); stack: ${detection.stack}\n`);
+      await prove(ctx, repo, checked, timeoutMs);
+      ctx.stderr(`init: ${CONFIG_PATH} proven: commit it, the runner reads the policy from the base commit\n`);
+      return 0;
+    }
     const config = toDetectedConfig(detection);
     const checked = checkSchema(ConfigSchema, config, CONFIG_PATH);
     if (!checked.ok) throw new SealgateError('E_INTERNAL', checked.findings.map((f) => ({ ...f, code: 'E_INTERNAL' as const })));
@@ -127,13 +153,13 @@ Exit: 0 written (and proven), 1 a refusal (E_INPUT_INVALID), 2 bad arguments.
     say(`fixtures: ${detection.fixtures.join(', ') || 'none found ([]: the digest covers seed, clock and locale)'}`);
     for (const n of detection.notes) say(n);
     for (const w of detection.warnings) say(`warning: ${w}`);
-    if (detection.command === null) throw inputInvalid(`${CONFIG_PATH}#test.command`, 'no test runner recognised: set test.command and test.junit, then run `sealgate init --force`');
+    if (detection.command === null) throw inputInvalid(`${CONFIG_PATH}#test.command`, 'no test runner recognised: set test.command and test.junit, then run `sealgate init --check` to prove them');
     if (!PROVABLE.has(detection.stack)) {
       say('the suite was not run: sealgate has no mutation oracle for this language yet (see above)');
       return 0;
     }
     if (values['no-run']) {
-      say('the suite was not run (--no-run): run `sealgate init --force` without it to prove the config');
+      say('the suite was not run (--no-run): run `sealgate init --check` to prove the config');
       return 0;
     }
     await prove(ctx, repo, detection, timeoutMs);
