@@ -287,7 +287,7 @@ export async function runInFreshCopy<T>(box: Box, run: FreshRun, collect: (outco
         lutimesSync(join(dirs.work, d.name), TREE_TIME, TREE_TIME);
       }
     }
-    // Deepest first; a folder a clean path named that is not there (nothing removed) is skipped.
+    // Deepest first (a folder's time changes when an entry in it is made); a clean path that removed nothing adds no folder.
     for (const d of [...touched].sort((a, b) => b.length - a.length)) lutimesSync(d, TREE_TIME, TREE_TIME);
     const plan = planSandbox({ isolation: box.isolation, bwrap: box.bwrap, host: box.host, command: run.command, env: run.env, ...(run.tmpFiles ? { tmpFiles: run.tmpFiles } : {}), run: dirs, deps: run.deps, limits: run.limits, output: run.output });
     const outcome = await runSandboxed(plan);

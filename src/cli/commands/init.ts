@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { readConfig } from '../../config/read.js';
+import { CONFIG_NAMES, readConfig } from '../../config/read.js';
 import { ConfigSchema } from '../../config/schema.js';
 import { checkSchema } from '../../core/document.js';
 import { SealgateError, inputInvalid, usageError } from '../../core/errors.js';
@@ -121,14 +121,15 @@ Exit: 0 written (and proven) or checked, 1 a refusal (E_INPUT_INVALID), 2 bad ar
     const detection = detectStack(readRepoScan(repo));
     if (values.check) {
       if (values.force || values['no-run']) throw usageError('--check writes nothing and runs the suite: it takes neither --force nor --no-run');
-      if (!existsSync(join(repo, CONFIG_PATH))) throw inputInvalid(CONFIG_PATH, 'not found; run `sealgate init` to write one');
-      // The file as it is (strict parse), with what only the scan can tell (the stack, a src layout) from the scan.
-      const test = readConfig(repo, join(repo, CONFIG_PATH)).test;
+      const named = CONFIG_NAMES.filter((n) => existsSync(join(repo, n)));
+      if (named.length === 0) throw inputInvalid(CONFIG_PATH, 'not found; run `sealgate init` to write one');
+      // The file as it is (strict parse; two config files are refused), with what only the scan can tell (the stack, a src layout) from the scan.
+      const test = readConfig(repo).test;
       if (test.command === undefined) throw inputInvalid(`${CONFIG_PATH}#test.command`, 'not set: nothing to prove');
       const checked: Detection = { ...detection, command: test.command, junit: test.junit, env: test.env };
-      ctx.stderr(`init: checking ${CONFIG_PATH} as it is (nothing is written); stack: ${detection.stack}\n`);
+      ctx.stderr(`init: checking ${named.join(', ')} as it is (nothing is written); stack: ${detection.stack}\n`);
       await prove(ctx, repo, checked, timeoutMs);
-      ctx.stderr(`init: ${CONFIG_PATH} proven: commit it, the runner reads the policy from the base commit\n`);
+      ctx.stderr(`init: ${named.join(', ')} proven: commit it, the runner reads the policy from the base commit\n`);
       return 0;
     }
     const config = toDetectedConfig(detection);
