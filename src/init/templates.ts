@@ -104,7 +104,7 @@ export const WORKFLOW_YML = [
   "          (umask 077 && printf '%s\\n' \"$SIGNING_KEY_PEM\" > \"$key\")",
   "          unset SIGNING_KEY_PEM",
   "          status=0",
-  "          node \"$SEALGATE\" runner --runner-job \"$RUNNER_JOB\" --signing-key \"$key\" || status=$?",
+  "          node \"$SEALGATE\" runner --runner-job \"$RUNNER_JOB\" --expect-base \"$BASE_SHA\" --signing-key \"$key\" || status=$?",
   "          rm -f \"$key\"",
   "          exit \"$status\"",
   "      - name: Upload the review files and the published logs (after the seal)",

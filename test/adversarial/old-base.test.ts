@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { git, writeFiles } from '../helpers/git.js';
-import { NOW } from '../workflow/review.js';
+import { NOW, RUNNER } from '../workflow/review.js';
 import { FOLLOW_UP_PATCH, agentPatch, assertHonest, exampleRepo, propose, runAndVerify, writePatch } from './helpers.js';
 
 /**
@@ -43,6 +43,12 @@ test('adversarial: a record that names an older base (a policy without trust key
       const same = await runCli([...cmd, '--expect-base', old], opts);
       assert.equal(same.stdout.trim().split('\n').pop(), 'ALLOW', `${cmd[0]}: ${same.stderr}`);
     }
+    // The runner job given the real base stops before it reads the old base's policy or runs anything.
+    const stopped = await runCli(['runner', '--runner-job', RUNNER, '--seed', '42', '--now', NOW, '--expect-base', current], opts);
+    assertHonest(stopped, 'E_INPUT_INVALID', new RegExp(`runner: base +E_INPUT_INVALID: review/proposal\\.json#base_commit: the evidence was made on base ${old}, not on ${current}`));
+    assert.doesNotMatch(stopped.stderr, /runner: (tree|policy|seal) /);
+    const runs = await runCli(['runner', '--runner-job', RUNNER, '--seed', '42', '--now', NOW, '--expect-base', old], opts);
+    assert.equal(runs.stdout.trim().split('\n').pop(), 'ALLOW', runs.stderr);
     // A short id, a branch name: refused as arguments (they could be moved), never compared.
     for (const bad of [current.slice(0, 12), 'main']) {
       const v = await runCli(['verify', '--now', NOW, '--expect-base', bad], opts);

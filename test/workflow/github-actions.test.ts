@@ -121,6 +121,9 @@ function checkWorkflow(w: Workflow): string[] {
   else if (/--config|--policy|--attestation/.test(verify.run ?? '')) out.push('gate must verify against the base checkout policy (no --config, --policy or --attestation)');
   // The record's base decides the policy every step reads: the gate holds it to the pull request's base.
   if (verify && !(verify.run ?? '').includes('--expect-base "$BASE_SHA"')) out.push('gate must verify with --expect-base "$BASE_SHA" (the record names the base, and the base the policy)');
+  // The runner job stops before reading another base's policy or running anything.
+  const runnerStep = w.jobs['runner']?.steps.find((s) => /"\$SEALGATE" runner\b/.test(s.run ?? ''));
+  if (!runnerStep || !(runnerStep.run ?? '').includes('--expect-base "$BASE_SHA"')) out.push('the runner job must run sealgate runner with --expect-base "$BASE_SHA"');
   if (w.env['BASE_SHA'] !== BASE_REF) out.push(`BASE_SHA must be ${BASE_REF}`);
   if (!gate.steps.some((s) => /"\$SEALGATE" explain --format md.*>> "\$GITHUB_STEP_SUMMARY"/.test(s.run ?? ''))) out.push('gate must write explain --format md to the job summary');
   return out;
@@ -165,6 +168,10 @@ test('the checker catches each way the template could be weakened', () => {
   mutate('npx in the gate', /package manager|invoked as node/, (_x, find) => void (find('gate', (s) => (s.run ?? '').includes('verify')).run = 'npx sealgate verify --review review --now "$(date -u +%Y-%m-%dT%H:%M:%SZ)"'));
   mutate('no base check in the gate', /--expect-base/, (_x, find) => {
     const s = find('gate', (y) => (y.run ?? '').includes('verify'));
+    s.run = (s.run ?? '').replace(' --expect-base "$BASE_SHA"', '');
+  });
+  mutate('no base check in the runner job', /runner with --expect-base/, (_x, find) => {
+    const s = find('runner', (y) => /"\$SEALGATE" runner\b/.test(y.run ?? ''));
     s.run = (s.run ?? '').replace(' --expect-base "$BASE_SHA"', '');
   });
   mutate('BASE_SHA from the head', /BASE_SHA must be/, (x) => void (x.env['BASE_SHA'] = '${{ github.event.pull_request.head.sha }}'));

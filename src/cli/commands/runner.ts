@@ -9,7 +9,8 @@ import { isInstant, parseInstant, type Instant } from '../../core/time.js';
 import { RecordSchema } from '../../record/schema.js';
 import { auditReview } from '../../verify/audit.js';
 import { COMMANDS } from './index.js';
-import { parseCommandArgs, parseJobOption } from '../args.js';
+import { parseCommandArgs, parseCommitOption, parseJobOption } from '../args.js';
+import { expectedBaseFinding } from '../../gate/base.js';
 import type { Command, CommandContext, RunnerShared } from '../context.js';
 import { policyFor } from '../policy.js';
 import { buildRecordTree } from '../../tree/build.js';
@@ -86,7 +87,7 @@ function heartbeat(ctx: CommandContext, label: string, index: number, total: num
 
 export const command: Command = {
   usage: `Usage: sealgate runner --runner-job R [--repo DIR] [--policy FILE] [--seed S] [--now T] [--signing-key FILE]
-                      [--workers N] [--no-cache] [--quiet | --verbose]
+                      [--expect-base SHA] [--workers N] [--no-cache] [--quiet | --verbose]
 
 The runner job in one command. It first builds its own tree from the record's base_commit
 and patch (a temporary git index: read-tree, apply --cached once, write-tree, checkout-
@@ -122,6 +123,9 @@ terminal it is one live line; otherwise a plain line every 10 seconds.
   --signing-key FILE  the runner's Ed25519 private key (default: the file $${SIGNING_KEY_ENV}
                   names). Read before any test runs; the variable is removed from every
                   child's environment. Required when the policy has a trust section.
+  --expect-base SHA  the full commit id the record's base_commit must be (the pull
+                  request's base, as the gate checks it): another base is E_INPUT_INVALID
+                  before the policy is read or anything runs
   --workers N     parallel mutant runs in the credit step (default: the number of cores)
   --no-cache      the credit step neither reads nor writes its mutant result cache
   --quiet         no progress while steps run (the line per step stays)
@@ -141,6 +145,7 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
       quiet: { type: 'boolean' },
       verbose: { type: 'boolean' },
       'signing-key': { type: 'string' },
+      'expect-base': { type: 'string' },
     });
     const runner = parseJobOption(values['runner-job'], 'runner-job');
     const repo = resolve(ctx.cwd, values.repo ?? '.');
@@ -154,8 +159,16 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
     const signingKey: KeyObject | null = keyPath === null ? null : readSigningKey(resolve(ctx.cwd, keyPath)).key;
     const env = Object.fromEntries(Object.entries(ctx.env).filter(([k]) => k !== SIGNING_KEY_ENV));
     const inner: CommandContext = { ...ctx, env };
+    const expected = values['expect-base'] === undefined ? null : parseCommitOption(values['expect-base'], 'expect-base');
     const record = readDocument(layoutPath(repo, 'record'), RecordSchema, 'json', LAYOUT.record);
     const say = (label: string, text: string): void => ctx.stderr(`runner: ${label.padEnd(8)} ${text}\n`);
+    // The base decides the policy every step reads: a record naming another base stops here, before any of it is used.
+    const mismatch = expected === null ? null : expectedBaseFinding(record.base_commit ?? null, expected, LAYOUT.record);
+    if (mismatch !== null) {
+      say('base', `E_INPUT_INVALID: ${mismatch.path}: ${mismatch.detail}`);
+      ctx.stdout('E_INPUT_INVALID\n');
+      return CODE_INFO.E_INPUT_INVALID.exit;
+    }
     let shared: RunnerShared;
     try {
       const policy = policyFor(ctx, repo, values.policy, record.base_commit ?? null);
