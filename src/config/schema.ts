@@ -40,8 +40,9 @@ export const DEFAULT_POLICY_FILES: readonly string[] = [
   // test runners and the transforms they load
   'vitest.config.*', 'vitest.workspace.*', 'vite.config.*', 'jest.config.*', 'ava.config.*', 'karma.conf.*', '.mocharc', '.mocharc.*',
   'playwright.config.*', 'cypress.config.*', 'babel.config.*', '.babelrc', '.babelrc.*', '.swcrc', 'tsconfig*.json', 'jsconfig*.json',
-  // .pytest.ini is read first after pytest.ini (pytest 8.1 and later), so adding one sets aside pyproject.toml's settings
-  'pytest.ini', '.pytest.ini', 'tox.ini', 'noxfile.py', 'conftest.py',
+  // pytest reads pytest.ini, .pytest.ini (8.1 and later), pytest.toml and .pytest.toml (9.0 and
+  // later) before pyproject.toml, so adding one sets aside the base's settings
+  'pytest.ini', '.pytest.ini', 'pytest.toml', '.pytest.toml', 'tox.ini', 'noxfile.py', 'conftest.py',
   // a package's entry points in the tree (a *.dist-info or *.egg-info folder on sys.path): pytest
   // loads every pytest11 entry point as a plugin, with a conftest's hooks
   'entry_points.txt',

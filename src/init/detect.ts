@@ -203,6 +203,24 @@ function readPython(repo: string): PythonFacts | null {
       sources.push('pyproject.toml dependencies: pytest');
     }
   }
+  // pytest 9's own TOML files: a [pytest] table.
+  for (const file of ['pytest.toml', '.pytest.toml']) {
+    const text = readText(join(repo, file));
+    if (text === null) continue;
+    any = true;
+    let t: Toml;
+    try {
+      t = toml().parse(text);
+    } catch (err) {
+      throw inputInvalid(file, `not valid TOML: ${(err as Error).message.split('\n')[0] ?? ''}`);
+    }
+    const table = tomlTable(t, 'pytest');
+    if (table === null) continue;
+    pytest = true;
+    sources.push(`${file} [pytest]`);
+    pythonpath = stringList(table['pythonpath']) ?? pythonpath;
+    testpaths = stringList(table['testpaths']) ?? testpaths;
+  }
   for (const [file, section] of [['pytest.ini', 'pytest'], ['.pytest.ini', 'pytest'], ['tox.ini', 'pytest'], ['setup.cfg', 'tool:pytest']] as const) {
     const text = readText(join(repo, file));
     if (text === null) continue;

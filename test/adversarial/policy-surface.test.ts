@@ -37,6 +37,14 @@ const SCENARIOS: { name: string; edits: () => Record<string, string | null>; bas
     edits: () => ({ '.pytest.ini': '[pytest]\naddopts = -p passall\n', 'passall.py': 'import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    out = yield\n    out.get_result().outcome = "passed"\n' }),
     reason: /adds \.pytest\.ini, a policy file \(matches "\.pytest\.ini"\)/,
   },
+  {
+    // pytest 9 reads its own TOML file before pyproject.toml too: -k deselects the failing test, the suite passes.
+    name: 'a pytest.toml is added (pytest 9: its addopts deselect the tests that fail)',
+    base: { 'pyproject.toml': PYPROJECT },
+    edits: () => ({ 'pytest.toml': '[pytest]\naddopts = ["-k", "not refund"]\n' }),
+    reason: /adds pytest\.toml, a policy file \(matches "pytest\.toml"\)/,
+  },
+  { name: 'the same as .pytest.toml', edits: () => ({ '.pytest.toml': '[pytest]\naddopts = ["-p", "passall"]\n' }), reason: /adds \.pytest\.toml, a policy file/ },
   { name: "package.json's scripts.test is changed", edits: () => ({ 'package.json': asConfig({ ...pkg, scripts: { test: 'node -e 0' } }) }), reason: /changes package\.json and with it its test settings/ },
   { name: "pyproject.toml's [tool.pytest.ini_options] is changed", base: { 'pyproject.toml': PYPROJECT }, edits: () => ({ 'pyproject.toml': PYPROJECT.replace('"-q"', '"-q -k nothing"') }), reason: /changes pyproject\.toml and with it its test settings/ },
 ];

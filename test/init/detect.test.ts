@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { detectStack, findFixtureDirs, iniSection, readRepoScan, splitScript, type RepoScan } from '../../src/init/detect.js';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, tempDir, writeFiles } from '../helpers/git.js';
@@ -75,6 +77,23 @@ test('readRepoScan: package.json and pyproject.toml are read strictly; node_modu
     assert.throws(() => readRepoScan(t.dir), /package\.json: not valid JSON: duplicate key/);
     writeFiles(t.dir, { 'package.json': '{}', 'pyproject.toml': '[tool\n' });
     assert.throws(() => readRepoScan(t.dir), /pyproject\.toml: not valid TOML/);
+  } finally {
+    t.dispose();
+  }
+});
+
+test('readRepoScan: pytest 9\'s pytest.toml and .pytest.toml, and .pytest.ini, configure pytest; a broken pytest.toml is refused', () => {
+  const t = tempDir('sealgate-scan-');
+  try {
+    writeFiles(t.dir, { 'pytest.toml': '[pytest]\ntestpaths = ["t"]\npythonpath = ["src"]\n' });
+    let s = readRepoScan(t.dir);
+    assert.deepEqual([s.python?.pytest, s.python?.testpaths, s.python?.pythonpath, s.python?.sources], [true, ['t'], ['src'], ['pytest.toml [pytest]']]);
+    rmSync(join(t.dir, 'pytest.toml'));
+    writeFiles(t.dir, { '.pytest.toml': '[pytest]\naddopts = ["-q"]\n', '.pytest.ini': '[pytest]\ntestpaths = u\n' });
+    s = readRepoScan(t.dir);
+    assert.deepEqual([s.python?.pytest, s.python?.testpaths, s.python?.sources], [true, ['u'], ['.pytest.toml [pytest]', '.pytest.ini [pytest]']]);
+    writeFiles(t.dir, { 'pytest.toml': '[pytest\n' });
+    assert.throws(() => readRepoScan(t.dir), /pytest\.toml: not valid TOML/);
   } finally {
     t.dispose();
   }

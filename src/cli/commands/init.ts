@@ -92,7 +92,7 @@ ${WORKFLOW_PATH} (author, runner and gate jobs).
   jest       package.json: jest (jest's own --json report; no jest-junit needed)
   node:test  package.json scripts "node --test" or plain test files (sealgate's reporter)
   mocha      package.json: mocha (xunit reporter)
-  pytest     pyproject.toml, setup.cfg, pytest.ini, tox.ini (xunit1 JUnit; with a src
+  pytest     pyproject.toml, setup.cfg, pytest.ini/.toml, tox.ini (xunit1 JUnit; with a src
              layout, test.env PYTHONPATH=src puts src/ before any installed copy)
   Go, Maven, Gradle, Rust: a starting command; it says what is supported today.
 
