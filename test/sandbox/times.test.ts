@@ -33,10 +33,18 @@ test('stampTree: every file, folder and link (the link itself) below a root carr
   const dir = makeSource();
   try {
     utimesSync(join(dir, 'src', 'a.py'), new Date(), new Date());
+    // A link to a file and one to a folder outside the tree: stamped as links, their targets untouched.
+    const outside = mkdtempSync(join(tmpdir(), 'sealgate-times-outside-'));
+    writeFileSync(join(outside, 'host.txt'), 'x\n');
+    const before = [lstatSync(outside).mtimeMs, lstatSync(join(outside, 'host.txt')).mtimeMs];
+    symlinkSync(join(outside, 'host.txt'), join(dir, 'to-file'));
+    symlinkSync(outside, join(dir, 'to-folder'));
     stampTree(dir);
     const r = listTimes(dir);
-    assert.ok(r.length >= 6);
+    assert.ok(r.length >= 8);
     for (const [p, t] of r) assert.equal(t, T, p);
+    assert.deepEqual([lstatSync(outside).mtimeMs, lstatSync(join(outside, 'host.txt')).mtimeMs], before, 'a link target outside the tree was stamped');
+    rmSync(outside, { recursive: true, force: true });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
