@@ -45,6 +45,13 @@ const SCENARIOS: { name: string; edits: () => Record<string, string | null>; bas
     reason: /adds pytest\.toml, a policy file \(matches "pytest\.toml"\)/,
   },
   { name: 'the same as .pytest.toml', edits: () => ({ '.pytest.toml': '[pytest]\naddopts = ["-p", "passall"]\n' }), reason: /adds \.pytest\.toml, a policy file/ },
+  {
+    // pytest looks for its configuration from the folder of the paths it is given upwards: `pytest tests` finds tests/pyproject.toml first.
+    name: 'a pyproject.toml with pytest settings is added below the root (pytest finds it first for the tests under it)',
+    base: { 'pyproject.toml': PYPROJECT },
+    edits: () => ({ 'tests/pyproject.toml': '[tool.pytest.ini_options]\naddopts = "-k nothing"\n' }),
+    reason: /tests\/pyproject\.toml/,
+  },
   { name: "package.json's scripts.test is changed", edits: () => ({ 'package.json': asConfig({ ...pkg, scripts: { test: 'node -e 0' } }) }), reason: /changes package\.json and with it its test settings/ },
   { name: "pyproject.toml's [tool.pytest.ini_options] is changed", base: { 'pyproject.toml': PYPROJECT }, edits: () => ({ 'pyproject.toml': PYPROJECT.replace('"-q"', '"-q -k nothing"') }), reason: /changes pyproject\.toml and with it its test settings/ },
 ];
