@@ -7,7 +7,9 @@ import { createRequire } from 'node:module';
  * `sealgate gate` that needs neither (it hashes short inputs in src/core/sha256.ts and runs
  * no git when given --policy). Types come from `import type`, so nothing loads at import.
  */
-const load = createRequire(import.meta.url);
+let required: NodeJS.Require | null = null;
+/** The require of this module, made on first use: in a bundle, import.meta.url costs node:url's first use. */
+const load = (id: string): unknown => (required ??= createRequire(import.meta.url))(id);
 
 let cryptoModule: typeof import('node:crypto') | null = null;
 export function crypto(): typeof import('node:crypto') {

@@ -1,6 +1,6 @@
-/** Bytes to text for every input file: UTF-8 only, no BOM, no NUL, and (for documents) a final newline. */
+import { Buffer, isUtf8 } from 'node:buffer';
 
-const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+/** Bytes to text for every input file: UTF-8 only, no BOM, no NUL, and (for documents) a final newline. */
 
 export type TextProblem = 'bom' | 'utf8' | 'nul' | 'no-final-newline' | 'empty';
 
@@ -9,12 +9,10 @@ export function decodeStrictUtf8(bytes: Uint8Array): { text: string } | { proble
   if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
     return { problem: 'bom', detail: 'starts with a UTF-8 byte-order mark; save it without one' };
   }
-  let text: string;
-  try {
-    text = decoder.decode(bytes);
-  } catch {
-    return { problem: 'utf8', detail: 'is not valid UTF-8' };
-  }
+  // isUtf8 is the strict check a fatal TextDecoder makes (no overlong forms, surrogates or
+  // code points past U+10FFFF), without building a decoder at every start.
+  if (!isUtf8(bytes)) return { problem: 'utf8', detail: 'is not valid UTF-8' };
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
   if (text.includes('\u0000')) return { problem: 'nul', detail: 'contains a NUL byte' };
   return { text };
 }

@@ -12,8 +12,10 @@ import { tempDir } from '../helpers/git.js';
 // Attack: a test (run unsandboxed, or a sandbox gone wrong) writes a V8 code cache beside
 // sealgate's bundle whose first 32 bytes are the real bundle's SHA-256 and whose bytecode is
 // the attacker's, compiled from a source of the same length (V8 itself checks only the
-// length). The next sealgate step would run the attacker's code while its source on disk
-// looks honest. sealgate reads no code cache at all, so the forgery changes nothing.
+// length). The next sealgate step would run the attacker's code while its bundle on disk
+// looks honest. sealgate reads no file beside the bundle: the only code cache it uses is the
+// one at the end of the bundle file itself (test/cli/bundle.test.ts), so a forgery must change
+// the bundle, and whoever can do that can write code of their own into it anyway.
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const BUNDLES = join(root, 'dist', 'bundle');
 const { wrap } = createRequire(import.meta.url)('node:module') as { wrap: (s: string) => string };
@@ -28,7 +30,10 @@ test('a forged code cache with the bundle\'s hash and other bytecode is never ru
     cpSync(join(root, 'package.json'), join(t.dir, 'package.json'));
     symlinkSync(join(root, 'node_modules'), join(t.dir, 'node_modules'), 'dir');
     const file = join(t.dir, 'dist', 'bundle', 'all.cjs');
-    const bytes = readFileSync(file);
+    const whole = readFileSync(file);
+    // The bundle's JavaScript: the file up to the cache the build put at its end.
+    const { splitBundle } = createRequire(import.meta.url)('../../bin/sealgate.js') as { splitBundle: (b: Buffer) => { source: Buffer } };
+    const bytes = splitBundle(whole).source;
     const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
     const text = bytes.toString('latin1');
     // The attacker's source: the same length, its first statement (top-level code, compiled
@@ -36,7 +41,7 @@ test('a forged code cache with the bundle\'s hash and other bytecode is never ru
     assert.ok(text.startsWith('"use strict";'));
     const evil = new Script(wrap(`throw"FORGE";${text.slice('"use strict";'.length)}`), { filename: file });
     const data = evil.createCachedData();
-    writeFileSync(`${file}.cache`, Buffer.concat([createHash('sha256').update(bytes).digest(), data]));
+    writeFileSync(`${file}.cache`, Buffer.concat([createHash('sha256').update(whole).digest(), data]));
     // V8 would take it: the same flags, the same source length (the control for this test).
     const taken = new Script(wrap(text), { filename: file, cachedData: data });
     assert.equal(taken.cachedDataRejected, false, 'V8 accepts the forged cache for the honest source');
@@ -44,7 +49,7 @@ test('a forged code cache with the bundle\'s hash and other bytecode is never ru
     assert.doesNotMatch(r.stderr, /FORGE/, 'the forged bytecode ran');
     assert.equal(r.stdout, `${version}\n`, r.stderr);
     assert.equal(r.status, 0);
-    // And the build ships no cache to forge.
+    // And the build ships no cache file beside a bundle to forge.
     assert.deepEqual(readdirSync(BUNDLES).filter((f) => f.endsWith('.cache')), []);
   } finally {
     t.dispose();
