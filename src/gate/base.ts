@@ -2,7 +2,8 @@ import type { DecisionCode } from '../core/codes.js';
 import type { Finding } from '../core/errors.js';
 
 /**
- * The base commit a gate expects (`--expect-base`, from CI: the pull request's base), against
+ * The base commit a step expects (`--expect-base` of runner, gate, verify or explain; from CI:
+ * the pull request's base), against
  * the one the record names. The record is written by the author's side, and its base decides
  * the policy every later step reads (the trust section, the test command, the credit rules):
  * an older base can carry a weaker policy. Pure.
@@ -14,8 +15,8 @@ export function expectedBaseFinding(recordBase: string | null, expected: string,
     path: `${recordPath}#base_commit`,
     detail:
       recordBase === null
-        ? `the record names no base commit; this gate expects ${expected} (--expect-base)`
-        : `the evidence was made on base ${recordBase}, not on ${expected}, the base this gate expects (--expect-base): its policy, tree and credit belong to another commit`,
+        ? `the record names no base commit; --expect-base asks for ${expected}`
+        : `the record names base ${recordBase}, not ${expected}, the base --expect-base asks for: its policy, tree and credit belong to another commit`,
   };
 }
 

@@ -36,7 +36,7 @@ test('adversarial: a record that names an older base (a policy without trust key
     // The gate job knows the pull request's base: the evidence is for another commit.
     for (const cmd of [['verify', '--now', NOW], ['explain', '--format', 'json', '--now', NOW, '--out', join(r.dir, 'report.json')], ['gate', '--record', 'review/proposal.json', '--credit', 'review/runner/credit.json', '--now', NOW]]) {
       const v = await runCli([...cmd, '--expect-base', current], opts);
-      const why = new RegExp(`made on base ${old}, not on ${current}`);
+      const why = new RegExp(`the record names base ${old}, not ${current}`);
       assertHonest(v, 'E_INPUT_INVALID', cmd[0] === 'explain' ? /wrote/ : why);
       if (cmd[0] === 'explain') assert.match(readFileSync(join(r.dir, 'report.json'), 'utf8'), why);
       // The same commands with the base the evidence was made on: unchanged.
@@ -45,7 +45,7 @@ test('adversarial: a record that names an older base (a policy without trust key
     }
     // The runner job given the real base stops before it reads the old base's policy or runs anything.
     const stopped = await runCli(['runner', '--runner-job', RUNNER, '--seed', '42', '--now', NOW, '--expect-base', current], opts);
-    assertHonest(stopped, 'E_INPUT_INVALID', new RegExp(`runner: base +E_INPUT_INVALID: review/proposal\\.json#base_commit: the evidence was made on base ${old}, not on ${current}`));
+    assertHonest(stopped, 'E_INPUT_INVALID', new RegExp(`runner: base +E_INPUT_INVALID: review/proposal\\.json#base_commit: the record names base ${old}, not ${current}`));
     assert.doesNotMatch(stopped.stderr, /runner: (tree|policy|seal) /);
     const runs = await runCli(['runner', '--runner-job', RUNNER, '--seed', '42', '--now', NOW, '--expect-base', old], opts);
     assert.equal(runs.stdout.trim().split('\n').pop(), 'ALLOW', runs.stderr);

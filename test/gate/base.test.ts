@@ -15,9 +15,9 @@ test('expectedBaseFinding: the same commit passes; another, or none, is E_INPUT_
   const other = expectedBaseFinding(A, B, 'review/proposal.json');
   assert.equal(other?.code, 'E_INPUT_INVALID');
   assert.equal(other?.path, 'review/proposal.json#base_commit');
-  assert.match(other?.detail ?? '', new RegExp(`made on base ${A}, not on ${B}`));
+  assert.match(other?.detail ?? '', new RegExp(`the record names base ${A}, not ${B}, the base --expect-base asks for`));
   const none = expectedBaseFinding(null, B, 'r.json');
-  assert.match(none?.detail ?? '', /names no base commit; this gate expects b{40}/);
+  assert.match(none?.detail ?? '', /names no base commit; --expect-base asks for b{40}/);
 });
 
 test('--expect-base takes a full commit id only: no branch, short id, upper case or padding', () => {
