@@ -122,6 +122,12 @@ export interface GatePaths {
   readonly results?: string;
   /** The revision the patch applies to, for the base side of mixed policy files (default HEAD). */
   readonly base?: string;
+  /**
+   * The record's bytes, when the caller has read them already (to find the base its policy
+   * comes from): then they are what is judged, and the record is not read a second time, so
+   * a record changed in between cannot be judged under the policy of another base.
+   */
+  readonly recordBytes?: Uint8Array;
 }
 
 const readOptional = (path: string, label: string): Uint8Array | null => (fileExists(path) ? readBoundedFile(path, MAX_INPUT_BYTES, label) : null);
@@ -140,7 +146,7 @@ export function readGateFiles(paths: GatePaths): GateFiles {
       return undefined;
     }
   };
-  const record = attempt(() => readBoundedFile(paths.record, MAX_INPUT_BYTES, 'record'));
+  const record = paths.recordBytes ?? attempt(() => readBoundedFile(paths.record, MAX_INPUT_BYTES, 'record'));
   const credit = attempt(() => readOptional(paths.credit, 'credit'));
   const freeze = paths.freeze === undefined ? null : attempt(() => readBoundedFile(paths.freeze as string, MAX_INPUT_BYTES, 'freeze'));
   const digestTxt = attempt(() => readOptional(join(paths.repo, LAYOUT.digest), LAYOUT.digest));

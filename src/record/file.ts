@@ -35,6 +35,24 @@ export function readRecordFile(path: string, label: string): RecordFile {
   return { path, label, format, text: bytes.toString('utf8'), record: checked.value, value: parsed.value };
 }
 
+/** The base commit in a record's bytes, or null when they do not name one (or do not parse: their reader reports that). */
+export function recordBaseOf(bytes: Uint8Array, path: string): string | null {
+  const parsed = parseDocumentBytes(bytes, formatFor(path, 'json-or-yaml'), path);
+  if (!parsed.ok) return null;
+  const checked = checkSchema(RecordSchema, parsed.value, path);
+  return checked.ok ? (checked.value.base_commit ?? null) : null;
+}
+
+/** The record's bytes, or null when they cannot be read (missing, too large, not a file: the gate's reader then says why). */
+export function readRecordBytes(path: string, label: string): Buffer | null {
+  try {
+    return readBoundedFile(path, MAX_INPUT_BYTES, label);
+  } catch (err) {
+    if (err instanceof SealgateError) return null;
+    throw err;
+  }
+}
+
 /** Apply `edit` (undefined deletes a key) to record text. Pure. */
 export function editRecordText(text: string, format: 'json' | 'yaml', edit: RecordEdit): string {
   if (format === 'json') {

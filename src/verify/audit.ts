@@ -6,7 +6,7 @@ import { checkTreeMatch } from '../tree/plan.js';
 import type { SandboxKind } from '../config/schema.js';
 import type { DecisionCode } from '../core/codes.js';
 import { readDocument } from '../core/document.js';
-import { readRecordFile } from '../record/file.js';
+import { readRecordBytes, recordBaseOf } from '../record/file.js';
 import { SealgateError, type Finding } from '../core/errors.js';
 import { digestsEqual, sameJob } from '../core/ids.js';
 import { fileExists, readBoundedFile, sha256File, MAX_INPUT_BYTES } from '../core/io.js';
@@ -191,13 +191,18 @@ export async function auditReview(opts: AuditOptions): Promise<Audit> {
   }
   async function audit(o: AuditOptions, keep: (t: RunnerTree) => void): Promise<Audit> {
   const freezePath = layoutPath(repo, 'freeze');
+  // The record is read once: the base side of mixed policy files (package.json,
+  // pyproject.toml) is read at the base these same bytes name.
+  const recordPath = layoutPath(repo, 'record');
+  const recordBytes = readRecordBytes(recordPath, LAYOUT.record);
+  const recordBase = recordBytes === null ? null : recordBaseOf(recordBytes, recordPath);
   const files = readGateFiles({
-    record: layoutPath(repo, 'record'),
+    record: recordPath,
     credit: layoutPath(repo, 'credit'),
     freeze: opts.freeze === undefined && fileExists(freezePath) ? freezePath : undefined,
     repo,
-    // The base side of mixed policy files (package.json, pyproject.toml) is read at the record's base commit.
-    ...(recordBaseCommit(repo) ?? {}),
+    ...(recordBytes === null ? {} : { recordBytes }),
+    ...(recordBase === null ? {} : { base: recordBase }),
   });
   const parsed = parseGateFiles(files, config, now);
   if (!parsed.ok) throw new SealgateError('E_INPUT_INVALID', parsed.findings);
@@ -366,17 +371,6 @@ export async function auditReview(opts: AuditOptions): Promise<Audit> {
   steps.push({ stage: 'gate', findings: decision.findings, summary: `the gate's rules alone: ${decision.code}` });
   const final = combineAudit(decision, steps);
   return { ...final, steps, inputs, decision, changed, cases, journal, logState, manifest, recomputed, policy: { digest: policy.digest, source: policy.source, testCommand: config.test.command ?? null }, tree: rebuilt, signatures };
-  }
-}
-
-/** The record's base commit as `{ base }`, or null when the record does not parse (the gate files report that). */
-function recordBaseCommit(repo: string): { base: string } | null {
-  try {
-    const b = readRecordFile(layoutPath(repo, 'record'), LAYOUT.record).record.base_commit;
-    return b === undefined ? null : { base: b };
-  } catch (err) {
-    if (err instanceof SealgateError) return null;
-    throw err;
   }
 }
 

@@ -8,7 +8,8 @@ import { explainDecision } from '../../report/explain.js';
 import { parseCommandArgs, parseCommitOption, parseNowOption, requireOption } from '../args.js';
 import { expectedBaseFinding, reasonsWithBase, withExpectedBase } from '../../gate/base.js';
 import type { Command } from '../context.js';
-import { policyFor, recordBase } from '../policy.js';
+import { policyFor } from '../policy.js';
+import { readRecordBytes, recordBaseOf } from '../../record/file.js';
 import { formatJson, formatReasons } from '../report.js';
 
 export const command: Command = {
@@ -59,10 +60,14 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
     const expected = values['expect-base'] === undefined ? null : parseCommitOption(values['expect-base'], 'expect-base');
     const repo = resolve(ctx.cwd, values.repo ?? '.');
     const record = resolve(ctx.cwd, requireOption(values.record, 'record'));
-    // The base side of mixed policy files (package.json, pyproject.toml) is the record's base commit.
-    const base = recordBase(repo, record);
+    // The record is read once: its base commit decides the policy (and the base side of mixed
+    // policy files: package.json, pyproject.toml), and the same bytes are judged. A record
+    // that cannot be read is read again by readGateFiles, which reports why.
+    const recordBytes = readRecordBytes(record, 'record');
+    const base = recordBytes === null ? null : recordBaseOf(recordBytes, record);
     const paths = {
       record,
+      ...(recordBytes === null ? {} : { recordBytes }),
       credit: resolve(ctx.cwd, requireOption(values.credit, 'credit')),
       freeze: values.freeze === undefined ? undefined : resolve(ctx.cwd, requireOption(values.freeze, 'freeze')),
       repo,
@@ -96,3 +101,4 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
     return CODE_INFO[decision.code].exit;
   },
 };
+

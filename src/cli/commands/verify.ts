@@ -30,7 +30,12 @@ export async function auditWithBase(ctx: CommandContext, repo: string, policyArg
   const expected = expectBase === undefined ? null : parseCommitOption(expectBase, 'expect-base');
   const base = recordBase(repo);
   const audited = await auditReview({ repo, policy: policyFor(ctx, repo, policyArg, base), now });
-  const mismatch = expected === null ? null : expectedBaseFinding(base, expected, LAYOUT.record);
+  // The policy came from the base the record named when it was first read; the audit judged
+  // the record as it read it. Should they differ (the record replaced meanwhile), nothing
+  // the audit found was decided under that record's own policy.
+  const judged = audited.inputs.record.base_commit ?? null;
+  const replaced: Finding | null = judged === base ? null : { code: 'E_INPUT_INVALID', path: `${LAYOUT.record}#base_commit`, detail: `the record changed while it was read: it named base ${base ?? '(none)'} when the policy was read, ${judged ?? '(none)'} when it was judged` };
+  const mismatch = replaced ?? (expected === null ? null : expectedBaseFinding(base, expected, LAYOUT.record));
   // The audit's own decision too, so no report reads the one before the base check.
   return { audit: { ...withExpectedBase(audited, mismatch), decision: withExpectedBase(audited.decision, mismatch) }, mismatch };
 }

@@ -1,0 +1,99 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs, { cpSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runCli } from '../helpers/cli.js';
+import { git, tempDir, writeFiles } from '../helpers/git.js';
+import { NOW } from '../workflow/review.js';
+import { FOLLOW_UP_PATCH, agentPatch, exampleRepo, propose, runAndVerify, writePatch } from './helpers.js';
+
+/**
+ * The record's base commit decides the policy the gate judges under and is what
+ * `--expect-base` checks. The gate used to read the record twice: once for its base, once to
+ * judge it. A record replaced in between (here: right after the first read, naming another
+ * base and an open digest) was then judged under the policy and the base check of the bytes
+ * it no longer holds. The gate now reads the record once and judges those bytes.
+ */
+const trace = fileURLToPath(new URL('../../acceptance/trace-3-freeze-other-test-allows/', import.meta.url));
+const policy = fileURLToPath(new URL('../../acceptance/policy.json', import.meta.url));
+
+test('adversarial: a record swapped after the gate read its base is not what gets judged: one read, one set of bytes', async () => {
+  const t = tempDir('sealgate-record-swap-');
+  const realOpen = fs.openSync;
+  try {
+    cpSync(trace, t.dir, { recursive: true });
+    const record = join(t.dir, 'record.json');
+    const honest = JSON.parse(readFileSync(record, 'utf8')) as Record<string, unknown>;
+    const swapped = `${JSON.stringify({ ...honest, base_commit: 'e'.repeat(40), digest_status: 'open' }, null, 2)}\n`;
+    let opens = 0;
+    // Every open of the record counts; the first one is followed by the swap, as a concurrent
+    // writer would make it: a new file renamed over the record (the open one keeps its bytes).
+    (fs as { openSync: typeof fs.openSync }).openSync = ((path: fs.PathLike, ...rest: unknown[]) => {
+      const fd = (realOpen as (...a: unknown[]) => number)(path, ...rest);
+      if (String(path) === record && ++opens === 1) {
+        writeFileSync(`${record}.new`, swapped);
+        renameSync(`${record}.new`, record);
+      }
+      return fd;
+    });
+    syncBuiltinESMExports();
+    const args = ['gate', '--repo', t.dir, '--record', record, '--credit', join(t.dir, 'credit.json'), '--freeze', join(t.dir, 'freeze.json'), '--policy', policy, '--now', '2026-10-12T12:00:00Z', '--expect-base', honest.base_commit as string];
+    const r = await runCli(args);
+    assert.equal(opens, 1, 'the gate opened the record more than once');
+    // The bytes read first (an ALLOW on the expected base), not the file as it is now.
+    assert.equal(r.stdout, 'ALLOW\n', r.stderr);
+    // The control: the swapped record, read as it is now, is refused (its digest is open, its base another).
+    (fs as { openSync: typeof fs.openSync }).openSync = realOpen;
+    syncBuiltinESMExports();
+    const now = await runCli(args);
+    assert.notEqual(now.stdout, 'ALLOW\n');
+    assert.match(now.stderr, /--expect-base asks for/);
+  } finally {
+    (fs as { openSync: typeof fs.openSync }).openSync = realOpen;
+    syncBuiltinESMExports();
+    t.dispose();
+  }
+});
+
+test('adversarial: verify refuses a record that names another base when judged than when its policy was read', { timeout: 300_000 }, async () => {
+  const r = exampleRepo();
+  const realOpen = fs.openSync;
+  try {
+    const patch = writePatch(r.dir, '002.diff', agentPatch(r.dir, FOLLOW_UP_PATCH));
+    assert.equal((await propose(r.dir, patch)).exit, 0);
+    const out = await runAndVerify(r.dir);
+    assert.equal(out.verify.stdout.trim(), 'ALLOW', out.verify.stderr);
+    // The branch moves on with the same policy; the record is swapped for one naming that commit
+    // right after verify first reads it (for the policy), before the audit reads it.
+    writeFiles(r.dir, { 'NOTES.md': 'later\n' });
+    git(r.dir, 'add', 'NOTES.md');
+    git(r.dir, 'commit', '-q', '-m', 'notes');
+    const later = git(r.dir, 'rev-parse', 'HEAD').trim();
+    const record = join(r.dir, 'review', 'proposal.json');
+    const text = readFileSync(record, 'utf8');
+    const swapped = text.replace(r.base, later);
+    assert.notEqual(swapped, text);
+    let opens = 0;
+    (fs as { openSync: typeof fs.openSync }).openSync = ((path: fs.PathLike, ...rest: unknown[]) => {
+      const fd = (realOpen as (...a: unknown[]) => number)(path, ...rest);
+      if (String(path) === record && ++opens === 1) {
+        writeFileSync(`${record}.new`, swapped);
+        renameSync(`${record}.new`, record);
+      }
+      return fd;
+    });
+    syncBuiltinESMExports();
+    const v = await runCli(['verify', '--now', NOW, '--expect-base', r.base], { cwd: r.dir, now: new Date(NOW) });
+    // Its tree (the later base and the patch) is not the sealed one either, which decides the
+    // code; the replaced record is named among the reasons.
+    assert.equal(opens >= 2, true, 'verify read the record again after the policy');
+    assert.notEqual(v.stdout.trim(), 'ALLOW');
+    assert.match(v.stderr, new RegExp(`the record changed while it was read: it named base ${r.base} when the policy was read, ${later} when it was judged`));
+  } finally {
+    (fs as { openSync: typeof fs.openSync }).openSync = realOpen;
+    syncBuiltinESMExports();
+    r.dispose();
+  }
+});
