@@ -19,47 +19,61 @@ import { FOLLOW_UP_PATCH, agentPatch, exampleRepo, propose, runAndVerify, writeP
 const trace = fileURLToPath(new URL('../../acceptance/trace-3-freeze-other-test-allows/', import.meta.url));
 const policy = fileURLToPath(new URL('../../acceptance/policy.json', import.meta.url));
 
+const realOpen = fs.openSync;
+
+/**
+ * Counts every open of `path`, and replaces the file right after the first one, as a
+ * concurrent writer would: a new file renamed over it (the open one keeps its bytes). Node's
+ * ES module view of node:fs is synced, so sealgate's own imports see the hook.
+ */
+function swapAfterFirstOpen(path: string, text: string): { opens: () => number; restore: () => void } {
+  let opens = 0;
+  (fs as { openSync: typeof fs.openSync }).openSync = ((p: fs.PathLike, ...rest: unknown[]) => {
+    const fd = (realOpen as (...a: unknown[]) => number)(p, ...rest);
+    if (String(p) === path && ++opens === 1) {
+      writeFileSync(`${path}.new`, text);
+      renameSync(`${path}.new`, path);
+    }
+    return fd;
+  });
+  syncBuiltinESMExports();
+  return {
+    opens: () => opens,
+    restore: () => {
+      (fs as { openSync: typeof fs.openSync }).openSync = realOpen;
+      syncBuiltinESMExports();
+    },
+  };
+}
+
 test('adversarial: a record swapped after the gate read its base is not what gets judged: one read, one set of bytes', async () => {
   const t = tempDir('sealgate-record-swap-');
-  const realOpen = fs.openSync;
+  let hook: { opens: () => number; restore: () => void } | null = null;
   try {
     cpSync(trace, t.dir, { recursive: true });
     const record = join(t.dir, 'record.json');
     const honest = JSON.parse(readFileSync(record, 'utf8')) as Record<string, unknown>;
     const swapped = `${JSON.stringify({ ...honest, base_commit: 'e'.repeat(40), digest_status: 'open' }, null, 2)}\n`;
-    let opens = 0;
-    // Every open of the record counts; the first one is followed by the swap, as a concurrent
-    // writer would make it: a new file renamed over the record (the open one keeps its bytes).
-    (fs as { openSync: typeof fs.openSync }).openSync = ((path: fs.PathLike, ...rest: unknown[]) => {
-      const fd = (realOpen as (...a: unknown[]) => number)(path, ...rest);
-      if (String(path) === record && ++opens === 1) {
-        writeFileSync(`${record}.new`, swapped);
-        renameSync(`${record}.new`, record);
-      }
-      return fd;
-    });
-    syncBuiltinESMExports();
+    hook = swapAfterFirstOpen(record, swapped);
     const args = ['gate', '--repo', t.dir, '--record', record, '--credit', join(t.dir, 'credit.json'), '--freeze', join(t.dir, 'freeze.json'), '--policy', policy, '--now', '2026-10-12T12:00:00Z', '--expect-base', honest.base_commit as string];
     const r = await runCli(args);
-    assert.equal(opens, 1, 'the gate opened the record more than once');
+    assert.equal(hook.opens(), 1, 'the gate opened the record more than once');
     // The bytes read first (an ALLOW on the expected base), not the file as it is now.
     assert.equal(r.stdout, 'ALLOW\n', r.stderr);
     // The control: the swapped record, read as it is now, is refused (its digest is open, its base another).
-    (fs as { openSync: typeof fs.openSync }).openSync = realOpen;
-    syncBuiltinESMExports();
+    hook.restore();
     const now = await runCli(args);
     assert.notEqual(now.stdout, 'ALLOW\n');
     assert.match(now.stderr, /--expect-base asks for/);
   } finally {
-    (fs as { openSync: typeof fs.openSync }).openSync = realOpen;
-    syncBuiltinESMExports();
+    hook?.restore();
     t.dispose();
   }
 });
 
 test('adversarial: verify refuses a record that names another base when judged than when its policy was read', { timeout: 300_000 }, async () => {
   const r = exampleRepo();
-  const realOpen = fs.openSync;
+  let hook: { opens: () => number; restore: () => void } | null = null;
   try {
     const patch = writePatch(r.dir, '002.diff', agentPatch(r.dir, FOLLOW_UP_PATCH));
     assert.equal((await propose(r.dir, patch)).exit, 0);
@@ -75,25 +89,15 @@ test('adversarial: verify refuses a record that names another base when judged t
     const text = readFileSync(record, 'utf8');
     const swapped = text.replace(r.base, later);
     assert.notEqual(swapped, text);
-    let opens = 0;
-    (fs as { openSync: typeof fs.openSync }).openSync = ((path: fs.PathLike, ...rest: unknown[]) => {
-      const fd = (realOpen as (...a: unknown[]) => number)(path, ...rest);
-      if (String(path) === record && ++opens === 1) {
-        writeFileSync(`${record}.new`, swapped);
-        renameSync(`${record}.new`, record);
-      }
-      return fd;
-    });
-    syncBuiltinESMExports();
+    hook = swapAfterFirstOpen(record, swapped);
     const v = await runCli(['verify', '--now', NOW, '--expect-base', r.base], { cwd: r.dir, now: new Date(NOW) });
     // Its tree (the later base and the patch) is not the sealed one either, which decides the
     // code; the replaced record is named among the reasons.
-    assert.equal(opens >= 2, true, 'verify read the record again after the policy');
+    assert.equal(hook.opens() >= 2, true, 'verify read the record again after the policy');
     assert.notEqual(v.stdout.trim(), 'ALLOW');
     assert.match(v.stderr, new RegExp(`the record changed while it was read: it named base ${r.base} when the policy was read, ${later} when it was judged`));
   } finally {
-    (fs as { openSync: typeof fs.openSync }).openSync = realOpen;
-    syncBuiltinESMExports();
+    hook?.restore();
     r.dispose();
   }
 });
