@@ -22,9 +22,10 @@ if (process.env.SEALGATE_NODE_EXTRA_CA_CERTS !== undefined) {
 // (scripts/code-cache.cjs): the bytecode of the functions a command calls, so a start skips
 // compiling them. The cache is in the bundle file, never beside it: V8 checks a cache only
 // against the source's length, so a separate cache file could be forged under an honest
-// bundle, while a forged cache in the bundle is a changed bundle, which whoever could write it could
-// fill with code of their own anyway. A cache V8 refuses (another Node, other flags) is
-// ignored, and the bundle compiles from its source bytes (docs/decisions.md, "Code cache").
+// bundle, while a forged cache in the bundle is a changed bundle, and whoever can change the
+// bundle can write code of their own into it anyway. A cache V8 refuses (another Node, other
+// flags) is ignored, and the bundle compiles from its source bytes (docs/decisions.md, "Code
+// cache").
 const { readFileSync } = require('node:fs');
 const { isAscii } = require('node:buffer');
 const { dirname, join } = require('node:path');

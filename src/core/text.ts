@@ -1,6 +1,6 @@
-import { Buffer, isUtf8 } from 'node:buffer';
-
 /** Bytes to text for every input file: UTF-8 only, no BOM, no NUL, and (for documents) a final newline. */
+
+import { Buffer, isUtf8 } from 'node:buffer';
 
 export type TextProblem = 'bom' | 'utf8' | 'nul' | 'no-final-newline' | 'empty';
 

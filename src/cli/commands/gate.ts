@@ -101,4 +101,3 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
     return CODE_INFO[decision.code].exit;
   },
 };
-
