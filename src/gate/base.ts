@@ -4,9 +4,8 @@ import type { Finding } from '../core/errors.js';
 /**
  * The base commit a step expects (`--expect-base` of runner, gate, verify or explain; from CI:
  * the pull request's base), against the one the record names. The record is written by the
- * author's side, and its base decides
- * the policy every later step reads (the trust section, the test command, the credit rules):
- * an older base can carry a weaker policy. Pure.
+ * author's side, and its base decides the policy every later step reads (the trust section,
+ * the test command, the credit rules): an older base can carry a weaker policy. Pure.
  */
 export function expectedBaseFinding(recordBase: string | null, expected: string, recordPath: string): Finding | null {
   if (recordBase === expected) return null;
