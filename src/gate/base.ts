@@ -20,6 +20,20 @@ export function expectedBaseFinding(recordBase: string | null, expected: string,
 }
 
 /**
+ * The record's base when its policy was read against its base when it was judged: a step that
+ * reads the record more than once (or, failing to read it first, reads it later) must find the
+ * same base both times, else it judged a record under another base's policy. Pure.
+ */
+export function recordChangedFinding(policyBase: string | null, judgedBase: string | null, recordPath: string): Finding | null {
+  if (policyBase === judgedBase) return null;
+  return {
+    code: 'E_INPUT_INVALID',
+    path: `${recordPath}#base_commit`,
+    detail: `the record changed while it was read: it named base ${policyBase ?? '(none)'} when the policy was read, ${judgedBase ?? '(none)'} when it was judged`,
+  };
+}
+
+/**
  * A decision with the base check applied: a mismatch turns ALLOW into E_INPUT_INVALID; a
  * reject keeps its code (its own rule decided first), and the mismatch joins its findings.
  */

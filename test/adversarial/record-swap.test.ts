@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs, { cpSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import fs, { cpSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,17 +23,27 @@ const realOpen = fs.openSync;
 
 /**
  * Counts every open of `path`, and replaces the file right after the first one, as a
- * concurrent writer would: a new file renamed over it (the open one keeps its bytes). Node's
+ * concurrent writer would: a new file renamed over it (the open one keeps its bytes), or made
+ * where the first open found none. Node's
  * ES module view of node:fs is synced, so sealgate's own imports see the hook.
  */
 function swapAfterFirstOpen(path: string, text: string): { opens: () => number; restore: () => void } {
   let opens = 0;
+  const swap = (): void => {
+    writeFileSync(`${path}.new`, text);
+    renameSync(`${path}.new`, path);
+  };
   (fs as { openSync: typeof fs.openSync }).openSync = ((p: fs.PathLike, ...rest: unknown[]) => {
-    const fd = (realOpen as (...a: unknown[]) => number)(p, ...rest);
-    if (String(p) === path && ++opens === 1) {
-      writeFileSync(`${path}.new`, text);
-      renameSync(`${path}.new`, path);
+    const mine = String(p) === path && ++opens === 1;
+    let fd: number;
+    try {
+      fd = (realOpen as (...a: unknown[]) => number)(p, ...rest);
+    } catch (err) {
+      // The first open found no file: the file appears right after.
+      if (mine) swap();
+      throw err;
     }
+    if (mine) swap();
     return fd;
   });
   syncBuiltinESMExports();
@@ -65,6 +75,29 @@ test('adversarial: a record swapped after the gate read its base is not what get
     const now = await runCli(args);
     assert.notEqual(now.stdout, 'ALLOW\n');
     assert.match(now.stderr, /--expect-base asks for/);
+  } finally {
+    hook?.restore();
+    t.dispose();
+  }
+});
+
+test('adversarial: a record missing at the gate\'s first read and there at its second is refused, not judged under the policy chosen without it', async () => {
+  const t = tempDir('sealgate-record-appears-');
+  let hook: { opens: () => number; restore: () => void } | null = null;
+  try {
+    cpSync(trace, t.dir, { recursive: true });
+    const record = join(t.dir, 'record.json');
+    const text = readFileSync(record, 'utf8');
+    rmSync(record);
+    hook = swapAfterFirstOpen(record, text);
+    const r = await runCli(['gate', '--repo', t.dir, '--record', record, '--credit', join(t.dir, 'credit.json'), '--freeze', join(t.dir, 'freeze.json'), '--policy', policy, '--now', '2026-10-12T12:00:00Z']);
+    assert.equal(hook.opens(), 2);
+    assert.equal(r.stdout, 'E_INPUT_INVALID\n', r.stderr);
+    assert.match(r.stderr, /the record changed while it was read: it named base \(none\) when the policy was read, 3f1c9d2e8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d when it was judged/);
+    // The control: the same files, the record there from the start, are an ALLOW.
+    hook.restore();
+    const same = await runCli(['gate', '--repo', t.dir, '--record', record, '--credit', join(t.dir, 'credit.json'), '--freeze', join(t.dir, 'freeze.json'), '--policy', policy, '--now', '2026-10-12T12:00:00Z']);
+    assert.equal(same.stdout, 'ALLOW\n', same.stderr);
   } finally {
     hook?.restore();
     t.dispose();

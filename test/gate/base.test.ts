@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { decide } from '../../src/gate/decide.js';
-import { expectedBaseFinding, reasonsWithBase, withExpectedBase } from '../../src/gate/base.js';
+import { expectedBaseFinding, reasonsWithBase, recordChangedFinding, withExpectedBase } from '../../src/gate/base.js';
 import { DECISION_CODES } from '../../src/core/codes.js';
 import { parseCommitOption } from '../../src/cli/args.js';
 import { allowArb, inputsArb } from './generators.js';
@@ -18,6 +18,17 @@ test('expectedBaseFinding: the same commit passes; another, or none, is E_INPUT_
   assert.match(other?.detail ?? '', new RegExp(`the record names base ${A}, not ${B}, the base --expect-base asks for`));
   const none = expectedBaseFinding(null, B, 'r.json');
   assert.match(none?.detail ?? '', /names no base commit; --expect-base asks for b{40}/);
+});
+
+test('recordChangedFinding: the same base (or none both times) passes; any other pair is E_INPUT_INVALID naming both', () => {
+  assert.equal(recordChangedFinding(A, A, 'r.json'), null);
+  assert.equal(recordChangedFinding(null, null, 'r.json'), null);
+  for (const [p, j] of [[A, B], [null, A], [A, null]] as const) {
+    const f = recordChangedFinding(p, j, 'r.json');
+    assert.equal(f?.code, 'E_INPUT_INVALID');
+    assert.equal(f?.path, 'r.json#base_commit');
+    assert.match(f?.detail ?? '', new RegExp(`named base ${p ?? '\\(none\\)'} when the policy was read, ${j ?? '\\(none\\)'} when it was judged`));
+  }
 });
 
 test('--expect-base takes a full commit id only: no branch, short id, upper case or padding', () => {

@@ -6,7 +6,7 @@ import { SealgateError } from '../../core/errors.js';
 import { parseGateFiles, readGateFiles } from '../../gate/read.js';
 import { explainDecision } from '../../report/explain.js';
 import { parseCommandArgs, parseCommitOption, parseNowOption, requireOption } from '../args.js';
-import { expectedBaseFinding, reasonsWithBase, withExpectedBase } from '../../gate/base.js';
+import { expectedBaseFinding, reasonsWithBase, recordChangedFinding, withExpectedBase } from '../../gate/base.js';
 import type { Command } from '../context.js';
 import { policyFor } from '../policy.js';
 import { readRecordBytes, recordBaseOf } from '../../record/file.js';
@@ -80,6 +80,10 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
     const parsed = parseGateFiles(files, config, now);
     if (!parsed.ok) throw new SealgateError('E_INPUT_INVALID', parsed.findings);
     const inputs = parsed.value;
+    // The bytes judged are the bytes the base came from, unless the first read failed and the
+    // second found a file: then the base the policy was chosen by must still be the record's.
+    const replaced = recordChangedFinding(base, inputs.record.base_commit ?? null, requireOption(values.record, 'record'));
+    if (replaced !== null) throw new SealgateError('E_INPUT_INVALID', [replaced]);
     const signatures = readSignatureState({
       repo,
       config,

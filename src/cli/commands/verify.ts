@@ -9,7 +9,7 @@ import type { Instant } from '../../core/time.js';
 import { parseCommandArgs, parseCommitOption, parseNowOption } from '../args.js';
 import type { Command, CommandContext } from '../context.js';
 import { policyFor, recordBase } from '../policy.js';
-import { expectedBaseFinding, reasonsWithBase, withExpectedBase } from '../../gate/base.js';
+import { expectedBaseFinding, reasonsWithBase, recordChangedFinding, withExpectedBase } from '../../gate/base.js';
 import { LAYOUT } from '../../core/layout.js';
 import { formatJson, formatReasons } from '../report.js';
 
@@ -33,8 +33,7 @@ export async function auditWithBase(ctx: CommandContext, repo: string, policyArg
   // The policy came from the base the record named when it was first read; the audit judged
   // the record as it read it. Should they differ (the record replaced meanwhile), nothing
   // the audit found was decided under that record's own policy.
-  const judged = audited.inputs.record.base_commit ?? null;
-  const replaced: Finding | null = judged === base ? null : { code: 'E_INPUT_INVALID', path: `${LAYOUT.record}#base_commit`, detail: `the record changed while it was read: it named base ${base ?? '(none)'} when the policy was read, ${judged ?? '(none)'} when it was judged` };
+  const replaced = recordChangedFinding(base, audited.inputs.record.base_commit ?? null, LAYOUT.record);
   const mismatch = replaced ?? (expected === null ? null : expectedBaseFinding(base, expected, LAYOUT.record));
   // The audit's own decision too, so no report reads the one before the base check.
   return { audit: { ...withExpectedBase(audited, mismatch), decision: withExpectedBase(audited.decision, mismatch) }, mismatch };
