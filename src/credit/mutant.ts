@@ -162,3 +162,34 @@ export function selectMutants(candidates: readonly Mutant[], budget: number, see
   }
   return out;
 }
+
+/** Where a changed symbol sits, as changed.json's locations give it. */
+export interface SymbolSpan {
+  readonly symbol: string;
+  readonly path: string;
+  readonly startLine: number;
+  readonly endLine: number;
+  readonly changedLines: readonly (readonly [number, number])[];
+}
+
+export interface SymbolMutants {
+  readonly probe: Mutant;
+  /** Edits that record each entry to the symbol (with the running test file) in $SEALGATE_TRACE_FILE. */
+  readonly trace: readonly Edit[];
+  readonly candidates: readonly Mutant[];
+  /** The one null mutant: bytes change, behaviour does not (a no-op statement, a comment, layout, a renamed local, all at once). */
+  readonly nulls: readonly Mutant[];
+  /** Function bodies were found for the symbol (false: a module or class-level symbol). */
+  readonly hasBody: boolean;
+}
+
+/** A `<module>` symbol: its own top-level statements, never the bodies of other symbols. */
+export const isModuleSymbol = (symbol: string): boolean => symbol.endsWith('::<module>');
+
+/** A name that occurs nowhere in the file. */
+export function freshName(text: string, stem: string): string {
+  for (let i = 0; ; i++) {
+    const n = `${stem}${i === 0 ? '' : i}`;
+    if (!text.includes(n)) return n;
+  }
+}

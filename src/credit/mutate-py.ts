@@ -3,8 +3,7 @@ import { getParser } from '../symbols/treesitter.js';
 import type { SymbolChange } from './change.js';
 import { touchesChange } from './change.js';
 import type { Edit, MutantCategory, NullPart, Site } from './mutant.js';
-import { applyEdits, nullMutant, probeMutant, toMutants } from './mutant.js';
-import { freshName, isModuleSymbol, type SymbolMutants, type SymbolSpan } from './mutate-ts.js';
+import { applyEdits, freshName, isModuleSymbol, nullMutant, probeMutant, toMutants, type SymbolMutants, type SymbolSpan } from './mutant.js';
 
 const PROBE = "raise RuntimeError('sealgate-probe')";
 

@@ -2,31 +2,14 @@ import { createRequire } from 'node:module';
 import type * as TS from 'typescript';
 import type { SymbolChange } from './change.js';
 import { touchesChange } from './change.js';
-import type { Edit, Mutant, MutantCategory, NullPart, Site } from './mutant.js';
-import { applyEdits, nullMutant, probeMutant, toMutants } from './mutant.js';
+import type { Edit, MutantCategory, NullPart, Site } from './mutant.js';
+import { applyEdits, freshName, isModuleSymbol, nullMutant, probeMutant, toMutants, type SymbolMutants, type SymbolSpan } from './mutant.js';
 
 // Required when this module is first used, not imported: the bundle must not load the 9 MB compiler at startup.
 const ts = createRequire(import.meta.url)('typescript') as typeof TS;
 
-/** Where a changed symbol sits, as changed.json's locations give it. */
-export interface SymbolSpan {
-  readonly symbol: string;
-  readonly path: string;
-  readonly startLine: number;
-  readonly endLine: number;
-  readonly changedLines: readonly (readonly [number, number])[];
-}
-
-export interface SymbolMutants {
-  readonly probe: Mutant;
-  /** Edits that record each entry to the symbol (with the running test file) in $SEALGATE_TRACE_FILE. */
-  readonly trace: readonly Edit[];
-  readonly candidates: readonly Mutant[];
-  /** The one null mutant: bytes change, behaviour does not (a no-op statement, a comment, layout, a renamed local, all at once). */
-  readonly nulls: readonly Mutant[];
-  /** Function bodies were found for the symbol (false: a module or class-level symbol). */
-  readonly hasBody: boolean;
-}
+export type { SymbolMutants, SymbolSpan } from './mutant.js';
+export { freshName, isModuleSymbol } from './mutant.js';
 
 const PROBE = "throw new Error('sealgate-probe')";
 
@@ -87,8 +70,6 @@ function isFnLike(n: TS.Node): n is FnLike {
   return (ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isConstructorDeclaration(n) || ts.isGetAccessorDeclaration(n) || ts.isSetAccessorDeclaration(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n)) && n.body !== undefined;
 }
 
-/** A `<module>` symbol: its own top-level statements, never the bodies of other symbols. */
-export const isModuleSymbol = (symbol: string): boolean => symbol.endsWith('::<module>');
 
 /**
  * Mutants of one symbol in a TS/JS file: a probe, null mutants and the behavioural candidates.
@@ -239,13 +220,6 @@ export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange):
   return { probe, trace, candidates, nulls, hasBody };
 }
 
-/** A name that occurs nowhere in the file. */
-export function freshName(text: string, stem: string): string {
-  for (let i = 0; ; i++) {
-    const n = `${stem}${i === 0 ? '' : i}`;
-    if (!text.includes(n)) return n;
-  }
-}
 
 /**
  * The renamed-local null mutant: the first `const`/`let`/`var` binding with a plain name

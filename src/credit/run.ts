@@ -21,8 +21,7 @@ import { openBox, type Box } from '../sandbox/run.js';
 import { parseResults, type Results } from '../runner/results.js';
 import { ChangedSchema, type Changed } from '../symbols/schema.js';
 import { mutatePy } from './mutate-py.js';
-import { mutateTs, parsesTs, type SymbolMutants } from './mutate-ts.js';
-import { applyEdits, revertMutant, selectMutants, type Mutant } from './mutant.js';
+import { applyEdits, revertMutant, selectMutants, type Mutant, type SymbolMutants } from './mutant.js';
 import { checkPyCompiles, checkRunnerTypeChecks, makeTsValidityWorker, pickValidAsync, type AsyncValidity } from './valid.js';
 import { checkSymbolChange, type SymbolChange } from './change.js';
 import { runGit } from '../diff/git.js';
@@ -120,20 +119,29 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
   const texts = new Map<string, string>();
   // The type check runs in a worker thread, started with the first TS check, stopped when the last is done.
   let tsValidity: AsyncValidity | undefined;
-  /** Why a mutant of `path` is not a valid program (null: valid); Python's are compiled together, once. */
-  const validityFor = (language: string, path: string, text: string, all: readonly Mutant[]): ((m: Mutant) => Promise<string | null>) => {
+  // Every Python mutant of every symbol is compiled in one interpreter, started once the drafts are made.
+  const pyItems: { path: string; text: string }[] = [];
+  let pyCompiled: Promise<(string | null)[]> = Promise.resolve([]);
+  /** Why a mutant of `path` is not a valid program (null: valid); Python's (from `pyStart` in pyItems) are compiled together, once. */
+  const validityFor = (language: string, path: string, text: string, all: readonly Mutant[], pyStart: number): ((m: Mutant) => Promise<string | null>) => {
     const memo = new Map<string, string | null>();
-    if (language === 'python') {
-      const compiled = checkPyCompiles([{ path, text }, ...all.map((x) => ({ path, text: applyEdits(text, x.edits) }))]);
-      // An interpreter that cannot compile the unmutated file has no opinion on its mutants.
-      if (compiled[0] === null) all.forEach((x, i) => memo.set(x.id, compiled[i + 1] === null || compiled[i + 1] === undefined ? null : `it does not compile (${compiled[i + 1] as string})`));
-    }
+    let compiledIn: Promise<void> | null = null;
     return async (x) => {
+      if (language === 'python') {
+        compiledIn ??= pyCompiled.then((all_) => {
+          const compiled = all_.slice(pyStart, pyStart + all.length + 1);
+          // An interpreter that cannot compile the unmutated file has no opinion on its mutants.
+          if (compiled[0] === null) all.forEach((m, i) => memo.set(m.id, compiled[i + 1] === null || compiled[i + 1] === undefined ? null : `it does not compile (${compiled[i + 1] as string})`));
+        });
+        await compiledIn;
+      }
       const known = memo.get(x.id);
       if (known !== undefined) return known;
       let why: string | null = null;
       const mutated = applyEdits(text, x.edits);
       if (language !== 'python') {
+        // The TypeScript modules load only for a TS/JS symbol: a Python-only change never compiles the 9 MB compiler.
+        const { parsesTs } = await import('./mutate-ts.js');
         if (!parsesTs(path, mutated)) why = 'it does not parse';
         else if (typeCheck) why = await (tsValidity ??= makeTsValidityWorker(repo, gitRepo)).check(path, text, mutated);
       }
@@ -186,7 +194,7 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
     const change: SymbolChange | undefined = pieces
       ? checkSymbolChange(loc.language, text, pieces, f.base, f.base === null ? null : (f.baseSymbols?.symbols.get(name) ?? null))
       : undefined;
-    const m: SymbolMutants = loc.language === 'python' ? await mutatePy(text, span, change) : mutateTs(text, span, change);
+    const m: SymbolMutants = loc.language === 'python' ? await mutatePy(text, span, change) : (await import('./mutate-ts.js')).mutateTs(text, span, change);
     const built = change?.revert ? revertMutant(span, change.revert) : null;
     const noRevert = change?.noRevert ?? (change === undefined ? 'the symbol could not be found again in its file' : undefined);
     const draft: SymbolPlan = {
@@ -205,11 +213,14 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
     drafts.push(draft);
     const { path, language } = loc;
     const body = text;
+    const judgedMutants = [...(built ? [built] : []), ...m.candidates];
+    const pyStart = pyItems.length;
+    if (language === 'python') pyItems.push({ path, text: body }, ...judgedMutants.map((x) => ({ path, text: applyEdits(body, x.edits) })));
     later.push(async () => {
       // Invalid mutants (no compile, no type-check) are discarded before they run; the next candidate takes the place.
-      const invalid = validityFor(language, path, body, [...(built ? [built] : []), ...m.candidates]);
-      // One check at a time, the event loop turning between them: the parse check and Python's
-      // compile run in this thread, the type check in its worker; the runs go on meanwhile.
+      const invalid = validityFor(language, path, body, judgedMutants, pyStart);
+      // One check at a time, the event loop turning between them: the parse check runs in this
+      // thread, Python's compile in its interpreter, the type check in its worker; the runs go on meanwhile.
       const check = async (x: Mutant): Promise<string | null> => {
         await new Promise<void>((r) => setImmediate(r));
         return await invalid(x);
@@ -226,6 +237,7 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
       };
     });
   }
+  pyCompiled = checkPyCompiles(pyItems);
   const judged = (async () => {
     try {
       const out: SymbolPlan[] = [];

@@ -5,7 +5,6 @@ import type { JunitCase } from '../runner/junit.js';
 import { inputInvalid } from '../core/errors.js';
 import { classifyPath, languageOf, type ClassPatterns } from '../diff/classify.js';
 import { classifyPyTests } from './classify-py.js';
-import { classifyTsTests } from './classify-ts.js';
 import { escapeRegExp } from '../core/text.js';
 import type { TestSource, Verdict } from './classify.js';
 
@@ -73,7 +72,8 @@ export async function readTestSources(repo: string, patterns: ClassPatterns, ass
     }
     const reads = productionFiles.length > 0 ? readsProductionSource(text, productionFiles) : null;
     if (lang === 'python') out.push(...(await classifyPyTests(path, text, assertionFunctions, reads)));
-    else out.push(...classifyTsTests(path, text, assertionFunctions, reads));
+    // Loaded for the first TS/JS test file only: a Python suite never compiles the TypeScript compiler.
+    else out.push(...(await import('./classify-ts.js')).classifyTsTests(path, text, assertionFunctions, reads));
   }
   return out;
 }

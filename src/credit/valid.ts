@@ -2,15 +2,16 @@
 // would fail its tests for a reason that is not behaviour (a load failure counts as a failure
 // of every test the file holds), so it is discarded before it runs and another takes its
 // place. Invalid only ever loses a mutant, never grants a kill.
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 import { existsSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type * as TS from 'typescript';
 
-// Required when this module is first used, not imported: the bundle must not load the 9 MB compiler at startup.
-const ts = createRequire(import.meta.url)('typescript') as typeof TS;
+// Required when a TS check first needs it, not when this module loads: a Python-only credit step never compiles the 9 MB compiler.
+let tsModule: typeof TS | undefined;
+const typescript = (): typeof TS => (tsModule ??= createRequire(import.meta.url)('typescript') as typeof TS);
 
 /** Why one mutated file is not a valid program, or null when it is. */
 export type Validity = (path: string, original: string, mutated: string) => string | null;
@@ -26,8 +27,8 @@ const within = (root: string, p: string): boolean => {
 function countKeys(diags: readonly TS.Diagnostic[]): Map<string, number> {
   const out = new Map<string, number>();
   for (const d of diags) {
-    if (d.category !== ts.DiagnosticCategory.Error) continue;
-    const k = `TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ').slice(0, 200)}`;
+    if (d.category !== typescript().DiagnosticCategory.Error) continue;
+    const k = `TS${d.code}: ${typescript().flattenDiagnosticMessageText(d.messageText, ' ').slice(0, 200)}`;
     out.set(k, (out.get(k) ?? 0) + 1);
   }
   return out;
@@ -35,7 +36,7 @@ function countKeys(diags: readonly TS.Diagnostic[]): Map<string, number> {
 
 /** Options of the tsconfig nearest to `file` inside `root` (the project's), or defaults; never a file outside the tree. */
 function optionsFor(file: string, root: string, host: TS.ParseConfigHost): { options: TS.CompilerOptions; ambient: string[] } {
-  const defaults: TS.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, strict: false, skipLibCheck: true, allowJs: false };
+  const defaults: TS.CompilerOptions = { target: typescript().ScriptTarget.ES2022, module: typescript().ModuleKind.ESNext, moduleResolution: typescript().ModuleResolutionKind.Bundler, strict: false, skipLibCheck: true, allowJs: false };
   let dir = dirname(file);
   let config: string | null = null;
   while (within(root, dir)) {
@@ -48,7 +49,7 @@ function optionsFor(file: string, root: string, host: TS.ParseConfigHost): { opt
     dir = dirname(dir);
   }
   if (config === null) return { options: defaults, ambient: [] };
-  const parsed = ts.getParsedCommandLineOfConfigFile(config, {}, { ...host, getCurrentDirectory: () => root, onUnRecoverableConfigFileDiagnostic: () => undefined });
+  const parsed = typescript().getParsedCommandLineOfConfigFile(config, {}, { ...host, getCurrentDirectory: () => root, onUnRecoverableConfigFileDiagnostic: () => undefined });
   if (!parsed) return { options: defaults, ambient: [] };
   // Global declarations the project includes (a global.d.ts): they are part of what the file sees.
   const ambient = parsed.fileNames.filter((f) => f.endsWith('.d.ts') && within(root, f)).slice(0, 200);
@@ -64,7 +65,7 @@ function optionsFor(file: string, root: string, host: TS.ParseConfigHost): { opt
  */
 export function makeTsValidity(root0: string, depsFrom?: string): Validity {
   const root = realpathSync(root0);
-  const libDir = dirname(ts.getDefaultLibFilePath({}));
+  const libDir = dirname(typescript().getDefaultLibFilePath({}));
   const deps = depsFrom !== undefined && existsSync(join(depsFrom, 'node_modules')) ? realpathSync(join(depsFrom, 'node_modules')) : null;
   const treeDeps = join(root, 'node_modules');
   /** The real path a read of `p` goes to, or null when it lies outside what may be read. */
@@ -81,7 +82,7 @@ export function makeTsValidity(root0: string, depsFrom?: string): Validity {
     }
     return within(root, real) || within(libDir, real) || (deps !== null && within(deps, real)) ? real : null;
   };
-  const sys = ts.sys;
+  const sys = typescript().sys;
   const fileExists = (p: string): boolean => {
     const x = place(p);
     return x !== null && sys.fileExists(x);
@@ -128,10 +129,10 @@ export function makeTsValidity(root0: string, depsFrom?: string): Validity {
         getScriptVersion: (f) => String(texts.get(f)?.version ?? 0),
         getScriptSnapshot: (f) => {
           const t = texts.get(f)?.text ?? readFile(f);
-          return t === undefined ? undefined : ts.ScriptSnapshot.fromString(t);
+          return t === undefined ? undefined : typescript().ScriptSnapshot.fromString(t);
         },
         getCurrentDirectory: () => root,
-        getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
+        getDefaultLibFileName: (o) => typescript().getDefaultLibFilePath(o),
         fileExists: (f) => texts.has(f) || fileExists(f),
         readFile: (f) => texts.get(f)?.text ?? readFile(f),
         directoryExists,
@@ -139,7 +140,7 @@ export function makeTsValidity(root0: string, depsFrom?: string): Validity {
         realpath: (p) => place(p) ?? p,
         useCaseSensitiveFileNames: () => true,
       };
-      s = { service: ts.createLanguageService(host, ts.createDocumentRegistry()), texts, roots };
+      s = { service: typescript().createLanguageService(host, typescript().createDocumentRegistry()), texts, roots };
       services.set(key, s);
     }
     if (!s.roots.includes(file)) s.roots.push(file);
@@ -286,10 +287,11 @@ export function makeTsValidityWorker(root: string, depsFrom?: string, workerUrl?
 /**
  * Whether Python texts compile (`compile()`, nothing run), in one isolated interpreter (`-I -S`:
  * no site, no user paths, no environment). Null per text when it compiles, else the error;
- * every entry null when no interpreter is there (the parse check still ran).
+ * every entry null when no interpreter is there (the parse check still ran). A child process
+ * the event loop waits on: the runs the oracle has started go on meanwhile.
  */
-export function checkPyCompiles(items: readonly { readonly path: string; readonly text: string }[], python = 'python3'): (string | null)[] {
-  if (items.length === 0) return [];
+export function checkPyCompiles(items: readonly { readonly path: string; readonly text: string }[], python = 'python3'): Promise<(string | null)[]> {
+  if (items.length === 0) return Promise.resolve([]);
   const script = [
     'import sys, json',
     'out = []',
@@ -301,19 +303,27 @@ export function checkPyCompiles(items: readonly { readonly path: string; readonl
     '        out.append(type(e).__name__ + ": " + str(getattr(e, "msg", e))[:200] + (" (line %s)" % e.lineno if getattr(e, "lineno", None) else ""))',
     'sys.stdout.write(json.dumps(out))',
   ].join('\n');
-  let raw: string;
-  try {
-    raw = execFileSync(python, ['-I', '-S', '-c', script], { input: JSON.stringify(items.map((i) => [i.path, i.text])), encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cwd: '/', maxBuffer: 64 * 1024 * 1024, timeout: 60_000, stdio: ['pipe', 'pipe', 'ignore'] });
-  } catch {
-    return items.map(() => null);
-  }
-  try {
-    const v = JSON.parse(raw) as unknown;
-    if (Array.isArray(v) && v.length === items.length && v.every((x) => x === null || typeof x === 'string')) return v as (string | null)[];
-  } catch {
-    /* an answer we cannot read: no opinion */
-  }
-  return items.map(() => null);
+  const none = (): (string | null)[] => items.map(() => null);
+  return new Promise((resolvePromise) => {
+    execFile(
+      python,
+      ['-I', '-S', '-c', script],
+      { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cwd: '/', maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
+      (err, stdout) => {
+        if (err) return resolvePromise(none());
+        try {
+          const v = JSON.parse(stdout) as unknown;
+          if (Array.isArray(v) && v.length === items.length && v.every((x) => x === null || typeof x === 'string')) return resolvePromise(v as (string | null)[]);
+        } catch {
+          /* an answer we cannot read: no opinion */
+        }
+        resolvePromise(none());
+      },
+    )
+      .on('error', () => resolvePromise(none()))
+      .stdin?.on('error', () => undefined)
+      .end(JSON.stringify(items.map((i) => [i.path, i.text])));
+  });
 }
 
 /** A mutant left out because it is not a valid program, and why. */

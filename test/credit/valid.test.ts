@@ -131,17 +131,24 @@ test('the type check reads no file outside the tree: a tsconfig extending one ou
   }
 });
 
-test('Python texts that parse but do not compile are reported; good ones pass', () => {
-  const r = checkPyCompiles([
+test('Python texts that parse but do not compile are reported; good ones pass', async () => {
+  const pending = checkPyCompiles([
     { path: 'a.py', text: 'def f(x):\n    return x + 1\n' },
     { path: 'b.py', text: 'def f(x):\n    x + 1 = 3\n' },
     { path: 'c.py', text: 'def f(x):\n    return g(await x)\n' },
   ]);
+  // The interpreter runs beside the event loop: a timer fires before its answer comes.
+  let turned = false;
+  setImmediate(() => (turned = true));
+  const r = await pending;
+  assert.equal(turned, true);
   assert.equal(r[0], null);
   assert.match(r[1] ?? '', /^SyntaxError: .*\(line 2\)/);
   assert.match(r[2] ?? '', /^SyntaxError: .*await/);
   // No interpreter: no opinion (the parse check still ran).
-  assert.deepEqual(checkPyCompiles([{ path: 'b.py', text: 'x + 1 = 3\n' }], '/nonexistent/python3'), [null]);
+  assert.deepEqual(await checkPyCompiles([{ path: 'b.py', text: 'x + 1 = 3\n' }], '/nonexistent/python3'), [null]);
+  // An answer of the wrong shape (another program in python's place) is no opinion either.
+  assert.deepEqual(await checkPyCompiles([{ path: 'b.py', text: 'x + 1 = 3\n' }], '/bin/true'), [null]);
 });
 
 test('planSymbols discards TS mutants that do not type-check, fills the budget from the rest, and says so', async () => {
