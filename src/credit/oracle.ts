@@ -5,6 +5,9 @@ import { applyEdits, type Edit, type Mutant } from './mutant.js';
 import type { Box } from '../sandbox/run.js';
 import { checkRuntimeValidity } from './valid.js';
 import { makeScratch, makeWorkspace, runTestCommand, type RunStatus, type TestRun, type Workspace } from './workspace.js';
+import { configuresRewriting, precompilePython, type PrecompileResult } from './pycache.js';
+import { SANDBOX_WORK } from '../sandbox/plan.js';
+import { stampTree } from '../core/times.js';
 
 /** One changed symbol ready for the oracle. */
 export interface SymbolPlan {
@@ -83,6 +86,8 @@ export interface OracleOptions {
    * one round fewer. Default true; false always traces first.
    */
   readonly earlyProbes?: boolean;
+  /** Byte code for the base copy's Python files before the first run (pycache.ts; default true). */
+  readonly precompile?: boolean;
   /** Wall-clock limit for the unmutated control run. */
   readonly controlTimeoutMs: number;
   /** Baseline duration the per-mutant timeout is derived from. */
@@ -138,6 +143,8 @@ export interface OracleResult {
   readonly mutantsSettled: number;
   /** What became of `fastEnv`: null when there was none. */
   readonly fastEnv: 'kept' | 'dropped' | null;
+  /** The byte code made for the runs' base copy before the first (pycache.ts); null: no Python symbol. */
+  readonly bytecode: PrecompileResult | null;
 }
 
 interface Cached {
@@ -510,7 +517,19 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     return { mutant: m, status: seen.status, detail: seen.detail, failed: seen.failed.filter((t) => open.has(t)), ranAgainst: ran, cached: false, command };
   };
 
+  let bytecode: PrecompileResult | null = null;
   try {
+    // 0. Byte code for every Python file of the base copy that no run changes, before any run:
+    // every judging run then finds the same __pycache__ (none for a file a mutant changes), and
+    // none compiles the rest again (pycache.ts). pytest's rewritten byte code holds the file's
+    // path, so it is made only where every run has the same working directory (the sandbox's).
+    const changedPy = new Set(plans.map((p) => p.path).filter((p) => p.endsWith('.py')));
+    if (changedPy.size > 0 && opts.precompile !== false) {
+      const root = baseRoot();
+      bytecode = await precompilePython(root, changedPy, { cwd: opts.sandbox.isolation === 'bwrap' ? SANDBOX_WORK : null, noRewrite: configuresRewriting(root, [...opts.command, ...Object.values(env)]) });
+      // The folders and files made now get the tree's one time too (core/times.ts).
+      stampTree(root);
+    }
     // 1. The trace: an entry recorder in every changed symbol (it only appends to a file outside
     // the copy) tells which test files (or pytest tests) enter each symbol, so each probe runs
     // only those. It never judges a test.
@@ -574,7 +593,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       phase = 'done';
       total = done;
       report();
-      return { control: controlOut, usable, probes: new Map(), mutants: new Map(), after: null, mutantsRun, mutantsCached, mutantsSettled, fastEnv: fast };
+      return { control: controlOut, usable, probes: new Map(), mutants: new Map(), after: null, mutantsRun, mutantsCached, mutantsSettled, fastEnv: fast, bytecode };
     }
     const timeoutMs = mutantTimeoutMs(opts.baselineMs, control.durationMs, opts.timeoutFactor);
     const times = control.times;
@@ -735,7 +754,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     total = done;
     phase = 'done';
     report();
-    return { control: controlOut, usable, probes, mutants: results, after, mutantsRun, mutantsCached, mutantsSettled, fastEnv: fast };
+    return { control: controlOut, usable, probes, mutants: results, after, mutantsRun, mutantsCached, mutantsSettled, fastEnv: fast, bytecode };
   } finally {
     scratch.dispose();
   }

@@ -140,6 +140,8 @@ Exit: 0 PASS, 1 E_CREDIT_MISSING or a refusal (its code on stdout), 2 bad argume
     const s = out.stats;
     ctx.stderr(`credit: ${c.credited.length} of ${c.changed?.length ?? 0} changed symbol(s) credited; ${s.mutantsRun} mutant run(s), ${s.mutantsCached} from cache, ${s.mutantsSettled} not needed (credit settled), ${s.kills} behavioural kill(s), ${fmtS(s.wallMs)}; ${c.sandbox === 'none' ? 'UNSANDBOXED (policy sandbox "none")' : 'sandboxed (bubblewrap)'}; wrote ${LAYOUT.cases} and ${LAYOUT.credit} (${c.credit_id})\n`);
     if (s.typeCheckStalled !== null) ctx.stderr(`credit: ${s.typeCheckStalled}\n`);
+    const bc = s.bytecode;
+    if (bc) ctx.stderr(bc.skipped === null ? `credit: byte code for the Python files no run changes was made before the runs (${bc.files} file(s), ${bc.rewritten} of them pytest's rewritten test modules); every run found the same, none for a changed file\n` : `credit: no byte code was made before the runs: ${bc.skipped}\n`);
     const fe = s.fastEnvDetail;
     if (s.fastEnv === 'kept' && fe) ctx.stderr(`credit: in the credit runs ${fe.skips} (${fe.vars.join(', ')}): the first control passed every test the sealed run passed\n`);
     if (s.fastEnv === 'dropped' && fe) ctx.stderr(`credit: with ${fe.vars.join(', ')} (where ${fe.skips}) the first control failed a test the sealed run passed, so every credit run went without it, as the sealed run did\n`);

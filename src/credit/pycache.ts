@@ -1,0 +1,201 @@
+import { execFile } from 'node:child_process';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, posix } from 'node:path';
+
+/**
+ * Byte code for the credit runs' one base copy of the tree, made before its first run.
+ *
+ * Every credit run starts from a fresh copy without `__pycache__` (tree/copy.ts drops every one,
+ * the patch's own included) and runs with PYTHONDONTWRITEBYTECODE, so each pytest run compiled
+ * every module it imported and rewrote every test module's asserts again: about 0.4 s of a
+ * 1.2 s run on parse. Here the host's interpreter, which runs nothing of the tree, compiles
+ * every regular `.py` file of the copy except `skip` (the files a mutant, the probe or the trace
+ * changes):
+ * - as hash-checked byte code (the interpreter checks it against the source's bytes at every
+ *   import, never against a time), for plain imports;
+ * - for a file pytest would rewrite (`test_*.py`, `*_test.py`, `conftest.py`), also as pytest's
+ *   own rewritten byte code, by the host's pytest (`_pytest.assertion.rewrite`: it parses,
+ *   rewrites and compiles; it imports nothing of the tree). Only where the runs' working
+ *   directory is fixed (`cwd`: the sandbox's), as that byte code holds the file's path.
+ *   pytest takes it only when its version, the interpreter's and the source's size and time
+ *   match; otherwise it rewrites the file as before.
+ * So every judging run (each control and each mutant) finds the same `__pycache__`, none for a
+ * file that differs between runs: the byte code tells a test nothing about which run it is in.
+ * Byte code written by a run of the tree's own code is never used: it could hold code other
+ * than its source (a test the classifier never read).
+ *
+ * `noRewrite`: pytest's rewriting may be configured (`enable_assertion_pass_hook`), so where
+ * the tree or the command mention it, no rewritten byte code is made.
+ *
+ * Only real folders are walked and written (a link the patch made is never followed, a `.py`
+ * link never read); each `__pycache__` is made new here, and each file written new (O_EXCL,
+ * O_NOFOLLOW) under a temporary name renamed into place. When the interpreter is missing,
+ * fails or runs out of time, every folder made here is removed again: the copy is as it was.
+ */
+export interface PrecompileResult {
+  /** Byte-code files written (both kinds). */
+  readonly files: number;
+  /** Of those, pytest's rewritten ones. */
+  readonly rewritten: number;
+  /** Why nothing was made (no interpreter, a cap, a failure), or null. */
+  readonly skipped: string | null;
+}
+
+const MAX_FILES = 20_000;
+const MAX_BYTES = 64 * 1024 * 1024;
+
+/** The files pytest rewrites by default (python_files, conftest.py). */
+export const PYTEST_REWRITES = /(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py)$/;
+
+const SCRIPT = [
+  'import sys, os, json, stat, importlib.util',
+  'from importlib._bootstrap_external import _code_to_hash_pyc',
+  'root, cwd = sys.argv[1], sys.argv[2]',
+  'rw = None',
+  'if cwd:',
+  '    try:',
+  '        from _pytest.assertion import rewrite as rw',
+  '    except Exception:',
+  '        rw = None',
+  'flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)',
+  'def put(out, data):',
+  '    if not stat.S_ISDIR(os.lstat(os.path.dirname(out)).st_mode):',
+  '        return 0',
+  '    tmp = out + ".sealgate-tmp"',
+  '    fd = os.open(tmp, flags, 0o644)',
+  '    with os.fdopen(fd, "wb") as f:',
+  '        f.write(data)',
+  '    os.rename(tmp, out)',
+  '    return 1',
+  'made = rewritten = 0',
+  'for rel, test in json.load(sys.stdin):',
+  '    src = os.path.join(root, rel)',
+  '    st = os.lstat(src)',
+  '    if not stat.S_ISREG(st.st_mode):',
+  '        continue',
+  '    fd = os.open(src, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))',
+  '    with os.fdopen(fd, "rb") as f:',
+  '        data = f.read()',
+  '    try:',
+  '        code = compile(data, rel, "exec", dont_inherit=True)',
+  '    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):',
+  '        continue',
+  '    made += put(importlib.util.cache_from_source(src), _code_to_hash_pyc(code, importlib.util.source_hash(data), True))',
+  '    if test and rw is not None:',
+  '        import ast, io',
+  '        where = os.path.join(cwd, rel)',
+  '        try:',
+  '            tree = ast.parse(data, filename=where)',
+  '            rw.rewrite_asserts(tree, data, where, None)',
+  '            co = compile(tree, where, "exec", dont_inherit=True)',
+  '        except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):',
+  '            continue',
+  '        buf = io.BytesIO()',
+  '        rw._write_pyc_fp(buf, st, co)',
+  '        n = put(os.path.join(os.path.dirname(src), "__pycache__", os.path.basename(src)[:-3] + rw.PYC_TAIL), buf.getvalue())',
+  '        made += n',
+  '        rewritten += n',
+  'sys.stdout.write(json.dumps([made, rewritten]))',
+].join('\n');
+
+/** The regular `.py` files under `root` (relative, `/`-separated), walking real folders only. */
+export function pythonSources(root: string, skip: ReadonlySet<string>): { files: string[] } | { over: string } {
+  const files: string[] = [];
+  let bytes = 0;
+  const walk = (rel: string): string | null => {
+    for (const e of readdirSync(join(root, rel), { withFileTypes: true })) {
+      const r = rel === '' ? e.name : posix.join(rel, e.name);
+      if (e.isDirectory()) {
+        if (e.name === '__pycache__' || e.name === '.git') continue;
+        const over = walk(r);
+        if (over !== null) return over;
+      } else if (e.isFile() && e.name.endsWith('.py') && !skip.has(r)) {
+        files.push(r);
+        bytes += lstatSync(join(root, r)).size;
+        if (files.length > MAX_FILES) return `more than ${MAX_FILES} Python files`;
+        if (bytes > MAX_BYTES) return `more than ${MAX_BYTES} bytes of Python`;
+      }
+    }
+    return null;
+  };
+  const over = walk('');
+  return over === null ? { files } : { over };
+}
+
+export function precompilePython(root: string, skip: ReadonlySet<string>, opts: { cwd: string | null; noRewrite?: boolean; python?: string; timeoutMs?: number }): Promise<PrecompileResult> {
+  const skipped = (why: string): PrecompileResult => ({ files: 0, rewritten: 0, skipped: why });
+  const found = pythonSources(root, skip);
+  if ('over' in found) return Promise.resolve(skipped(found.over));
+  if (found.files.length === 0) return Promise.resolve(skipped('no Python file'));
+  // One new __pycache__ per folder with a source; a folder that has one already (a link too) is left alone.
+  const made = new Set<string>();
+  const refused = new Set<string>();
+  const sources: [string, boolean][] = [];
+  for (const rel of found.files) {
+    const dir = posix.dirname(rel);
+    const cache = join(root, dir === '.' ? '' : dir, '__pycache__');
+    if (refused.has(cache)) continue;
+    if (!made.has(cache)) {
+      try {
+        // Not recursive: the parent is a real folder of the copy (walked above); anything already there fails.
+        mkdirSync(cache);
+        made.add(cache);
+      } catch {
+        refused.add(cache);
+        continue;
+      }
+    }
+    sources.push([rel, opts.noRewrite !== true && PYTEST_REWRITES.test(rel)]);
+  }
+  const undo = (why: string): PrecompileResult => {
+    for (const d of made) rmSync(d, { recursive: true, force: true });
+    return skipped(why);
+  };
+  return new Promise((resolvePromise) => {
+    const child = execFile(
+      opts.python ?? 'python3',
+      ['-I', '-c', SCRIPT, root, opts.cwd ?? ''],
+      { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cwd: '/', maxBuffer: 1024 * 1024, timeout: opts.timeoutMs ?? 120_000, killSignal: 'SIGKILL' },
+      (err, stdout) => {
+        if (err) return resolvePromise(undo(`python3 could not compile the tree (${err.message.split('\n')[0] ?? ''})`));
+        let counts: unknown;
+        try {
+          counts = JSON.parse(stdout);
+        } catch {
+          counts = null;
+        }
+        if (Array.isArray(counts) && counts.length === 2 && counts.every((n) => Number.isInteger(n) && n >= 0)) return resolvePromise({ files: counts[0] as number, rewritten: counts[1] as number, skipped: null });
+        resolvePromise(undo('python3 gave no count'));
+      },
+    );
+    child.on('error', () => undefined);
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(JSON.stringify(sources));
+  });
+}
+
+/** pytest's ini files, and conftest.py, which could reach its ini values. */
+const REWRITE_CONFIG = /(^|\/)(pytest\.ini|\.pytest\.ini|pyproject\.toml|tox\.ini|setup\.cfg|conftest\.py)$/;
+
+/**
+ * Whether the tree's pytest configuration, the command or its environment name
+ * `enable_assertion_pass_hook` (pytest then rewrites asserts with calls to that hook, which
+ * the byte code made here would not have).
+ */
+export function configuresRewriting(root: string, commandAndEnv: readonly string[]): boolean {
+  if (commandAndEnv.some((a) => a.includes('enable_assertion_pass_hook'))) return true;
+  const walk = (rel: string): boolean => {
+    for (const e of readdirSync(join(root, rel), { withFileTypes: true })) {
+      const r = rel === '' ? e.name : posix.join(rel, e.name);
+      if (e.isDirectory()) {
+        if (e.name !== '.git' && e.name !== '__pycache__' && walk(r)) return true;
+      } else if (e.isFile() && REWRITE_CONFIG.test(r)) {
+        const size = lstatSync(join(root, r)).size;
+        // A config too large to read is taken to name it.
+        if (size > MAX_BYTES || readFileSync(join(root, r), 'latin1').includes('enable_assertion_pass_hook')) return true;
+      }
+    }
+    return false;
+  };
+  return walk('');
+}
