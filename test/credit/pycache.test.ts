@@ -114,6 +114,12 @@ test('byte code: with no interpreter (or one that fails) the copy is left as it 
     const failing = await precompilePython(root, new Set(), { cwd: null, python: '/bin/false' });
     assert.ok(failing.skipped !== null);
     assert.deepEqual(listAll(root), before);
+    // More Python than is worth compiling before the first run: nothing is made.
+    writeFileSync(join(root, 'big.py'), `X = 1\n${'#'.repeat(9 * 1024 * 1024)}\n`);
+    const big = await precompilePython(root, new Set(), { cwd: null });
+    assert.match(big.skipped ?? '', /^more than \d+ bytes of Python$/);
+    assert.deepEqual(listAll(root), [...before, 'big.py'].sort());
+    rmSync(join(root, 'big.py'));
     // No Python file at all: nothing to do.
     rmSync(join(root, 'helper.py'));
     rmSync(join(root, 'a'), { recursive: true });
