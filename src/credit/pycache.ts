@@ -50,7 +50,7 @@ const MAX_BYTES = 8 * 1024 * 1024;
 export const PYTEST_REWRITES = /(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py)$/;
 
 const SCRIPT = [
-  'import sys, os, json, stat, importlib.util',
+  'import sys, os, json, stat, ast, io, importlib.util',
   'from importlib._bootstrap_external import _code_to_hash_pyc',
   'root, cwd = sys.argv[1], sys.argv[2]',
   'rw = None',
@@ -84,7 +84,6 @@ const SCRIPT = [
   '        continue',
   '    made += put(importlib.util.cache_from_source(src), _code_to_hash_pyc(code, importlib.util.source_hash(data), True))',
   '    if test and rw is not None:',
-  '        import ast, io',
   '        where = os.path.join(cwd, rel)',
   '        try:',
   '            tree = ast.parse(data, filename=where)',
@@ -100,18 +99,31 @@ const SCRIPT = [
   'sys.stdout.write(json.dumps([made, rewritten]))',
 ].join('\n');
 
+/**
+ * A folder's entries, walked without following links. `named: false` for a name that is not
+ * UTF-8 (a patch may make one): no path string can name it, so it is left out by the caller.
+ */
+function entriesOf(dir: string): { name: string; named: boolean; dir: boolean; file: boolean }[] {
+  return readdirSync(dir, { withFileTypes: true, encoding: 'buffer' }).map((e) => {
+    const name = e.name.toString('utf8');
+    return { name, named: Buffer.from(name, 'utf8').equals(e.name), dir: e.isDirectory(), file: e.isFile() };
+  });
+}
+
 /** The regular `.py` files under `root` (relative, `/`-separated), walking real folders only. */
 export function pythonSources(root: string, skip: ReadonlySet<string>): { files: string[] } | { over: string } {
   const files: string[] = [];
   let bytes = 0;
   const walk = (rel: string): string | null => {
-    for (const e of readdirSync(join(root, rel), { withFileTypes: true })) {
+    for (const e of entriesOf(join(root, rel))) {
+      // A name no path string can give is left out: its files get no byte code (the runs compile them, as before).
+      if (!e.named) continue;
       const r = rel === '' ? e.name : posix.join(rel, e.name);
-      if (e.isDirectory()) {
+      if (e.dir) {
         if (e.name === '__pycache__' || e.name === '.git') continue;
         const over = walk(r);
         if (over !== null) return over;
-      } else if (e.isFile() && e.name.endsWith('.py') && !skip.has(r)) {
+      } else if (e.file && e.name.endsWith('.py') && !skip.has(r)) {
         files.push(r);
         bytes += lstatSync(join(root, r)).size;
         if (files.length > MAX_FILES) return `more than ${MAX_FILES} Python files`;
@@ -187,11 +199,16 @@ const REWRITE_CONFIG = /(^|\/)(pytest\.ini|\.pytest\.ini|pyproject\.toml|tox\.in
 export function configuresRewriting(root: string, commandAndEnv: readonly string[]): boolean {
   if (commandAndEnv.some((a) => a.includes('enable_assertion_pass_hook'))) return true;
   const walk = (rel: string): boolean => {
-    for (const e of readdirSync(join(root, rel), { withFileTypes: true })) {
+    for (const e of entriesOf(join(root, rel))) {
+      // What cannot be read for sure is taken to name it: a folder no path string can give, or a
+      // config file that is a link (pytest reads what it points to).
+      if (!e.named) return true;
       const r = rel === '' ? e.name : posix.join(rel, e.name);
-      if (e.isDirectory()) {
+      if (e.dir) {
         if (e.name !== '.git' && e.name !== '__pycache__' && walk(r)) return true;
-      } else if (e.isFile() && REWRITE_CONFIG.test(r)) {
+      } else if (!e.file && REWRITE_CONFIG.test(r)) {
+        return true;
+      } else if (e.file && REWRITE_CONFIG.test(r)) {
         const size = lstatSync(join(root, r)).size;
         // A config too large to read is taken to name it.
         if (size > 64 * 1024 * 1024 || readFileSync(join(root, r), 'latin1').includes('enable_assertion_pass_hook')) return true;

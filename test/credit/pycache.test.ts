@@ -148,3 +148,32 @@ test('configuresRewriting: the pass hook named in an ini file, a conftest, the c
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('byte code: a file name that is not UTF-8 (a patch can make one) is left out, the rest compiled; rewriting is then not assumed unconfigured', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'sealgate-pyc-'));
+  try {
+    writeFileSync(join(root, 'ok.py'), 'X = 1\n');
+    const odd = Buffer.concat([Buffer.from(`${root}/`), Buffer.from([0xff, 0x2e]), Buffer.from('py')]);
+    writeFileSync(odd, 'Y = 2\n');
+    mkdirSync(Buffer.concat([Buffer.from(`${root}/`), Buffer.from([0xfe])]));
+    const r = await precompilePython(root, new Set(), { cwd: null });
+    assert.deepEqual(r, { files: 1, rewritten: 0, skipped: null });
+    assert.deepEqual(readdirSync(join(root, '__pycache__')), [`ok.${tag}.pyc`]);
+    assert.equal(configuresRewriting(root, []), true);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('configuresRewriting: a conftest.py or ini file that is a link counts as naming the hook (pytest reads what it points to)', () => {
+  const root = mkdtempSync(join(tmpdir(), 'sealgate-pyc-'));
+  try {
+    writeFileSync(join(root, 'real_conf.py'), 'def pytest_configure(config):\n    config._inicache["enable_" + "assertion_pass_hook"] = True\n');
+    assert.equal(configuresRewriting(root, []), false);
+    mkdirSync(join(root, 'tests'));
+    symlinkSync('../real_conf.py', join(root, 'tests', 'conftest.py'));
+    assert.equal(configuresRewriting(root, []), true);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
