@@ -71,6 +71,43 @@ function timed(cmd, args, cwd, env, outFile) {
   return { ms, cpu, status: r.status };
 }
 
+/** The bubblewrap program `sealgate run` finds (src/sandbox/host.ts findBwrap). */
+function bwrapPath() {
+  for (const d of ['/usr/bin', '/bin', '/usr/local/bin']) if (existsSync(join(d, 'bwrap'))) return join(d, 'bwrap');
+  return null;
+}
+
+/**
+ * The sandbox's own cost: one `sealgate run -- sh -c ONE_CASE` with SEALGATE_BWRAP set to a
+ * script that saves its arguments and runs bubblewrap; then, alternating, that command line
+ * (its run folders swapped for fresh ones each time) against `sh -c ONE_CASE` run directly.
+ * Median difference in ms, or null where there is no bubblewrap.
+ */
+function measureSandboxAlone(work, dir, BIN, env, direct) {
+  const bwrap = bwrapPath();
+  if (bwrap === null) return null;
+  const saved = join(work, 'bwrap-argv.bin');
+  const capture = join(work, 'bwrap-capture.sh');
+  writeFileSync(capture, `#!/bin/sh\nprintf '%s\\0' "$@" > '${saved}'\nexec '${bwrap}' "$@"\n`, { mode: 0o755 });
+  const r = spawnSync(process.execPath, [BIN, 'run', '--runner-job', RUNNER, '--', 'sh', '-c', ONE_CASE], { cwd: dir, env: { ...env, SEALGATE_BWRAP: capture }, encoding: 'utf8' });
+  if (r.status !== 0 || !existsSync(saved)) throw new Error(`sealgate run with the capturing bubblewrap exited ${r.status}: ${r.stdout}${r.stderr}`);
+  const argv = readFileSync(saved, 'utf8').split('\0').slice(0, -1);
+  const old = argv.map((a) => /^(.*\/sealgate-run-[^/]+)\/work$/.exec(a)).find((m) => m !== null)?.[1];
+  if (old === undefined) throw new Error(`no run folder in the captured bubblewrap command: ${argv.join(' ')}`);
+  const diffs = [];
+  for (let i = 0; i < runs + 2; i++) {
+    const fresh = mkdtempSync(join(tmpdir(), 'sealgate-run-'));
+    for (const d of ['tmp', 'home', 'work']) mkdirSync(join(fresh, d), { mode: 0o700 });
+    const args = argv.map((a) => (a === old || a.startsWith(`${old}/`) ? fresh + a.slice(old.length) : a));
+    const s = timed(bwrap, args, dir, direct, join(work, 'direct.log'));
+    const d = timed('sh', ['-c', ONE_CASE], dir, direct, join(work, 'direct.log'));
+    rmSync(fresh, { recursive: true, force: true });
+    if (s.status !== 0) throw new Error(`the captured bubblewrap command exited ${s.status}: ${readFileSync(join(work, 'direct.log'), 'utf8')}`);
+    if (i >= 2) diffs.push(s.ms - d.ms);
+  }
+  return median(diffs);
+}
+
 export async function run() {
   const work = mkdtempSync(join(tmpdir(), 'sealgate-bench-run-'));
   try {
@@ -177,6 +214,14 @@ export async function run() {
         nodeCpu.push(n.cpu);
       }
     }
+    // What issue 13 itself requires costs, measured here: sealgate is a Node program (its own
+    // start, node -e 0 above), every run is in bubblewrap (the sandbox alone: the exact
+    // bubblewrap command line `sealgate run` used, captured through SEALGATE_BWRAP, run again
+    // around the same command against fresh folders, less that command run directly), and
+    // every run gets a fresh /tmp (the direct run's cold temp-folder cost, above). Their sum is
+    // the least overhead any `sealgate run` can have here, before any of its own work (the tree
+    // from git, the seal check, the journal, the JUnit report).
+    const sandboxAlone = measureSandboxAlone(work, dir, BIN, env, direct);
     const b = median(base);
     const o = median(ours);
     const limit = b * 1.05 + 100;
@@ -192,6 +237,10 @@ export async function run() {
       const oc = median(oursCpu);
       // The sandboxed command's processes are reaped inside its pid namespace, so their CPU time does not reach sealgate's; only wall time compares both sides.
       console.log(`CPU time (user+sys, with children; sealgate's excludes the sandboxed command): direct ${bc.toFixed(0)} ms   sealgate run ${oc.toFixed(0)} ms   overhead +${(oc - bc).toFixed(0)} ms;   \`sealgate run -- true\` ${median(fixedCpu).toFixed(0)} ms, \`node -e 0\` ${median(nodeCpu).toFixed(0)} ms`);
+    }
+    if (sandboxAlone !== null) {
+      const floor = median(nodeStart) + sandboxAlone + (fr - b);
+      console.log(`floor from what the issue requires (node -e 0 ${median(nodeStart).toFixed(0)} ms + the sandbox alone ${sandboxAlone.toFixed(0)} ms + a fresh /tmp ${(fr - b).toFixed(0)} ms): ${floor.toFixed(0)} ms of overhead, against an allowance of ${(limit - b).toFixed(0)} ms${floor > limit - b ? ': the target is below the floor' : ''}`);
     }
     const load = existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ')[0] : '?';
     console.log(`load average during the run: ${load} (on ${(await import('node:os')).availableParallelism()} cores)`);
