@@ -33,6 +33,29 @@ function byteToCharIndex(text: string): (b: number) => number {
   return (b: number) => Math.min(b, text.length);
 }
 
+/** Comparisons whose swap inverts the condition whole (an ordering swap only moves its boundary). */
+const INVERTS = new Set(['==', '!=', 'is', 'in']);
+
+/**
+ * A guard clause: an `if` or `elif` whose block ends in a `raise`. A mutant that inverts its
+ * whole condition raises wherever the symbol did not: for a test that calls it, that is the
+ * probe again, so it is not made (see mutate-ts.ts, isThrowGuard).
+ */
+function isRaiseGuard(n: Node): boolean {
+  if (n.type !== 'if_statement' && n.type !== 'elif_clause') return false;
+  const block = n.childForFieldName('consequence');
+  const stmts = block === null ? [] : named(block).filter((c) => c.type !== 'comment');
+  return stmts[stmts.length - 1]?.type === 'raise_statement';
+}
+
+/** Is `n` (within parentheses) the whole condition of a guard clause? */
+function guardsRaise(n: Node): boolean {
+  let x: Node = n;
+  while (x.parent?.type === 'parenthesized_expression') x = x.parent;
+  const p = x.parent;
+  return p !== null && p.childForFieldName('condition')?.id === x.id && isRaiseGuard(p);
+}
+
 function isDocstring(n: Node): boolean {
   if (n.type !== 'expression_statement') return false;
   const only = named(n);
@@ -189,7 +212,7 @@ export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolCh
           if (ops.length === 1) {
             const op = ops[0] as Node;
             const to = COMPARE[op.type];
-            if (to !== undefined) add('comparison', op, `${op.type} -> ${to}`, [replace(op, to)]);
+            if (to !== undefined && !(INVERTS.has(op.type) && guardsRaise(n))) add('comparison', op, `${op.type} -> ${to}`, [replace(op, to)]);
           }
           break;
         }
@@ -200,14 +223,14 @@ export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolCh
         }
         case 'not_operator': {
           const a = n.childForFieldName('argument');
-          if (a) add('unary', n, 'removed not', [replace(n, `(${a.text})`)]);
+          if (a && !guardsRaise(n)) add('unary', n, 'removed not', [replace(n, `(${a.text})`)]);
           break;
         }
         case 'if_statement':
         case 'elif_clause':
         case 'while_statement': {
           const c = n.childForFieldName('condition');
-          if (c) add('negate', c, 'negated condition', [replace(c, `not (${c.text})`)]);
+          if (c && !isRaiseGuard(n)) add('negate', c, 'negated condition', [replace(c, `not (${c.text})`)]);
           break;
         }
         case 'conditional_expression': {

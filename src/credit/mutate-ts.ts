@@ -168,11 +168,11 @@ export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange):
       const arith = ARITH[k];
       if (arith !== undefined && !(k === ts.SyntaxKind.PlusToken && (stringy(n.left) || stringy(n.right)))) swap('arithmetic', arith);
       const cmp = COMPARE[k];
-      if (cmp !== undefined) swap('comparison', cmp);
+      if (cmp !== undefined && !(EQUALITY.has(k) && guardsThrow(n))) swap('comparison', cmp);
       const logical = LOGICAL[k];
       if (logical !== undefined) swap('logical', logical);
     }
-    if ((ts.isIfStatement(n) || ts.isWhileStatement(n) || ts.isDoStatement(n)) && n.expression) {
+    if ((ts.isIfStatement(n) || ts.isWhileStatement(n) || ts.isDoStatement(n)) && n.expression && !(ts.isIfStatement(n) && isThrowGuard(n))) {
       const e = n.expression;
       add('negate', e, 'negated condition', [{ start: e.getStart(sf), end: e.end, text: `!(${e.getText(sf)})` }]);
     }
@@ -181,7 +181,7 @@ export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange):
       add('negate', e, 'negated condition', [{ start: e.getStart(sf), end: e.end, text: `!(${e.getText(sf)})` }]);
     }
     if (ts.isPrefixUnaryExpression(n)) {
-      if (n.operator === ts.SyntaxKind.ExclamationToken) add('unary', n, 'removed !', [{ start: n.getStart(sf), end: n.operand.getStart(sf), text: '' }]);
+      if (n.operator === ts.SyntaxKind.ExclamationToken && !guardsThrow(n)) add('unary', n, 'removed !', [{ start: n.getStart(sf), end: n.operand.getStart(sf), text: '' }]);
       if (n.operator === ts.SyntaxKind.MinusToken && !ts.isNumericLiteral(n.operand)) add('unary', n, 'removed unary -', [{ start: n.getStart(sf), end: n.operand.getStart(sf), text: '' }]);
       if (n.operator === ts.SyntaxKind.PlusPlusToken || n.operator === ts.SyntaxKind.MinusMinusToken) {
         add('unary', n, 'swapped ++/--', [{ start: n.getStart(sf), end: n.getStart(sf) + 2, text: n.operator === ts.SyntaxKind.PlusPlusToken ? '--' : '++' }]);
@@ -271,6 +271,29 @@ function renameLocalTs(text: string, path: string, sf: TS.SourceFile, bodies: re
 export function parsesTs(path: string, text: string): boolean {
   const sf = ts.createSourceFile(path, text, ts.ScriptTarget.ES2022, false, scriptKindOf(path)) as TS.SourceFile & { parseDiagnostics?: readonly TS.Diagnostic[] };
   return (sf.parseDiagnostics ?? []).length === 0;
+}
+
+/** Equality swaps invert a condition whole (`===` to `!==`); an ordering swap only moves its boundary. */
+const EQUALITY = new Set<TS.SyntaxKind>([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]);
+
+/**
+ * A guard clause: an `if` whose branch ends in a `throw`. A mutant that inverts its whole
+ * condition throws wherever the symbol did not, on every input that passed the guard: for a
+ * test that calls it, that is the probe (throws on entry) again, so a test that only calls the
+ * symbol and asserts something else would "kill" it (test/adversarial/throw-guard.test.ts).
+ * Its boundary shifts and a changed message still run.
+ */
+function isThrowGuard(n: TS.IfStatement): boolean {
+  const t = n.thenStatement;
+  const last = ts.isBlock(t) ? t.statements[t.statements.length - 1] : t;
+  return last !== undefined && ts.isThrowStatement(last);
+}
+
+/** Is `e` (within parentheses) the whole condition of a guard clause? */
+function guardsThrow(e: TS.Expression): boolean {
+  let x: TS.Node = e;
+  while (ts.isParenthesizedExpression(x.parent)) x = x.parent;
+  return ts.isIfStatement(x.parent) && x.parent.expression === x && isThrowGuard(x.parent);
 }
 
 function unparen(e: TS.Expression): TS.Expression {

@@ -66,6 +66,13 @@ describe('TS/JS mutants', () => {
     assert.deepEqual(mm.candidates.map((c) => c.description), ['line 2: 8 -> 9']);
     assert.match(applyEdits(src, mm.probe.edits), /^import a from 'a';\nthrow new Error/);
   });
+  it('never inverts a guard clause whole (it would throw wherever the symbol did not, as the probe does)', () => {
+    const src = `export function f(x: number): number {\n  if (!Number.isInteger(x)) throw new RangeError('whole');\n  if ((x === 7)) { const m = 'seven'; throw new Error(m); } else if (x !== 9) { throw new Error('nine'); }\n  if (x < 0) throw new RangeError('neg');\n  if (x > 100) return 100;\n  return x * 2;\n}\n`;
+    const got = mutateTs(src, span('src/a.ts::f', 1, 7)).candidates.map((c) => c.description);
+    for (const line of [2, 3]) assert.ok(!got.some((d) => d.startsWith(`line ${line}:`) && /negated|removed !|===|!==/.test(d)), `line ${line}: ${got.join('; ')}`);
+    // Its boundary and its message still change; an if that returns is still negated.
+    for (const d of ['line 4: < -> <=', 'line 2: string emptied', 'line 5: negated condition', 'line 3: 7 -> 8']) assert.ok(got.includes(d), `${d}: ${got.join('; ')}`);
+  });
 });
 
 describe('Python mutants', () => {
@@ -82,6 +89,12 @@ describe('Python mutants', () => {
       tree?.delete();
     }
     assert.ok(!m.candidates.some((c) => applyEdits(PY, c.edits).includes('Tax in cents') === false), 'the docstring is left alone');
+  });
+  it('never inverts a guard clause whole (it would raise wherever the symbol did not, as the probe does)', async () => {
+    const src = `def f(x):\n    if not isinstance(x, int):\n        raise TypeError('int')\n    if (x == 7):\n        # seven\n        raise ValueError('seven')\n    elif x in (8, 9):\n        raise ValueError('eight')\n    if x < 0:\n        raise ValueError('neg')\n    if x > 100:\n        return 100\n    return x * 2\n`;
+    const got = (await mutatePy(src, span('a.py::f', 1, 13, 'a.py'))).candidates.map((c) => c.description);
+    for (const line of [2, 4, 7]) assert.ok(!got.some((d) => d.startsWith(`line ${line}:`) && /negated|removed not|==|in ->/.test(d)), `line ${line}: ${got.join('; ')}`);
+    for (const d of ['line 9: < -> <=', 'line 3: string emptied', 'line 11: negated condition', 'line 4: 7 -> 8']) assert.ok(got.includes(d), `${d}: ${got.join('; ')}`);
   });
 });
 
