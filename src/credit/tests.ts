@@ -34,9 +34,31 @@ export function readsProductionSource(text: string, productionFiles: readonly st
   for (const f of [...new Set(productionFiles)].sort()) {
     const name = f.split('/').pop() ?? '';
     if (name === '') continue;
-    if (new RegExp(`['"\`/\\\\]${escapeRegExp(name)}['"\`]`).test(code)) return `its file reads the text of ${f}, a production file of the patch (a file-reading call and "${name}" in a string)`;
+    for (const [spelling, before] of namesOf(name)) {
+      if (new RegExp(`${before}${escapeRegExp(spelling)}['"\`]`).test(code)) return `its file reads the text of ${f}, a production file of the patch (a file-reading call and "${spelling}" in a string)`;
+    }
   }
   return null;
+}
+
+/** Import spellings that resolve to a TS/JS file of another extension (`./pricing.js` is src/pricing.ts under TypeScript's resolution). */
+const SPELT_AS: Readonly<Record<string, readonly string[]>> = { '.ts': ['.js'], '.tsx': ['.js', '.jsx'], '.mts': ['.mjs'], '.cts': ['.cjs'] };
+
+/**
+ * The names a string may give a production file by, each with what must come before it: the
+ * file's own name (after a quote or a slash); for a TS/JS file, also the spelling an import
+ * uses for it (`pricing.js` for pricing.ts, which `import.meta.resolve` or `require.resolve`
+ * turns into the file's path) and, after a slash, its name without an extension.
+ */
+function namesOf(name: string): [string, string][] {
+  const quoteOrSlash = '[\'"`/\\\\]';
+  const out: [string, string][] = [[name, quoteOrSlash]];
+  const m = /^(.+)(\.(?:[cm]?[jt]sx?))$/.exec(name);
+  if (m === null) return out;
+  const [, stem, ext] = m as unknown as [string, string, string];
+  for (const alt of SPELT_AS[ext] ?? []) out.push([stem + alt, quoteOrSlash]);
+  if (/^\.[jt]sx?$/.test(ext)) out.push([stem, '[/\\\\]']);
+  return out;
 }
 
 /**

@@ -32,6 +32,16 @@ describe('readsProductionSource', () => {
       "const m = await import('../src/pricing.ts');\nreadFileSync('a.json');",
     ]) assert.equal(readsProductionSource(text, prod), null, text);
   });
+  it('a TS file named as an import names it (pricing.js), or by a path without its extension: flagged', () => {
+    for (const text of [
+      "readFileSync(new URL(import.meta.resolve('../src/pricing.js')), 'utf8')",
+      'readFileSync(require.resolve("../src/pricing"))',
+      "readFileSync(require.resolve('./pricing.js'))",
+    ]) assert.match(readsProductionSource(text, prod) ?? '', /reads the text of src\/pricing\.ts/, text);
+    assert.match(readsProductionSource("readFileSync(require.resolve('./app.mjs'))", ['lib/app.mts']) ?? '', /lib\/app\.mts/);
+    // A test's name or another stem is not a path: not flagged.
+    assert.equal(readsProductionSource("readFileSync(f); describe('pricing', () => {}); readFileSync('src/pricing.py')", prod), null);
+  });
   it('the name without a read call, or another file whose name ends the same, is not flagged', () => {
     assert.equal(readsProductionSource("const label = 'src/pricing.ts';", prod), null);
     assert.equal(readsProductionSource("readFileSync('src/mypricing.ts'); readFileSync('pricing.tsx')", prod), null);
