@@ -48,7 +48,9 @@ const SPELT_AS: Readonly<Record<string, readonly string[]>> = { '.ts': ['.js'], 
  * The names a string may give a production file by, each with what must come before it: the
  * file's own name (after a quote or a slash); for a TS/JS file, also the spelling an import
  * uses for it (`pricing.js` for pricing.ts, which `import.meta.resolve` or `require.resolve`
- * turns into the file's path) and, after a slash, its name without an extension.
+ * turns into the file's path) and its name without an extension at the end of a relative
+ * module path (`'../src/pricing'`, as `require.resolve` takes it; not a URL route such as
+ * `'/pricing'`, which a test file that also reads a fixture may well hold).
  */
 function namesOf(name: string): [string, string][] {
   const quoteOrSlash = '[\'"`/\\\\]';
@@ -57,7 +59,7 @@ function namesOf(name: string): [string, string][] {
   if (m === null) return out;
   const [, stem, ext] = m as unknown as [string, string, string];
   for (const alt of SPELT_AS[ext] ?? []) out.push([stem + alt, quoteOrSlash]);
-  if (/^\.[jt]sx?$/.test(ext)) out.push([stem, '[/\\\\]']);
+  if (/^\.[jt]sx?$/.test(ext)) out.push([stem, '[\'"`]\\.{1,2}[/\\\\](?:[^\'"`\\n]*[/\\\\])?']);
   return out;
 }
 

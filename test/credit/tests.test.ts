@@ -39,8 +39,10 @@ describe('readsProductionSource', () => {
       "readFileSync(require.resolve('./pricing.js'))",
     ]) assert.match(readsProductionSource(text, prod) ?? '', /reads the text of src\/pricing\.ts/, text);
     assert.match(readsProductionSource("readFileSync(require.resolve('./app.mjs'))", ['lib/app.mts']) ?? '', /lib\/app\.mts/);
-    // A test's name or another stem is not a path: not flagged.
+    // A test's name, another stem or a URL route is not a module path: not flagged.
     assert.equal(readsProductionSource("readFileSync(f); describe('pricing', () => {}); readFileSync('src/pricing.py')", prod), null);
+    assert.equal(readsProductionSource("const body = readFileSync('test/fixture/order.json'); await request(app).get('/pricing');", prod), null);
+    assert.match(readsProductionSource("readFileSync(require.resolve('../../app/src/pricing'))", prod) ?? '', /src\/pricing\.ts/, 'a relative path through several folders');
   });
   it('the name without a read call, or another file whose name ends the same, is not flagged', () => {
     assert.equal(readsProductionSource("const label = 'src/pricing.ts';", prod), null);
