@@ -97,7 +97,8 @@ const IMPORT_LANGUAGES = new Set(['typescript', 'javascript', 'python']);
  * patched tree is the base tree with the patch's files replaced.
  */
 async function importedPatchTests(repo: string, base: string, patchFiles: readonly PatchFile[], contents: ReadonlyMap<PatchFile, FileContents>, config: Config): Promise<Map<string, string>> {
-  const touched = patchFiles.filter((f) => f.newPath !== null && !f.binary && IMPORT_LANGUAGES.has(languageOf(f.newPath) ?? '') && classifyPath(f.newPath, config) === 'test');
+  // Any test-path file: production may import a data file there too (`import rates from './fixtures/rates.json'`).
+  const touched = patchFiles.filter((f) => f.newPath !== null && classifyPath(f.newPath, config) === 'test');
   if (touched.length === 0) return new Map();
   const root = readRepoRoot(repo);
   const patched = new Map<string, Buffer | null>();
@@ -113,9 +114,13 @@ async function importedPatchTests(repo: string, base: string, patchFiles: readon
   const tree: TreeFile[] = [];
   for (const p of paths) {
     const language = languageOf(p);
-    if (language === null || !IMPORT_LANGUAGES.has(language)) continue;
     const cls = classifyPath(p, config);
     if (cls === 'ignored') continue;
+    // A test-path file of another kind is a leaf an import may reach (read by no one here).
+    if (language === null || !IMPORT_LANGUAGES.has(language)) {
+      if (cls === 'test') tree.push({ path: p, language: null, testByPath: true });
+      continue;
+    }
     tree.push({ path: p, language: language as ImportLanguage, testByPath: cls === 'test' });
   }
   const baseBlobs = readBlobsAt(root, base, tree.filter((t) => !t.testByPath && !patched.has(t.path)).map((t) => t.path));
@@ -189,8 +194,12 @@ async function extractApplied(input: ExtractChangedInput, label: string, base: s
     const path = pathOf(file);
     const c = contents.get(file);
     const byPath = classOf(file, c, input.config);
-    const cls = byPath === 'test' && file.newPath !== null && imported.has(file.newPath) ? 'production' : byPath;
     const language = file.binary ? null : languageOf(path);
+    // An imported test-path file is production; one sealgate cannot read symbols from (a JSON
+    // file, a binary, a link) is `other`: its change cannot be credited.
+    const special = [file.oldMode, file.newMode, c?.oldMode ?? null, c?.newMode ?? null].some((m) => m !== null && SPECIAL_MODES.has(m));
+    const importedCls = language !== null && !special ? 'production' : 'other';
+    const cls = byPath === 'test' && file.newPath !== null && imported.has(file.newPath) ? importedCls : byPath;
     files.push({ path, old_path: file.status === 'renamed' || file.status === 'copied' ? file.oldPath : null, status: file.status, class: cls, language });
     if (cls === 'other') uncreditable.push(path);
     if (cls !== 'production' || language === null || c === undefined) continue;

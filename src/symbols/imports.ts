@@ -55,7 +55,8 @@ export function pythonImports(text: string): PyImport[] {
   return out;
 }
 
-const SCRIPT_EXTS = ['.ts', '.tsx', '.mts', '.cts', '.d.ts', '.js', '.jsx', '.mjs', '.cjs'];
+// `.json`: `require('./rates')` loads rates.json (a data file reached this way is code's input).
+const SCRIPT_EXTS = ['.ts', '.tsx', '.mts', '.cts', '.d.ts', '.js', '.jsx', '.mjs', '.cjs', '.json'];
 const JS_TO_TS: Readonly<Record<string, readonly string[]>> = { '.js': ['.ts', '.tsx', '.d.ts'], '.jsx': ['.tsx'], '.mjs': ['.mts', '.d.mts'], '.cjs': ['.cts', '.d.cts'] };
 
 /** Tree paths a relative TS/JS specifier may load; bare specifiers (packages, aliases) resolve to none here. */
@@ -95,7 +96,8 @@ export function resolvePython(from: string, imp: PyImport, pyFiles: readonly str
 
 export interface TreeFile {
   readonly path: string;
-  readonly language: ImportLanguage;
+  /** null: a file of no import language (a JSON or other data file), reached but never read. */
+  readonly language: ImportLanguage | null;
   /** True when the path alone makes the file a test (it matches a test pattern). */
   readonly testByPath: boolean;
 }
@@ -114,6 +116,7 @@ export async function importedTestFiles(files: readonly TreeFile[], read: (path:
   while (todo.length > 0) {
     const path = todo.pop() as string;
     const file = byPath.get(path) as TreeFile;
+    if (file.language === null) continue;
     const text = await read(path);
     if (text === null) continue;
     const targets = file.language === 'python'

@@ -129,3 +129,25 @@ test('declaration files: type-only forms stay ambient; any runtime statement mak
   const ambient = extractTypeScript(ts, 'src/tax.d.ts', 'export function taxCents(a: number): number;\n');
   assert.equal([...ambient.symbols.values()].flat().every((p) => p.typeOnly), true);
 });
+
+test('symbols: a data file under a test path that production imports (JSON) is uncreditable, not a test', async () => {
+  const r = makeRepo({
+    'src/pricing.ts': "import rates from './fixtures/rates.json' with { type: 'json' };\nconst limits = require('./__fixtures__/limits');\nexport const shipping = (kg: number): number => Math.min(kg * rates.perKg, limits.max);\n",
+    'src/fixtures/rates.json': '{ "perKg": 500 }\n',
+    'src/__fixtures__/limits.json': '{ "max": 9000 }\n',
+    'test/fixtures/orders.json': '[]\n',
+  });
+  try {
+    writeFiles(r.dir, { 'src/fixtures/rates.json': '{ "perKg": 5000 }\n', 'src/__fixtures__/limits.json': '{ "max": 90000 }\n', 'test/fixtures/orders.json': '[1]\n' });
+    const patch = git(r.dir, 'diff');
+    git(r.dir, 'checkout', '-q', '.');
+    const changed = await extractChanged({ repo: r.dir, patchBytes: Buffer.from(patch), config: DEFAULT_CONFIG });
+    assert.equal(changed.files.find((f) => f.path === 'src/fixtures/rates.json')?.class, 'other');
+    assert.equal(changed.files.find((f) => f.path === 'src/__fixtures__/limits.json')?.class, 'other');
+    assert.equal(changed.files.find((f) => f.path === 'test/fixtures/orders.json')?.class, 'test');
+    assert.deepEqual(changed.uncreditable, ['src/__fixtures__/limits.json', 'src/fixtures/rates.json']);
+    assert.deepEqual(changed.imported_tests, [{ path: 'src/__fixtures__/limits.json', imported_by: 'src/pricing.ts' }, { path: 'src/fixtures/rates.json', imported_by: 'src/pricing.ts' }]);
+  } finally {
+    r.dispose();
+  }
+});
