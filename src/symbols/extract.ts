@@ -89,7 +89,7 @@ export function classOf(file: PatchFile, contents: FileContents | undefined, con
   return cls;
 }
 
-const IMPORT_LANGUAGES = new Set(['typescript', 'javascript', 'python']);
+const IMPORT_LANGUAGES = new Set(['typescript', 'javascript', 'python', 'go', 'rust', 'java']);
 
 /**
  * The patch's test-pattern files that production code of the patched tree imports (path to

@@ -3,7 +3,7 @@
 import { posix } from 'node:path';
 import { loadTypeScript } from './typescript.js';
 
-export type ImportLanguage = 'typescript' | 'javascript' | 'python';
+export type ImportLanguage = 'typescript' | 'javascript' | 'python' | 'go' | 'rust' | 'java';
 
 /** What a TS/JS file imports: static imports, `export ... from`, `require`, `import('literal')`, `import x = require()`. */
 export async function scriptImports(text: string): Promise<string[]> {
@@ -94,6 +94,62 @@ export function resolvePython(from: string, imp: PyImport, pyFiles: readonly str
   return [...out];
 }
 
+/** Go import paths: single specs and grouped ones, aliased or not. Lexical, over-inclusive. */
+export function goImports(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/\bimport\s*(?:\(([^)]*)\)|[\w.]*\s*("[^"\n]*"|`[^`]*`))/g)) {
+    for (const q of (m[1] ?? m[2] ?? '').matchAll(/"([^"\n]*)"|`([^`]*)`/g)) out.push(q[1] ?? q[2] ?? '');
+  }
+  return out.filter((p) => p !== '');
+}
+
+/** The Go files of the packages an import path may name: a folder the path ends with (the module path is not known). `_test.go` files are never compiled in. */
+export function resolveGo(imp: string, goFiles: readonly string[]): string[] {
+  return goFiles.filter((f) => {
+    const d = posix.dirname(f);
+    return d !== '.' && !f.endsWith('_test.go') && (imp === d || imp.endsWith(`/${d}`));
+  });
+}
+
+/**
+ * The files a Rust file's `mod name;` declarations load (`name.rs`, `name/mod.rs`, or a
+ * `#[path]`), beside the file and below its stem (which one applies depends on whether the
+ * file is a crate root or mod.rs: both count). A `#[cfg(test)]` module is a test.
+ */
+export function rustModules(from: string, text: string, rsFiles: ReadonlySet<string>): string[] {
+  const dir = posix.dirname(from);
+  const dirs = [dir, posix.join(dir, posix.basename(from, '.rs'))];
+  const out = new Set<string>();
+  for (const m of text.matchAll(/((?:#\s*\[[^\]]*\]\s*)*)(?:pub\s*(?:\([^)]*\)\s*)?)?\bmod\s+(?:r#)?(\w+)\s*;/g)) {
+    const attrs = m[1] ?? '';
+    if (/#\s*\[\s*cfg\s*\(\s*test\s*\)\s*\]/.test(attrs)) continue;
+    const name = m[2] as string;
+    const path = /#\s*\[\s*path\s*=\s*"([^"]*)"\s*\]/.exec(attrs)?.[1];
+    const cands = path !== undefined ? dirs.map((d) => posix.normalize(posix.join(d, path))) : dirs.flatMap((d) => [posix.join(d, `${name}.rs`), posix.join(d, name, 'mod.rs')]);
+    for (const c of cands) if (rsFiles.has(c)) out.add(c);
+  }
+  return [...out];
+}
+
+/** Java `import a.b.C;`, `import a.b.*;` and `import static a.b.C.m;` as dotted names. */
+export function javaImports(text: string): string[] {
+  return [...text.matchAll(/\bimport\s+(?:static\s+)?([\w.]+(?:\.\*)?)\s*;/g)].map((m) => m[1] as string);
+}
+
+/** Java files an import may load, under any source root: the class (or an enclosing one), or every class of a wildcard's package. */
+export function resolveJava(imp: string, javaFiles: readonly string[]): string[] {
+  const parts = imp.split('.');
+  const wildcard = parts.at(-1) === '*';
+  const names = wildcard ? parts.slice(0, -1) : parts;
+  const files: string[] = [];
+  for (let k = names.length; k >= 1; k--) files.push(`${names.slice(0, k).join('/')}.java`);
+  const pkg = names.join('/');
+  return javaFiles.filter((f) => {
+    const d = posix.dirname(f);
+    return files.some((c) => f === c || f.endsWith(`/${c}`)) || (wildcard && (d === pkg || d.endsWith(`/${pkg}`)));
+  });
+}
+
 export interface TreeFile {
   readonly path: string;
   /** null: a file of no import language (a JSON or other data file), reached but never read. */
@@ -110,6 +166,8 @@ export async function importedTestFiles(files: readonly TreeFile[], read: (path:
   const tree = new Set(files.map((f) => f.path));
   const byPath = new Map(files.map((f) => [f.path, f]));
   const pyFiles = files.filter((f) => f.language === 'python').map((f) => f.path);
+  const goFiles = files.filter((f) => f.language === 'go').map((f) => f.path);
+  const javaFiles = files.filter((f) => f.language === 'java').map((f) => f.path);
   const reached = new Map<string, string>();
   const todo = files.filter((f) => !f.testByPath).map((f) => f.path);
   const seen = new Set(todo);
@@ -121,7 +179,13 @@ export async function importedTestFiles(files: readonly TreeFile[], read: (path:
     if (text === null) continue;
     const targets = file.language === 'python'
       ? pythonImports(text).flatMap((imp) => resolvePython(path, imp, pyFiles))
-      : (await scriptImports(text)).flatMap((spec) => resolveScript(path, spec, tree));
+      : file.language === 'go'
+        ? goImports(text).flatMap((imp) => resolveGo(imp, goFiles))
+        : file.language === 'rust'
+          ? rustModules(path, text, tree)
+          : file.language === 'java'
+            ? javaImports(text).flatMap((imp) => resolveJava(imp, javaFiles))
+            : (await scriptImports(text)).flatMap((spec) => resolveScript(path, spec, tree));
     for (const t of targets) {
       const target = byPath.get(t);
       if (target === undefined || seen.has(t)) continue;

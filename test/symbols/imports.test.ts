@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
-import { importedTestFiles, pythonImports, resolvePython, resolveScript, scriptImports } from '../../src/symbols/imports.js';
+import { goImports, importedTestFiles, javaImports, pythonImports, resolveGo, resolveJava, resolvePython, resolveScript, rustModules, scriptImports } from '../../src/symbols/imports.js';
 import { declarationHasRuntime, extractTypeScript, loadTypeScript } from '../../src/symbols/typescript.js';
 import { extractChanged } from '../../src/symbols/extract.js';
 import { git, makeRepo, writeFiles } from '../helpers/git.js';
@@ -147,6 +147,47 @@ test('symbols: a data file under a test path that production imports (JSON) is u
     assert.equal(changed.files.find((f) => f.path === 'test/fixtures/orders.json')?.class, 'test');
     assert.deepEqual(changed.uncreditable, ['src/__fixtures__/limits.json', 'src/fixtures/rates.json']);
     assert.deepEqual(changed.imported_tests, [{ path: 'src/__fixtures__/limits.json', imported_by: 'src/pricing.ts' }, { path: 'src/fixtures/rates.json', imported_by: 'src/pricing.ts' }]);
+  } finally {
+    r.dispose();
+  }
+});
+
+test('goImports, rustModules, javaImports: what Go, Rust and Java code loads; a #[cfg(test)] module is a test', () => {
+  assert.deepEqual(goImports('package main\n\nimport "fmt"\nimport f "example.com/m/internal/fixtures"\nimport (\n\t"os"\n\tx "example.com/m/spec"\n)\n'), ['fmt', 'example.com/m/internal/fixtures', 'os', 'example.com/m/spec']);
+  const go = ['internal/fixtures/rate.go', 'internal/fixtures/rate_test.go', 'spec/x.go', 'main.go'];
+  assert.deepEqual(resolveGo('example.com/m/internal/fixtures', go), ['internal/fixtures/rate.go']);
+  assert.deepEqual(resolveGo('fmt', go), []);
+  const rs = new Set(['src/spec/mod.rs', 'src/tests/mod.rs', 'src/a/fixtures.rs', 'src/gen/t.rs']);
+  assert.deepEqual(rustModules('src/lib.rs', 'pub mod spec;\n#[cfg(test)]\nmod tests;\n#[path = "gen/t.rs"] mod t;\n', rs).sort(), ['src/gen/t.rs', 'src/spec/mod.rs']);
+  assert.deepEqual(rustModules('src/a.rs', 'pub(crate) mod fixtures;\n', rs), ['src/a/fixtures.rs']);
+  assert.deepEqual(javaImports('package a;\nimport com.acme.spec.Rules;\nimport static com.acme.test.Util.f;\nimport com.acme.fixtures.*;\n'), ['com.acme.spec.Rules', 'com.acme.test.Util.f', 'com.acme.fixtures.*']);
+  const java = ['src/main/java/com/acme/spec/Rules.java', 'src/main/java/com/acme/test/Util.java', 'src/main/java/com/acme/fixtures/Data.java', 'src/main/java/com/acme/App.java'];
+  assert.deepEqual(resolveJava('com.acme.spec.Rules', java), ['src/main/java/com/acme/spec/Rules.java']);
+  assert.deepEqual(resolveJava('com.acme.test.Util.f', java), ['src/main/java/com/acme/test/Util.java']);
+  assert.deepEqual(resolveJava('com.acme.fixtures.*', java), ['src/main/java/com/acme/fixtures/Data.java']);
+});
+
+test('symbols: Go, Rust and Java code under a test path that production loads is production', async () => {
+  const r = makeRepo({
+    'go.mod': 'module example.com/m\n\ngo 1.21\n',
+    'main.go': 'package main\n\nimport "example.com/m/internal/fixtures"\n\nfunc Total(x int) int { return fixtures.Rate(x) }\n',
+    'internal/fixtures/rate.go': 'package fixtures\n\nfunc Rate(x int) int { return x * 2 }\n',
+    'src/lib.rs': 'pub mod spec;\npub fn total(x: u32) -> u32 { spec::rate(x) }\n',
+    'src/spec/mod.rs': 'pub fn rate(x: u32) -> u32 { x * 2 }\n',
+    'src/main/java/com/acme/App.java': 'package com.acme;\n\nimport com.acme.spec.Rules;\n\nclass App { int total(int x) { return Rules.rate(x); } }\n',
+    'src/main/java/com/acme/spec/Rules.java': 'package com.acme.spec;\n\npublic class Rules { public static int rate(int x) { return x * 2; } }\n',
+  });
+  try {
+    writeFiles(r.dir, {
+      'internal/fixtures/rate.go': 'package fixtures\n\nfunc Rate(x int) int { return x * 3 }\n',
+      'src/spec/mod.rs': 'pub fn rate(x: u32) -> u32 { x * 3 }\n',
+      'src/main/java/com/acme/spec/Rules.java': 'package com.acme.spec;\n\npublic class Rules { public static int rate(int x) { return x * 3; } }\n',
+    });
+    const patch = git(r.dir, 'diff');
+    git(r.dir, 'checkout', '-q', '.');
+    const changed = await extractChanged({ repo: r.dir, patchBytes: Buffer.from(patch), config: DEFAULT_CONFIG });
+    assert.deepEqual(changed.changed, ['internal/fixtures/rate.go::Rate', 'src/main/java/com/acme/spec/Rules.java::Rules.rate', 'src/spec/mod.rs::rate']);
+    assert.deepEqual(changed.imported_tests?.map((t) => t.imported_by), ['main.go', 'src/main/java/com/acme/App.java', 'src/lib.rs']);
   } finally {
     r.dispose();
   }
