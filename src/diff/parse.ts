@@ -46,6 +46,37 @@ function checkPath(raw: string | undefined, prefix: 'a/' | 'b/', label: string):
   return ok(p);
 }
 
+/**
+ * Characters git and jsdiff read differently in a file header: git ends a name at a carriage
+ * return (a `---` line's `b/conftest.py\rX` is `conftest.py` to git), JavaScript's `.` stops
+ * at U+2028 and U+2029 (jsdiff's `rename to` reads less of the name than git), and other
+ * controls never appear raw in a name git wrote (it quotes them). A tab may end a name.
+ */
+// eslint-disable-next-line no-control-regex
+const HEADER_UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f\u2028\u2029]/;
+
+/**
+ * Why the file header of one entry (its `diff --git` line, extended header lines and `---` /
+ * `+++` lines) could name other files to git than to this parser, or null. The runner builds
+ * its tree with `git apply`, so a name only the parser sees would hide the file git writes
+ * from the policy-surface and test-only rules.
+ */
+function headerDisagreement(seg: readonly string[], oldPath: string | null, newPath: string | null): string | null {
+  const end = seg.findIndex((l) => l.startsWith('@@') || l === 'GIT binary patch');
+  const header = end < 0 ? seg : seg.slice(0, end);
+  if (header.some((l) => HEADER_UNSAFE.test(l))) return 'a file header line holds a control character or line separator, which git and this parser read differently';
+  const alias = header.find((l) => l.startsWith('rename old ') || l.startsWith('rename new '));
+  if (alias !== undefined) return `"${alias.slice(0, 11)}" is a rename to git but not to this parser; write "rename from" / "rename to"`;
+  // The pair the `diff --git` line names must be the entry's: git takes a name from that line
+  // where the other lines give none it can read (a `---` line starting with a tab, say).
+  const named = parsePatch(seg[0] ?? '')[0];
+  const a = named?.oldFileName;
+  const b = named?.newFileName;
+  if (a === undefined || b === undefined || !a.startsWith('a/') || !b.startsWith('b/')) return 'its "diff --git" line names no a/ b/ file pair this parser can read';
+  if (a.slice(2) !== (oldPath ?? newPath) || b.slice(2) !== (newPath ?? oldPath)) return `its "diff --git" line names "${a.slice(2)}" and "${b.slice(2)}", its other lines "${oldPath ?? '/dev/null'}" and "${newPath ?? '/dev/null'}"`;
+  return null;
+}
+
 /** Remove a format-patch mail's signature ("-- " then the git version) so it is not read as hunk text. */
 function stripSignature(lines: string[]): string[] {
   for (let k = lines.length - 1; k >= 0; k--) {
@@ -136,6 +167,8 @@ export function parseGitPatch(bytes: Uint8Array, label = 'patch'): Result<Parsed
       findings.push(finding(where, 'both sides are /dev/null'));
       return;
     }
+    const disagreement = headerDisagreement(seg, oldPath, newPath);
+    if (disagreement !== null) findings.push(finding(where, disagreement));
     if (e.isCreate && oldPath !== null && !e.isCopy) findings.push(finding(where, 'a new file must come from /dev/null'));
     if (e.isDelete && newPath !== null) findings.push(finding(where, 'a deleted file must go to /dev/null'));
     if ((e.isRename || e.isCopy) && (oldPath === null || newPath === null || oldPath === newPath)) {
