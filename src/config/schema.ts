@@ -48,9 +48,6 @@ export const DEFAULT_POLICY_FILES: readonly string[] = [
   'entry_points.txt',
   // run by Python itself at start from any sys.path folder (a test.env PYTHONPATH), before pytest
   'sitecustomize.py', 'usercustomize.py',
-  // git rewrites the files below one at checkout (working-tree-encoding, ident, eol, filters):
-  // the runner's tree, and every later checkout, would hold bytes the diff does not show
-  '.gitattributes',
 ];
 /** Names `test.env` may not set: the sandbox and the seal own them. */
 export const RESERVED_ENV = /^(PATH|HOME|TMPDIR|CI|SEED|PYTHONHASHSEED|TZ|LANG|LANGUAGE|LC_[A-Z_]+|SEALGATE_[A-Z0-9_]*|FAKETIME.*|DONT_FAKE_MONOTONIC|LD_[A-Z_]+)$/;

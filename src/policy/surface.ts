@@ -12,10 +12,13 @@ export { DEFAULT_POLICY_FILES } from '../config/schema.js';
 export const MIXED_POLICY_FILES: readonly string[] = ['package.json', 'pyproject.toml', 'setup.cfg'];
 
 /**
- * The sealgate config is policy whatever `policyFiles` says: until the policy is read at the
+ * Policy whatever `policyFiles` says. The sealgate config: until the policy is read at the
  * base commit, a patched config could otherwise drop itself from the list it is judged by.
+ * Every `.gitattributes`: git rewrites the files below one when it checks out the runner's tree
+ * (working-tree-encoding, ident, eol), so the tree the tests run on would hold bytes the diff
+ * does not show; no team's list of test configs should be able to leave that out.
  */
-export const ALWAYS_POLICY_FILES: readonly string[] = ['sealgate.config.json', 'sealgate.config.yaml', 'sealgate.config.yml'];
+export const ALWAYS_POLICY_FILES: readonly string[] = ['sealgate.config.json', 'sealgate.config.yaml', 'sealgate.config.yml', '.gitattributes'];
 
 export interface SurfacePolicy {
   /** Whole-file policy globs (DEFAULT_POLICY_FILES unless the config says otherwise). */

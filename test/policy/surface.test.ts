@@ -36,6 +36,10 @@ test('policyFiles from the config replace the defaults; a test command that is a
   assert.deepEqual(codes([{ oldPath: null, newPath: '.npmrc' }], { policyFiles: ['ci/**'], testCommand: undefined }), []);
   // the sealgate config stays policy even when a config leaves it out
   assert.equal(codes([{ oldPath: 'sealgate.config.json', newPath: 'sealgate.config.json' }], { policyFiles: [], testCommand: undefined }).length, 1);
+  // git rewrites files at checkout by a .gitattributes at any depth: policy under any policyFiles
+  for (const path of ['.gitattributes', 'test/.gitattributes', 'src/deep/.gitattributes']) {
+    assert.deepEqual(codes([{ oldPath: null, newPath: path }], { policyFiles: [], testCommand: undefined }), [`E_POLICY_CHANGED ${path}`]);
+  }
   assert.equal(codes([{ oldPath: 'ci/run', newPath: 'ci/run' }], { policyFiles: ['ci/**'], testCommand: undefined }).length, 1);
   assert.equal(codes([{ oldPath: 'scripts/test.sh', newPath: 'scripts/test.sh' }], { policyFiles: [], testCommand: ['./scripts/test.sh'] }).length, 1);
   assert.equal(codes([{ oldPath: 'Makefile', newPath: 'Makefile' }], { policyFiles: [], testCommand: ['make', 'test'] }).length, 1);
