@@ -184,7 +184,7 @@ function checkFreeze(x: GateInputs): Finding[] {
 
 /**
  * Why the sealed run does not show the suite passing, pure: every case passed or was skipped,
- * except the one test a (valid) freeze waives; at least one case ran; the run finished on its
+ * except the one test a (valid) freeze waives; at least one case passed; the run finished on its
  * own with a readable JUnit report, and a non-zero exit is explained by a waived failure.
  */
 export function checkSealedRun(results: Results, waived: string | null): Finding[] {
@@ -195,6 +195,7 @@ export function checkSealedRun(results: Results, waived: string | null): Finding
   const unusable = results.junit.filter((j) => j.status !== 'ok');
   if (unusable.length > 0) bad('#junit', `JUnit report(s) ${unusable.map((j) => `${j.path} (${j.status})`).join(', ')} unusable`);
   if (results.cases.length === 0) bad('#cases', 'the sealed run holds no test case: nothing shows the suite passed');
+  else if (!results.cases.some((c) => c.status === 'passed')) bad('#cases', 'no case of the sealed run passed (each was skipped, or is the waived one): nothing shows the suite passed');
   const failing = results.cases.filter((c) => c.status === 'failed' || c.status === 'error');
   const unwaived = failing.filter((c) => c.id !== waived);
   if (unwaived.length > 0) {

@@ -59,7 +59,7 @@ function model(x: GateInputs): DecisionCode {
   // Every sealed case passed or was skipped, but the one a (valid) freeze waives.
   if (c.results_sha256 === undefined || res === null) return 'E_TESTS_FAILED';
   const run = res.value;
-  if (run.timed_out || run.signal !== null || run.junit.some((j) => j.status !== 'ok') || run.cases.length === 0) return 'E_TESTS_FAILED';
+  if (run.timed_out || run.signal !== null || run.junit.some((j) => j.status !== 'ok') || run.cases.length === 0 || !run.cases.some((k) => k.status === 'passed')) return 'E_TESTS_FAILED';
   const failed = run.cases.filter((k) => k.status === 'failed' || k.status === 'error');
   if (failed.some((k) => k.id !== z?.test_id)) return 'E_TESTS_FAILED';
   if (run.exit_code !== null && run.exit_code !== 0 && failed.length === 0) return 'E_TESTS_FAILED';

@@ -114,10 +114,13 @@ test('the sealed results: absent, another run, a failing case, or no case is not
   assert.equal(run(failing([a, { ...b, status: 'failed' }], 1)), 'E_TESTS_FAILED');
   assert.equal(run(failing([], 0)), 'E_TESTS_FAILED');
   assert.equal(run(failing([a, { ...b, status: 'skipped' }], 0)), 'ALLOW');
+  // A run in which no case passed shows nothing, even with none failing.
+  assert.equal(run(failing([{ ...a, status: 'skipped' }, { ...b, status: 'skipped' }], 0)), 'E_TESTS_FAILED');
   // The freeze waives its own test, by case id, and nothing else.
   const flake = { id: 'receipt::test_report_timezone_flake', file: null, suite: 'receipt', name: 'test_report_timezone_flake', status: 'failed', duration_ms: 1 };
   const waived = { ...failing([a, b, flake], 1), freeze: json({ ...freeze, test_id: flake.id }) };
   assert.equal(run(waived), 'ALLOW');
   assert.equal(run({ ...waived, freeze: null }), 'E_TESTS_FAILED');
+  assert.equal(run({ ...failing([{ ...a, status: 'skipped' }, flake], 1), freeze: json({ ...freeze, test_id: flake.id }) }), 'E_TESTS_FAILED', 'only the waived test ran');
   assert.equal(run({ ...failing([a, { ...b, status: 'error' }, flake], 1), freeze: json({ ...freeze, test_id: flake.id }) }), 'E_TESTS_FAILED');
 });
