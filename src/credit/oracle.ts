@@ -112,6 +112,12 @@ export interface OracleOptions {
   readonly narrowByName?: (testIds: readonly string[]) => readonly string[] | null;
   /** Narrowed command for trace targets (test files, or pytest node ids), or null. */
   readonly narrowTargets: (targets: readonly string[]) => readonly string[] | null;
+  /**
+   * The tests of `tests` that trace targets name one by one (a pytest node id's test), or null
+   * when a target is a whole file, names none of them or cannot be told: then the probe runs.
+   * Without it every symbol gets its probe run.
+   */
+  readonly testsOfTargets?: (targets: readonly string[], tests: readonly string[]) => string[] | null;
   /** A test's candidate files (repository-relative), to tell which tests a file that failed to load held. */
   readonly filesOf?: (testId: string) => readonly string[];
   /** Cache folder, or null for none; keys bind digest, patch hash and mutant id. */
@@ -133,6 +139,11 @@ export interface OracleResult {
   /** Eligible tests that also passed in the unmutated isolated copy. */
   readonly usable: ReadonlySet<string>;
   readonly probes: ReadonlyMap<string, MutantRun>;
+  /**
+   * Symbols whose reaching tests the trace run named (every entry it recorded names a usable
+   * test), so no probe ran for them: the usable tests it saw enter each.
+   */
+  readonly traced: ReadonlyMap<string, readonly string[]>;
   /** Per symbol: its revert, null and behavioural mutant runs, in the order they ran. */
   readonly mutants: ReadonlyMap<string, readonly MutantRun[]>;
   /** The unmutated control run again after the mutants, null when none ran. */
@@ -593,7 +604,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       phase = 'done';
       total = done;
       report();
-      return { control: controlOut, usable, probes: new Map(), mutants: new Map(), after: null, mutantsRun, mutantsCached, mutantsSettled, fastEnv: fast, bytecode };
+      return { control: controlOut, usable, probes: new Map(), traced: new Map(), mutants: new Map(), after: null, mutantsRun, mutantsCached, mutantsSettled, fastEnv: fast, bytecode };
     }
     const timeoutMs = mutantTimeoutMs(opts.baselineMs, control.durationMs, opts.timeoutFactor);
     const times = control.times;
@@ -601,8 +612,21 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     const reach = traced.reach;
 
     // 3. Probes: the tests that fail when the symbol throws on entry are the tests that reach it.
+    // Where the trace named them one by one (every entry it recorded is a pytest test that is
+    // usable), those are the reaching tests and no probe runs; the probe stays for a symbol the
+    // trace could not tell or told only by file (node:test, jest, vitest), and for one only its
+    // probe can credit (no mutant possible, no revert).
     phase = 'probes';
     const probes = new Map<string, MutantRun>();
+    const tracedReach = new Map<string, readonly string[]>();
+    const usableSorted = [...usable].sort();
+    const fromTrace = (p: SymbolPlan): string[] | null => {
+      const targets = reach?.get(p.symbol);
+      if (targets === null || targets === undefined || targets.size === 0 || opts.testsOfTargets === undefined) return null;
+      if (p.candidates === 0 && p.revert === null) return null;
+      const tests = opts.testsOfTargets([...targets].sort(), usableSorted);
+      return tests !== null && tests.length > 0 ? tests : null;
+    };
     if (earlyRuns !== null) {
       // They ran against every eligible test: only the usable ones count (as a narrowed probe's would).
       for (const [sym, r] of earlyRuns) {
@@ -612,7 +636,16 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       }
       report();
     }
-    await pool(earlyRuns !== null ? [] : plans, async (p, slot, logDir) => {
+    if (earlyRuns === null) {
+      for (const p of plans) {
+        const tests = fromTrace(p);
+        if (tests === null) continue;
+        tracedReach.set(p.symbol, tests);
+        done++;
+      }
+      if (tracedReach.size > 0) report();
+    }
+    await pool(earlyRuns !== null ? [] : plans.filter((p) => !tracedReach.has(p.symbol)), async (p, slot, logDir) => {
       const targets = reach?.get(p.symbol);
       let r: MutantRun;
       if (targets?.size === 0) {
@@ -646,7 +679,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     }
     const queue = new JudgingQueue(
       judgedPlans.flatMap((p) => {
-        const reached = (probes.get(p.symbol)?.failed ?? []).filter((t) => !opts.ignore.has(t));
+        const reached = (probes.get(p.symbol)?.failed ?? tracedReach.get(p.symbol) ?? []).filter((t) => !opts.ignore.has(t));
         if (reached.length === 0) {
           total -= p.mutants.length + p.nulls.length + (p.revert ? 1 : 0);
           return [];
@@ -754,7 +787,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     total = done;
     phase = 'done';
     report();
-    return { control: controlOut, usable, probes, mutants: results, after, mutantsRun, mutantsCached, mutantsSettled, fastEnv: fast, bytecode };
+    return { control: controlOut, usable, probes, traced: tracedReach, mutants: results, after, mutantsRun, mutantsCached, mutantsSettled, fastEnv: fast, bytecode };
   } finally {
     scratch.dispose();
   }

@@ -266,6 +266,25 @@ export function narrowFor(command: readonly string[], sources: ReadonlyMap<strin
 }
 
 /**
+ * The tests of `tests` that the trace's targets name, where each target names tests one by
+ * one: a pytest node id, the test with that node id. Null when a target is a whole test file
+ * (node:test, jest and vitest record the file: every test in it would count as reaching, which
+ * the symbol's probe tells apart) or names none of them: the oracle runs the probe then.
+ */
+export function testsOfTargetsFor(sources: ReadonlyMap<string, CaseSource>): (targets: readonly string[], tests: readonly string[]) => string[] | null {
+  return (targets, tests) => {
+    const out = new Set<string>();
+    for (const target of targets) {
+      if (!target.includes('::')) return null;
+      const hit = tests.filter((t) => sources.get(t)?.nodeIds.includes(target) === true);
+      if (hit.length === 0) return null;
+      for (const t of hit) out.add(t);
+    }
+    return [...out].sort();
+  };
+}
+
+/**
  * The command narrowed to the reaching tests by file and name (vitest, jest, node:test), or null
  * when any of them cannot be named exactly (the oracle then narrows by file). pytest's node ids
  * already name each test (narrowFor).
@@ -395,6 +414,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
       narrowByName: narrowByNameFor(command, caseSources, new Map(results.cases.map((c) => [c.id, { suite: c.suite, name: c.name }]))),
       filesOf: (t) => caseSources.get(t)?.files ?? [],
       narrowTargets: (targets) => narrowCommand(command, targets),
+      testsOfTargets: testsOfTargetsFor(caseSources),
       cacheDir,
       cacheSalt: JSON.stringify([digest, patchSha, changed.base]),
       ...(opts.progress ? { progress: opts.progress } : {}),

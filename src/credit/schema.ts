@@ -46,6 +46,8 @@ export const EvidenceSchema = v.strictObject({
   /** Tests that failed an unmutated control or the symbol's null mutant: they tell sources or environments apart, and earn nothing for the symbol. */
   sensitive: v.optional(v.array(v.strictObject({ test: identifier, reason: v.string() }))),
   reached: v.array(identifier),
+  /** How `reached` was found: `probe` (the tests that failed when the symbol threw on entry) or `trace` (the pytest tests the trace run saw enter it, each by its node id). */
+  reached_by: v.optional(v.picklist(['probe', 'trace'])),
   /** Tests that reached it and failed on none of the mutants that ran (see `untried`). */
   insensitive: v.array(identifier),
   tautologies: v.array(identifier),

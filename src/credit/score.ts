@@ -51,6 +51,8 @@ interface SymbolInfo {
   killers: Set<string>;
   killed: { test: string; mutant: string; kind: Kind }[];
   reached: string[];
+  /** How the reaching tests were found: the symbol's probe, or the trace run alone. */
+  reachedBy: 'probe' | 'trace' | null;
   byProbe: boolean;
   runs: MutantRun[];
   sensitive: Map<string, string>;
@@ -98,8 +100,9 @@ export function toScored(x: ScoreParts): Scored {
   const perSymbol = new Map<string, SymbolInfo>();
   for (const p of x.plans) {
     const probe = x.oracle?.probes.get(p.symbol);
+    const traced = x.oracle?.traced.get(p.symbol);
     const runs = [...(x.oracle?.mutants.get(p.symbol) ?? [])];
-    const reached = sorted(probe?.failed ?? []);
+    const reached = sorted(probe?.failed ?? traced ?? []);
     const sensitive = sensitiveTests(x, reached, runs);
     const killers = new Set<string>();
     const killed: { test: string; mutant: string; kind: Kind }[] = [];
@@ -132,7 +135,7 @@ export function toScored(x: ScoreParts): Scored {
       if (p.noRevert !== undefined) revert = { ...revert, detail: `${revert.detail !== undefined ? `${revert.detail}; ` : ''}partial revert: ${p.noRevert}` };
     }
     const untried = reached.length === 0 ? 0 : Math.max(0, p.mutants.length - runs.filter((r) => r.mutant.kind === 'behavioural').length);
-    perSymbol.set(p.symbol, { killers, killed, reached, byProbe, runs: probe ? [probe, ...runs] : runs, sensitive, revert, change: p.change, untried });
+    perSymbol.set(p.symbol, { killers, killed, reached, reachedBy: probe ? 'probe' : traced ? 'trace' : null, byProbe, runs: probe ? [probe, ...runs] : runs, sensitive, revert, change: p.change, untried });
     for (const t of killers) note(t, p.symbol);
     for (const t of reached) if (tautology(t)) note(t, p.symbol);
   }
@@ -165,6 +168,7 @@ export function toScored(x: ScoreParts): Scored {
       ...(info ? { revert: info.revert } : {}),
       ...(info && info.sensitive.size > 0 ? { sensitive: [...info.sensitive].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([test, reason]) => ({ test, reason })) } : {}),
       reached,
+      ...(info?.reachedBy ? { reached_by: info.reachedBy } : {}),
       insensitive,
       tautologies,
       mutants: (info?.runs ?? []).map((r) => mutantEvidence(r, earning)),
@@ -204,8 +208,8 @@ function missingReason(s: string, x: ScoreParts, info: SymbolInfo | undefined, t
   if (o.control.status !== 'ok') return `the unmutated suite did not run cleanly in an isolated copy of the work tree (${o.control.detail})`;
   if (o.usable.size === 0) return 'no test passed both on the sealed baseline and in the isolated copy';
   const probe = o.probes.get(s);
-  if (!probe) return 'no probe was run';
-  if (probe.status !== 'ok') return `its probe run ${probe.status === 'timeout' ? 'timed out' : 'crashed'} (${probe.detail}), so no test is known to reach it`;
+  if (!probe && !o.traced.has(s)) return 'no probe was run';
+  if (probe && probe.status !== 'ok') return `its probe run ${probe.status === 'timeout' ? 'timed out' : 'crashed'} (${probe.detail}), so no test is known to reach it`;
   if (!info || info.reached.length === 0) return 'no test that passed on the sealed baseline reaches it (its probe failed no test)';
   if (tautologies.length === info.reached.length) return `reached only by tautologies: ${listed(tautologies)}`;
   const honest = info.reached.filter((t) => !tautologies.includes(t));

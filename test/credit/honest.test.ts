@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ranAgainst, type MutantRun, type OracleResult, type SymbolPlan } from '../../src/credit/oracle.js';
 import { toScored } from '../../src/credit/score.js';
+import { testsOfTargetsFor } from '../../src/credit/run.js';
 import type { Mutant } from '../../src/credit/mutant.js';
 import type { TestRun } from '../../src/credit/workspace.js';
 import type { Changed } from '../../src/symbols/schema.js';
@@ -41,11 +42,12 @@ describe('toScored: survived only against every reaching test', () => {
     locations: { [SYM]: { path: 'src/a.ts', language: 'typescript', start_line: 1, end_line: 3, changed_lines: [[2, 2]] } },
   };
   const results: Results = { runner_job: 'r1', digest: 'abc123', command: ['node', '--test'], exit_code: 0, signal: null, timed_out: false, started_at: '2026-01-01T00:00:00Z', ended_at: '2026-01-01T00:00:01Z', junit: [{ path: 'junit.xml', sha256: null, status: 'ok' }], cases: [junitCase(T1), junitCase(T2)], sandbox: 'bwrap', cwd: '/sealgate/work' };
-  const score = (runs: MutantRun[], p: SymbolPlan = plan, require: 'change' | 'revert' = 'change') => {
+  const score = (runs: MutantRun[], p: SymbolPlan = plan, require: 'change' | 'revert' = 'change', reach: 'probe' | readonly string[] = 'probe') => {
     const oracle: OracleResult = {
       control: { status: 'ok', detail: '', durationMs: 1, cached: false },
       usable: new Set([T1, T2]),
-      probes: new Map([[SYM, mr(probe, [T1, T2], [T1, T2])]]),
+      probes: reach === 'probe' ? new Map([[SYM, mr(probe, [T1, T2], [T1, T2])]]) : new Map(),
+      traced: reach === 'probe' ? new Map() : new Map([[SYM, reach]]),
       mutants: new Map([[SYM, runs]]),
       after: { status: 'ok', detail: 'clean', durationMs: 1, cached: false, failed: [], ranAgainst: [T1, T2] },
       mutantsRun: runs.length,
@@ -83,9 +85,38 @@ describe('toScored: survived only against every reaching test', () => {
     // Under the default a kill of a valid behavioural mutant still earns.
     assert.equal(score([mr(b1, [T1], [T1, T2])], invalid)?.status, 'credited');
   });
+  it('reach from the trace (no probe ran): the traced tests are the reaching ones, said so, and no probe is listed as run', () => {
+    const ev = score([mr(revert, [], [T1, T2]), mr(b1, [], [T1])], plan, 'change', [T1, T2]);
+    assert.deepEqual(ev?.reached, [T1, T2]);
+    assert.equal(ev?.reached_by, 'trace');
+    assert.equal(ev?.revert?.outcome, 'survived');
+    assert.ok(!(ev?.mutants ?? []).some((m) => m.kind === 'probe'), 'no probe evidence for a probe that never ran');
+    assert.equal(ev?.mutants?.find((m) => m.id === b1.id)?.outcome, 'partial', 'a mutant that missed a traced test is not survived');
+    assert.match(ev?.reason ?? '', /reached by 2 test\(s\), none of which failed/);
+    assert.equal(score([mr(revert, [T2], [T1, T2])], plan, 'change', [T1, T2])?.status, 'credited');
+    assert.equal(score([mr(revert, [T2], [T1, T2])])?.reached_by, 'probe');
+  });
   it('a kill is a kill whatever else ran', () => {
     const ev = score([mr(revert, [T2], [T2]), mr(b1, [], [T1])]);
     assert.equal(ev?.revert?.outcome, 'killed');
     assert.equal(ev?.status, 'credited');
+  });
+});
+
+describe('testsOfTargetsFor: trace targets to reaching tests, only where they name tests one by one', () => {
+  const sources = new Map([
+    ['tests.test_a::test_x', { verdict: null, files: ['tests/test_a.py'], nodeIds: ['tests/test_a.py::test_x'] }],
+    ['tests.test_a::test_y[1]', { verdict: null, files: ['tests/test_a.py'], nodeIds: ['tests/test_a.py::test_y[1]'] }],
+    ['test/a.test.ts::f::one', { verdict: null, files: ['test/a.test.ts'], nodeIds: [] }],
+  ]);
+  const of = testsOfTargetsFor(sources);
+  const all = [...sources.keys()];
+  it('pytest node ids name their tests', () => {
+    assert.deepEqual(of(['tests/test_a.py::test_y[1]', 'tests/test_a.py::test_x'], all), ['tests.test_a::test_x', 'tests.test_a::test_y[1]']);
+  });
+  it('a whole test file, or a node id that names no usable test, leaves it to the probe (null)', () => {
+    assert.equal(of(['test/a.test.ts'], all), null);
+    assert.equal(of(['tests/test_a.py::test_x', 'tests/test_a.py::test_gone'], all), null);
+    assert.equal(of(['tests/test_a.py::test_x'], ['tests.test_a::test_y[1]']), null, 'its test is not usable');
   });
 });

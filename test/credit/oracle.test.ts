@@ -127,9 +127,11 @@ def test_sign_tautology():
 `;
   let repo: { dir: string; dispose: () => void };
   let scored: Awaited<ReturnType<typeof score>>;
+  let oracle: Awaited<ReturnType<typeof scoreRepo>>['oracle'];
+  const command = ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--junitxml=junit.xml', 'tests'];
   before(async () => {
     repo = makeRepo({ 'src/__init__.py': '', 'src/calc.py': text, 'tests/test_calc.py': tests, '.gitignore': 'junit.xml\n' });
-    scored = await score(repo.dir, 'src/calc.py', 'python', spans, ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--junitxml=junit.xml', 'tests'], 2);
+    ({ scored, oracle } = await scoreRepo(repo.dir, 'src/calc.py', 'python', spans, command, { budget: 2, byName: false }));
   });
   after(() => repo.dispose());
   const ev = (n: string) => scored.credit.evidence?.[`src/calc.py::${n}`];
@@ -148,5 +150,27 @@ def test_sign_tautology():
   });
   it('assert True is a tautology', () => {
     assert.equal(scored.cases.cases.find((c) => c.id.endsWith('test_sign_tautology'))?.rule, 'constant-true');
+  });
+  it('four symbols on two workers: the trace names each reaching pytest test by node id, so no probe runs and the evidence says the reach came from the trace', () => {
+    assert.equal(oracle?.probes.size, 1, `only area (no test entered it) has a probe result, and that one never ran: ${JSON.stringify([...(oracle?.probes.keys() ?? [])])}`);
+    assert.match(oracle?.probes.get('src/calc.py::area')?.detail ?? '', /no test entered it/);
+    for (const [sym, test] of [['sign', 'test_sign'], ['clamp', 'test_clamp_bounds'], ['double', 'test_double_type']] as const) {
+      assert.equal(ev(sym)?.reached_by, 'trace', sym);
+      assert.deepEqual(byName(ev(sym)?.reached ?? []), [test], sym);
+      assert.ok(!(ev(sym)?.mutants ?? []).some((m) => m.kind === 'probe'), `${sym}: no probe run is listed`);
+    }
+  });
+  it('the same verdicts with every probe run (the trace only narrowing them), whose reach is never narrower than the trace\'s', async () => {
+    const probed = (await scoreRepo(repo.dir, 'src/calc.py', 'python', spans, command, { budget: 2, byName: false, traceReach: false })).scored;
+    assert.deepEqual(probed.credit.credited, scored.credit.credited);
+    assert.deepEqual(probed.credit.test_ids, scored.credit.test_ids);
+    for (const sym of ['sign', 'clamp', 'double', 'area']) {
+      const p = probed.credit.evidence?.[`src/calc.py::${sym}`];
+      // A probe run narrowed to the traced node ids counts every other usable test of a file
+      // with a failing case as failed to load: its reach can be wider, never narrower.
+      for (const t of ev(sym)?.reached ?? []) assert.ok(p?.reached.includes(t), `${sym}: ${t} reached by the trace but not by the probe`);
+      assert.equal(p?.status, ev(sym)?.status, sym);
+    }
+    assert.equal(probed.credit.evidence?.['src/calc.py::sign']?.reached_by, 'probe');
   });
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { draftSymbols, narrowByNameFor, narrowFor } from '../../src/credit/run.js';
+import { draftSymbols, narrowByNameFor, narrowFor, testsOfTargetsFor } from '../../src/credit/run.js';
 import { runOracle, type OracleResult } from '../../src/credit/oracle.js';
 import { toScored } from '../../src/credit/score.js';
 import { classifyCases, readTestSources } from '../../src/credit/tests.js';
@@ -41,7 +41,7 @@ export interface Scoring {
  * The baseline run, the oracle and the scoring, as `sealgate credit` does them (sandboxed, the
  * credit command, the narrowing of run.ts), on a throwaway repository whose symbols are all added.
  */
-export async function scoreRepo(repo: string, path: string, language: string, spans: Record<string, [number, number]>, command: string[], opts: { budget?: number; junit?: string; byName?: boolean; fastEnv?: Readonly<Record<string, string>>; earlyProbes?: boolean; envWithout?: readonly string[] } = {}): Promise<Scoring> {
+export async function scoreRepo(repo: string, path: string, language: string, spans: Record<string, [number, number]>, command: string[], opts: { budget?: number; junit?: string; byName?: boolean; fastEnv?: Readonly<Record<string, string>>; earlyProbes?: boolean; traceReach?: boolean; envWithout?: readonly string[] } = {}): Promise<Scoring> {
   const env = childEnv();
   for (const k of opts.envWithout ?? []) delete env[k];
   const junit = opts.junit ?? 'junit.xml';
@@ -85,6 +85,7 @@ export async function scoreRepo(repo: string, path: string, language: string, sp
       probeTargets.push(t);
       return narrowCommand(credit, t);
     },
+    ...(opts.traceReach === false ? {} : { testsOfTargets: testsOfTargetsFor(caseSources) }),
     cacheDir: null, cacheSalt: 'test',
   });
   const plans = await judged;
