@@ -1,9 +1,14 @@
 import { CODE_INFO, type DecisionCode } from '../core/codes.js';
 import type { Finding } from '../core/errors.js';
+import { visible } from '../core/text.js';
 
-/** Human lines for stderr: the code, why, and what to do next. */
+/**
+ * Human lines for stderr: the code, why, and what to do next. A reason quotes names the
+ * patch chose (a file, a test id): terminal controls and bidi overrides in it are shown as
+ * escapes, so it cannot redraw the code line; a detail's own line breaks stay.
+ */
 export function formatReasons(code: DecisionCode, findings: readonly Finding[]): string {
-  const lines = findings.map((f) => `sealgate: ${f.code}: ${f.path ? `${f.path}: ` : ''}${f.detail}`);
+  const lines = findings.map((f) => visible(`sealgate: ${f.code}: ${f.path ? `${f.path}: ` : ''}${f.detail}`, '\n'));
   if (code !== 'ALLOW' && lines.length === 0) lines.push(`sealgate: ${code}: ${CODE_INFO[code].condition}`);
   if (code !== 'ALLOW') lines.push(`sealgate: next step: ${CODE_INFO[code].nextStep}`);
   return lines.join('\n') + '\n';

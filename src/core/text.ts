@@ -35,3 +35,18 @@ export function decodeDocument(bytes: Uint8Array, format: 'json' | 'yaml' | 'lin
 export function escapeRegExp(s: string): string {
   return s.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
 }
+
+/**
+ * Characters a terminal or a renderer acts on instead of showing: C0 and C1 controls (ESC,
+ * CR, the 8-bit CSI U+009B, ...), DEL, the bidirectional marks, embeddings, overrides and
+ * isolates, zero-width characters and the line and paragraph separators. A report echoes
+ * names the patch and its tests chose (file paths, test ids, symbols): such a name could
+ * move the cursor and rewrite a reject as ALLOW, or reorder what a reviewer reads.
+ */
+// eslint-disable-next-line no-control-regex
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u2028\u2029\ufeff]/g;
+
+/** `s` with every such character shown as its `\uXXXX` escape; characters in `keep` (say, "\n") pass. */
+export function visible(s: string, keep = ''): string {
+  return s.replace(INVISIBLE, (c) => (keep.includes(c) ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}

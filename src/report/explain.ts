@@ -1,6 +1,7 @@
 import { CODE_INFO } from '../core/codes.js';
 import type { Decision, GateInputs } from '../gate/decide.js';
 import { describeSignatures, type SignatureState } from '../attest/read.js';
+import { visible } from '../core/text.js';
 
 /** The full human account of one gate decision: the spec's four reviewer questions, then every finding. */
 export function explainDecision(x: GateInputs, d: Decision, signatures?: SignatureState): string {
@@ -39,5 +40,6 @@ export function explainDecision(x: GateInputs, d: Decision, signatures?: Signatu
     lines.push('all findings, in precedence order:');
     for (const f of d.findings) lines.push(`  ${f.code}  ${f.path ? `${f.path}: ` : ''}${f.detail}`);
   }
-  return lines.join('\n') + '\n';
+  // Names come from the patch and its tests: no terminal control or bidi override gets through raw.
+  return lines.map((l) => visible(l)).join('\n') + '\n';
 }

@@ -1,4 +1,5 @@
 import type { Finding } from '../core/errors.js';
+import { visible } from '../core/text.js';
 import { FEW, few, isolationText, type ReviewReport } from './model.js';
 
 const where = (f: Finding): string => (f.path ? `${f.path}: ` : '');
@@ -71,5 +72,6 @@ export function toTextReport(r: ReviewReport): string {
   }
   out.push('');
   out.push(`(at most ${FEW} names per list; explain --format json has every test, mutant and finding)`);
-  return out.join('\n') + '\n';
+  // Names come from the patch and its tests: no terminal control or bidi override gets through raw.
+  return out.map((l) => visible(l)).join('\n') + '\n';
 }
