@@ -1,9 +1,20 @@
 import type { Finding } from '../core/errors.js';
+import { visible } from '../core/text.js';
 import { FEW, isolationText, type ReviewReport } from './model.js';
 
-/** Markdown table cells: no pipes, no newlines, code spans for ids. */
-const cell = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-const code = (s: string): string => (s === '' ? '' : `\`${s.replace(/`/g, "'")}\``);
+/**
+ * Inline text from the evidence (finding details, reasons, step summaries name files and
+ * tests the patch chose): one line, shown as written. Backslash escapes keep its link,
+ * image, HTML, code-span and table syntax from acting: a test named
+ * `![x](https://host/t.png)` would otherwise load a remote image in the job summary.
+ */
+const cell = (s: string): string => visible(s.replace(/\r?\n/g, ' ')).replace(/[\\`[\]<>|]/g, '\\$&');
+/**
+ * A code span: backticks cannot close it, a line break (shown as its escape) cannot end
+ * the table row, and `|` is escaped (inside a table, GFM splits cells at a bare pipe even
+ * in a code span).
+ */
+const code = (s: string): string => (s === '' ? '' : `\`${visible(s).replace(/`/g, "'").replace(/\|/g, '\\|')}\``);
 const where = (f: Finding): string => (f.path ? `${code(f.path)}: ` : '');
 const mark = (ok: boolean): string => (ok ? '✅' : '❌');
 /** At most FEW code spans, the rest counted. */
