@@ -1,9 +1,15 @@
 import type { Finding } from '../core/errors.js';
+import { visible } from '../core/text.js';
 import { FEW, groupKills, isolationText, type ReviewReport, type SymbolRow } from './model.js';
 
-/** Escape for HTML text and attribute values. */
+/**
+ * Escape for HTML text and attribute values. Bidi overrides, zero-width and control
+ * characters are shown as `\uXXXX` escapes: an override is not closed by the element
+ * around a name, and would reverse the rest of the line (line breaks and tabs, mere white
+ * space in HTML, stay).
+ */
 export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+  return visible(s, '\n\t').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 }
 
 const e = escapeHtml;
