@@ -91,7 +91,9 @@ function measureSandboxAlone(work, dir, BIN, env, direct) {
   writeFileSync(capture, `#!/bin/sh\nprintf '%s\\0' "$@" > '${saved}'\nexec '${bwrap}' "$@"\n`, { mode: 0o755 });
   const r = spawnSync(process.execPath, [BIN, 'run', '--runner-job', RUNNER, '--', 'sh', '-c', ONE_CASE], { cwd: dir, env: { ...env, SEALGATE_BWRAP: capture }, encoding: 'utf8' });
   if (r.status !== 0 || !existsSync(saved)) throw new Error(`sealgate run with the capturing bubblewrap exited ${r.status}: ${r.stdout}${r.stderr}`);
-  const argv = readFileSync(saved, 'utf8').split('\0').slice(0, -1);
+  // The seccomp filter comes on an fd (--seccomp N) the capture does not keep: replayed without it (loading it costs microseconds).
+  const captured = readFileSync(saved, 'utf8').split('\0').slice(0, -1);
+  const argv = captured.filter((a, i) => a !== '--seccomp' && captured[i - 1] !== '--seccomp');
   const old = argv.map((a) => /^(.*\/sealgate-run-[^/]+)\/work$/.exec(a)).find((m) => m !== null)?.[1];
   if (old === undefined) throw new Error(`no run folder in the captured bubblewrap command: ${argv.join(' ')}`);
   const diffs = [];

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 
 /**
  * Run one command the way the runner must: its own process group (so a timeout kills every
@@ -25,6 +25,8 @@ export interface ExecOptions {
   readonly killGraceMs?: number;
   /** Permission mask for files the command creates (default 0o077: private to the runner's user). */
   readonly umask?: number;
+  /** Bytes the child reads from fds 3, 4 ... (a pipe each, closed after the bytes): bubblewrap's seccomp filter. */
+  readonly inputs?: readonly Uint8Array[];
 }
 
 export interface StreamOutcome {
@@ -130,10 +132,16 @@ async function runChild(program: string, args: string[], opts: ExecOptions, out:
   const previousMask = process.umask(opts.umask ?? 0o077);
   let child;
   try {
-    child = spawn(program, args, { cwd: opts.cwd, env: { ...opts.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(program, args, { cwd: opts.cwd, env: { ...opts.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(opts.inputs ?? []).map(() => 'pipe' as const)] });
   } finally {
     process.umask(previousMask);
   }
+  (opts.inputs ?? []).forEach((bytes, i) => {
+    const s = child.stdio[3 + i] as Writable | null | undefined;
+    // A child that exits without reading it: nothing to report here, its exit status says why.
+    s?.on('error', () => undefined);
+    s?.end(bytes);
+  });
   const flows = [drain(child.stdout, out), drain(child.stderr, err)];
   let timedOut = false;
   let spawnError: string | null = null;

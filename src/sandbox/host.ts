@@ -6,6 +6,7 @@ import { packageRoot } from '../core/package-root.js';
 import type { SandboxKind } from '../config/schema.js';
 import { SealgateError } from '../core/errors.js';
 import { isWithin, type DependencyFolder, type HostView } from './plan.js';
+import { keyringFilter } from './seccomp.js';
 
 /**
  * What the host offers a sandboxed run, read from the file system and the caller's PATH;
@@ -204,6 +205,7 @@ export function findBwrap(): string {
 /** E_SANDBOX_UNAVAILABLE unless `isolation` can be carried out here. */
 export function requireSandbox(isolation: SandboxKind, bwrap: string, path: string): void {
   if (isolation === 'none') return;
+  if (keyringFilter() === null) throw new SealgateError('E_SANDBOX_UNAVAILABLE', [{ code: 'E_SANDBOX_UNAVAILABLE', path, detail: `sealgate has no seccomp filter for this architecture (${process.arch}), so the kernel keyring (not namespaced: the runner's session keyring) cannot be kept from the tests; ${SANDBOX_NEXT_STEP}` }]);
   const problem = probeSandbox(bwrap);
   if (problem !== null) throw new SealgateError('E_SANDBOX_UNAVAILABLE', [{ code: 'E_SANDBOX_UNAVAILABLE', path, detail: `${problem}; ${SANDBOX_NEXT_STEP}` }]);
 }

@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import type { SandboxKind } from '../config/schema.js';
+import { SECCOMP_FD } from './seccomp.js';
 
 /**
  * The sandbox plan: plain data saying what one run of the project's code may see, where it
@@ -188,6 +189,8 @@ export function planSandbox(req: SandboxRequest): SandboxPlan {
     ...mounts.flatMap(mountArgs),
     // The root itself (a private tmpfs holding the mount points) is read-only too.
     '--remount-ro', '/',
+    // No kernel keyring: it is not namespaced, so it would be the runner's session keyring (./seccomp.ts).
+    '--seccomp', String(SECCOMP_FD),
     '--chdir', SANDBOX_WORK,
     '--',
     ...req.command,

@@ -8,6 +8,7 @@ import { inputInvalid } from '../core/errors.js';
 import { TREE_TIME } from '../core/times.js';
 import { execInGroup, type ExecOutcome } from '../runner/exec.js';
 import { listCopyEntries, readDependencyFolders, readHostView, requireSandbox, type Secrets } from './host.js';
+import { keyringFilter } from './seccomp.js';
 import { isWithin, planSandbox, type DependencyFolder, type HostView, type RunDirs, type SandboxLimits, type SandboxPlan } from './plan.js';
 
 /**
@@ -58,6 +59,9 @@ export async function runSandboxed(plan: SandboxPlan): Promise<ExecOutcome> {
     const none = { bytes: 0, truncated: false };
     return { exit_code: null, signal: null, timed_out: false, duration_ms: 0, spawn_error: `ENOENT: ${JSON.stringify(plan.command[0])} is not a program the sandbox can run (not found on its PATH or in the tree)`, stdout: none, stderr: none };
   }
+  // bubblewrap reads the seccomp filter its argv names (--seccomp 3) from fd 3.
+  const filter = plan.isolation === 'bwrap' ? keyringFilter() : null;
+  if (plan.isolation === 'bwrap' && filter === null) throw new Error(`no seccomp filter for ${process.arch}`);
   return execInGroup({
     command: plan.argv,
     cwd: plan.hostCwd,
@@ -67,6 +71,7 @@ export async function runSandboxed(plan: SandboxPlan): Promise<ExecOutcome> {
     stderrPath: plan.output.stderrPath,
     capBytes: plan.limits.capBytes,
     ...(plan.limits.killGraceMs !== undefined ? { killGraceMs: plan.limits.killGraceMs } : {}),
+    ...(filter !== null ? { inputs: [filter] } : {}),
   });
 }
 

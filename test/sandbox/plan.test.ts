@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { readDependencyFolders, pathRoots } from '../../src/sandbox/host.js';
 import { SANDBOX_HOME, SANDBOX_TMP, SANDBOX_WORK, isWithin, planMounts, planSandbox, type HostView, type SandboxRequest } from '../../src/sandbox/plan.js';
 import { resolveOutput } from '../../src/sandbox/run.js';
+import { SECCOMP_FD, keyringFilter } from '../../src/sandbox/seccomp.js';
 import { checkCreditIsolation, checkRunIsolation } from '../../src/verify/audit.js';
 import type { JournalEvent } from '../../src/runner/journal.js';
 import { tempDir } from '../helpers/git.js';
@@ -31,7 +32,7 @@ const REQ: SandboxRequest = {
 test('planSandbox: every namespace, no way back to the parent session, an unprivileged uid, the tree at one fixed path, HOME and TMPDIR inside', () => {
   const p = planSandbox(REQ);
   const a = p.argv.join(' ');
-  for (const flag of ['--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent', '--new-session', '--uid 1000', '--gid 1000', `--chdir ${SANDBOX_WORK}`, '--remount-ro /']) assert.ok(a.includes(flag), flag);
+  for (const flag of ['--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent', '--new-session', '--uid 1000', '--gid 1000', `--chdir ${SANDBOX_WORK}`, '--remount-ro /', `--seccomp ${SECCOMP_FD}`]) assert.ok(a.includes(flag), flag);
   assert.deepEqual(p.argv.slice(p.argv.indexOf('--') + 1), ['node', '--test']);
   assert.equal(p.argv[0], '/usr/bin/bwrap');
   assert.equal(p.cwd, SANDBOX_WORK);
@@ -48,6 +49,18 @@ test('planSandbox: every namespace, no way back to the parent session, an unpriv
   assert.ok(p.mounts.some((m) => m.kind === 'tmpfs' && m.dest === '/usr/lib/node_modules/sealgate'));
   assert.ok(p.mounts.some((m) => m.kind === 'null' && m.dest === '/opt/pyenv/secret.key'));
   assert.ok(!p.mounts.some((m) => (m.kind === 'ro-bind' || m.kind === 'bind') && isWithin(m.src, '/repo')));
+});
+
+test('keyringFilter: classic BPF for every ABI of the host (x86-64 with i386 and x32, arm64 with arm), none for an unknown architecture', () => {
+  const insns = (b: Buffer): { code: number; k: number }[] => Array.from({ length: b.length / 8 }, (_, i) => ({ code: b.readUInt16LE(i * 8), k: b.readUInt32LE(i * 8 + 4) }));
+  const x64 = keyringFilter('x64', 'LE') as Buffer;
+  assert.equal(x64.length % 8, 0);
+  const ks = insns(x64).map((i) => i.k);
+  // Both ABIs checked, the x86-64, x32 and i386 numbers of add_key, request_key and keyctl refused, a foreign ABI killed.
+  for (const k of [0xc000003e, 0x40000003, 248, 249, 250, 286, 287, 288, 0xbfffffff, 0x80000000, 0x00050001, 0x7fff0000]) assert.ok(ks.includes(k), k.toString(16));
+  assert.ok(insns(keyringFilter('arm64', 'LE') as Buffer).some((i) => i.k === 0xc00000b7));
+  assert.equal(keyringFilter('mips', 'LE'), null);
+  assert.equal(keyringFilter('x64', 'BE')?.readUInt32BE(4), 4);
 });
 
 test('planSandbox, unsandboxed: the command alone, in the run\'s fresh copy, HOME and TMPDIR the run\'s own', () => {
