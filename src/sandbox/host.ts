@@ -101,8 +101,11 @@ export function readHostView(inputs: HostInputs): HostView {
     if (hidden.some((h) => isWithin(h.path, p) || isWithin(p, h.path))) continue;
     if (!readOnly.includes(p)) readOnly.push(p);
   }
-  return { system, readOnly, hidden };
+  return { system, readOnly, hidden, procMasked: PROC_KEYRING.filter((p) => existsSync(p)) };
 }
+
+/** The kernel keyring's lists in /proc: every key's description, and per-uid counts. */
+const PROC_KEYRING = ['/proc/keys', '/proc/key-users'];
 
 /**
  * The dependency folders at the top of `tree`: real folders, or links to a folder of the

@@ -37,6 +37,8 @@ export interface HostView {
   readonly readOnly: readonly string[];
   /** Paths never visible, whatever is bound above them: masked when a bind would show them. */
   readonly hidden: readonly { readonly path: string; readonly dir: boolean }[];
+  /** Files of the run's fresh /proc masked by /dev/null (the kernel keyring's lists, where the host has them). */
+  readonly procMasked?: readonly string[];
 }
 
 /** A dependency folder of the tree (node_modules, .venv ...): its name at the top of the tree and the host folder behind it. */
@@ -123,7 +125,10 @@ export function planMounts(req: Pick<SandboxRequest, 'run' | 'host' | 'deps'>): 
     else ro(s.path, s.path);
   }
   for (const p of req.host.readOnly) ro(p, p);
-  mounts.push({ kind: 'proc', dest: '/proc' }, { kind: 'dev', dest: '/dev' });
+  mounts.push({ kind: 'proc', dest: '/proc' });
+  // The keyring is not namespaced: its list names the runner's keys (the seccomp filter keeps their contents out).
+  for (const p of req.host.procMasked ?? []) mounts.push({ kind: 'null', dest: p });
+  mounts.push({ kind: 'dev', dest: '/dev' });
   mounts.push({ kind: 'bind', src: req.run.tmp, dest: SANDBOX_TMP });
   mounts.push({ kind: 'bind', src: req.run.home, dest: SANDBOX_HOME });
   mounts.push({ kind: 'bind', src: req.run.work, dest: SANDBOX_WORK });

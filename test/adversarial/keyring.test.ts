@@ -35,7 +35,7 @@ else:
 
 test('a test can neither read the runner\'s session keyring nor leave a key in it for a later run', { skip, timeout: 120_000 }, async () => {
   const n = nr as { add: number; keyctl: number };
-  const script = `cat > /tmp/keys.py <<'PY'\n${KEYS(n)}PY\npython3 /tmp/keys.py read runner-secret\npython3 /tmp/keys.py add left-behind\nprintf '<testsuite name="s"><testcase classname="s" name="t"/></testsuite>\\n' > junit.xml\n`;
+  const script = `cat > /tmp/keys.py <<'PY'\n${KEYS(n)}PY\npython3 /tmp/keys.py read runner-secret\npython3 /tmp/keys.py add left-behind\ncat /proc/keys /proc/key-users 2>&1\nprintf '<testsuite name="s"><testcase classname="s" name="t"/></testsuite>\\n' > junit.xml\n`;
   const repo = await makeSealedRepo({ files: { 'attack.sh': script }, config: { test: { command: ['sh', 'attack.sh'], junit: ['junit.xml'] } } });
   try {
     // The runner as a CI job runs it: in a session keyring of its own that holds a secret.
@@ -50,6 +50,7 @@ process.stdout.write(JSON.stringify({ exit: r.exit, stdout: r.stdout, stderr: r.
     assert.equal(out.exit, 0, out.stdout + out.stderr);
     const log = repo.read('review/runner/logs/stdout.log');
     assert.doesNotMatch(log, /TOPSECRET/, 'the test read the runner\'s keyring');
+    assert.doesNotMatch(log, /runner-secret|sealgate-test-session/, 'the test listed the runner\'s keys in /proc/keys');
     assert.match(log, /not found: Operation not permitted/, log);
     assert.match(log, /add refused: Operation not permitted/, log);
     assert.match(out.after, /^not found/, 'a key the test added outlived its run');
