@@ -4,7 +4,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { visible } from '../../src/core/text.js';
-import { NOW, proposedAndSealed, writeScoring } from '../workflow/review.js';
+import { NOW, RUNNER, proposedAndSealed, writeScoring } from '../workflow/review.js';
 
 // The record's patch_path is the author's string (a file name, so anything but "/" and NUL).
 // Echoed raw, it moves a terminal's cursor: up over the code line, erase it, write ALLOW.
@@ -49,6 +49,18 @@ test('stderr reasons quote a hostile name escaped: a reject cannot be redrawn as
       assert.match(out.stderr, /not found in the repository/);
       assert.doesNotMatch(out.stderr, ACTIVE, `${argv[0]}: ${JSON.stringify(out.stderr)}`);
     }
+  } finally {
+    r.dispose();
+  }
+});
+
+test('the runner job\'s progress lines (a CI log) show a hostile patch path escaped', { timeout: 120_000 }, async () => {
+  const r = await hostilePath(`p${REWRITE}\u202eff.diff`);
+  try {
+    const out = await runCli(['runner', '--runner-job', RUNNER, '--repo', r.dir, '--quiet'], { cwd: r.dir });
+    assert.match(out.stderr, /^runner: tree/m, out.stderr);
+    assert.ok(out.stderr.includes('p\\u000d\\u001b[1A\\u001b[2KALLOW\\u001b[8m\\u202eff.diff'), out.stderr);
+    assert.doesNotMatch(out.stderr, ACTIVE, JSON.stringify(out.stderr));
   } finally {
     r.dispose();
   }

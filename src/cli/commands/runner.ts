@@ -6,6 +6,7 @@ import { readDocument } from '../../core/document.js';
 import { SealgateError, usageError } from '../../core/errors.js';
 import { LAYOUT, layoutPath } from '../../core/layout.js';
 import { isInstant, parseInstant, type Instant } from '../../core/time.js';
+import { visible } from '../../core/text.js';
 import { RecordSchema } from '../../record/schema.js';
 import { auditReview } from '../../verify/audit.js';
 import { COMMANDS } from './index.js';
@@ -161,7 +162,8 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
     const inner: CommandContext = { ...ctx, env };
     const expected = values['expect-base'] === undefined ? null : parseCommitOption(values['expect-base'], 'expect-base');
     const record = readDocument(layoutPath(repo, 'record'), RecordSchema, 'json', LAYOUT.record);
-    const say = (label: string, text: string): void => ctx.stderr(`runner: ${label.padEnd(8)} ${text}\n`);
+    // Names the patch chose (its path, test ids in a step's reason) print escaped: a CI log is read too.
+    const say = (label: string, text: string): void => ctx.stderr(`runner: ${label.padEnd(8)} ${visible(text)}\n`);
     // The base decides the policy every step reads: a record naming another base stops here, before any of it is used.
     const mismatch = expected === null ? null : expectedBaseFinding(record.base_commit ?? null, expected, LAYOUT.record);
     if (mismatch !== null) {
@@ -245,7 +247,7 @@ async function runSteps(ctx: CommandContext, shared: RunnerShared, repo: string,
       }
       say(label, softMiss ? `E_CREDIT_MISSING: ${firstLine(out.stderr.split('\n').filter((l) => /^credit: \d+ of /.test(l)).join('\n')) || 'a changed symbol lacks credit'} (${took})` : `ok  ${firstLine(out.stdout) || firstLine(out.stderr)} (${took})`);
       // Why each symbol lacks credit, as the credit step says it (one line each).
-      if (softMiss) for (const l of out.stderr.split('\n')) if (/^ {2}missing /.test(l)) ctx.stderr(`runner:          ${l.trim()}\n`);
+      if (softMiss) for (const l of out.stderr.split('\n')) if (/^ {2}missing /.test(l)) ctx.stderr(`runner:          ${visible(l.trim())}\n`);
     }
     if (refused !== null) {
       ctx.stdout(`${refused}\n`);
