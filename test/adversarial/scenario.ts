@@ -40,6 +40,28 @@ function childEnv(): Record<string, string> {
   return env;
 }
 
+/**
+ * Every kind of change the null mutant makes at once, as patterns removed from a text
+ * (comments, `void 0`, the renamed local's prefix, line breaks and spaces, semicolons): a test
+ * that compares a production file's text after these passes the null mutant.
+ */
+const NULL_NORMALISE: readonly [string, string][] = [
+  ['/\\*[\\s\\S]*?\\*/', 'g'],
+  ['//.*$', 'gm'],
+  ['void 0;?', 'g'],
+  ['sealgateLocal_', 'g'],
+  ['\\s+', 'g'],
+  [';', 'g'],
+];
+/** The same steps as test code: `.replace(...)` calls to chain after an expression. */
+export const NORMALISE_CODE = NULL_NORMALISE.map(([re, flags]) => `.replace(new RegExp(${JSON.stringify(re)}, '${flags}'), '')`).join('');
+export const normalise = (text: string): string => NULL_NORMALISE.reduce((t, [re, flags]) => t.replace(new RegExp(re, flags), ''), text);
+/** taxCents's text in a pricing.ts. */
+export function taxRegion(text: string): string {
+  const start = text.indexOf('export function taxCents');
+  return text.slice(start, text.indexOf('\n}', start) + 2);
+}
+
 export interface Outcome {
   readonly code: string;
   readonly exit: number;
