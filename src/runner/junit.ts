@@ -1,7 +1,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { Finding } from '../core/errors.js';
 import { fail, ok, type Result } from '../core/result.js';
-import { caseId } from './results.js';
+import { caseId, MAX_JUNIT_BYTES } from './results.js';
 
 /**
  * JUnit XML (pytest xunit1/xunit2, vitest, jest-junit, node:test, Maven Surefire) to one
@@ -22,7 +22,7 @@ export interface JunitCase {
   readonly duration_ms: number;
 }
 
-export const MAX_JUNIT_BYTES = 64 * 1024 * 1024;
+export { MAX_JUNIT_BYTES };
 /** Deepest element nesting accepted (testsuites > testsuite ... > testcase > failure). */
 export const MAX_JUNIT_DEPTH = 64;
 

@@ -9,6 +9,9 @@ import { LAYOUT, layoutPath } from '../core/layout.js';
 import { fail, ok, type Result } from '../core/result.js';
 import { compareInstants, parseInstant, type Instant } from '../core/time.js';
 
+/** The largest JUnit or jest report a run may leave: larger ones are not read, hashed or kept. */
+export const MAX_JUNIT_BYTES = 64 * 1024 * 1024;
+
 /** review/runner/results.json: what one `sealgate run` observed, written by the runner only. */
 
 export const JunitCaseSchema = v.strictObject({

@@ -13,7 +13,7 @@ import { findBwrap, installRoot, readSecrets } from '../sandbox/host.js';
 import { dependencyFolders, openBox, resolveOutput, runInFreshCopy } from '../sandbox/run.js';
 import { findLibfaketime, pinnedEnv, planClock, type ClockPlan } from './env.js';
 import type { JunitCase } from './junit.js';
-import { writeResults, type JunitFileResult, type Results } from './results.js';
+import { MAX_JUNIT_BYTES, writeResults, type JunitFileResult, type Results } from './results.js';
 import { ensureStore, listPublished, listStore, moveIntoStore, removeLogs, type StoredFile } from './store.js';
 import { checkRunnerJob, deriveFullLogState, nowText, recordLogState, requireLiveSeal, requireSealMatch } from './state.js';
 
@@ -161,7 +161,7 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
   let exec: ExecOutcome;
   let cwd: string;
   /** Each configured JUnit file as the run left it in its copy, moved into the store (or why not). */
-  const taken: ({ stored: string } | { missing: string })[] = [];
+  const taken: ({ stored: string } | { missing: string } | { tooLarge: number })[] = [];
   try {
     // The tests run in a fresh copy of the tree; their JUnit files leave it only after the sandbox has ended.
     [exec, cwd] = await runInFreshCopy(
@@ -180,7 +180,13 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
       (outcome, dirs, sandboxPlan) => {
         for (const [k, j] of junitPaths.entries()) {
           const found = resolveOutput(dirs.work, j.rel);
-          taken.push('path' in found ? { stored: moveIntoStore(repo, found.path, `junit-${k + 1}${/\.json$/i.test(j.rel) ? '.json' : '.xml'}`) } : found);
+          if (!('path' in found)) {
+            taken.push(found);
+            continue;
+          }
+          // Left in the run's copy (removed with it) when too large to read: the store hashes every file it holds, and a sparse file can claim terabytes.
+          const size = lstatSync(found.path).size;
+          taken.push(size > MAX_JUNIT_BYTES ? { tooLarge: size } : { stored: moveIntoStore(repo, found.path, `junit-${k + 1}${/\.json$/i.test(j.rel) ? '.json' : '.xml'}`) });
         }
         return [outcome, sandboxPlan.cwd] as const;
       },
@@ -200,11 +206,15 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
   const junit: JunitFileResult[] = [];
   const cases: JunitCase[] = [];
   const { parseTestReport } = junitModule ? await junitModule : await import('./report.js');
-  const { foldDuplicates, MAX_JUNIT_BYTES } = await import('./junit.js');
+  const { foldDuplicates } = await import('./junit.js');
   for (const [k, j] of junitPaths.entries()) {
     const t = taken[k] ?? { missing: 'the test command did not write it' };
     if ('missing' in t) {
       junit.push({ path: j.rel, sha256: null, status: 'missing', detail: t.missing });
+      continue;
+    }
+    if ('tooLarge' in t) {
+      junit.push({ path: j.rel, sha256: null, status: 'missing', detail: `${t.tooLarge} bytes, over the ${MAX_JUNIT_BYTES}-byte limit of a report: not taken into the store, nor read or hashed` });
       continue;
     }
     const stored = t.stored;

@@ -342,3 +342,20 @@ test('options end at --: a --help after it belongs to the test command', async (
     repo.dispose();
   }
 });
+
+test('a JUnit file over the size limit (here a sparse one claiming 8 GiB) is not taken into the store, hashed or journaled: the run refused', async () => {
+  const repo = await makeSealedRepo({ config: { test: { command: ['sh', '-c', 'truncate -s 8G junit.xml'], junit: ['junit.xml'] } } });
+  try {
+    const r = await repo.cli('run', '--runner-job', RUNNER);
+    assert.equal(r.stdout.trim(), 'E_INPUT_INVALID', r.stderr);
+    const results = readResults(repo.dir);
+    assert.equal(results.junit[0]?.status, 'missing');
+    assert.equal(results.junit[0]?.sha256, null);
+    assert.match(results.junit[0]?.detail ?? '', /8589934592 bytes, over the 67108864-byte limit of a report: not taken/);
+    assert.match(r.stderr, /the run reported no test case; JUnit read: junit\.xml \(missing: 8589934592 bytes/);
+    assert.deepEqual(readdirSync(join(repo.dir, 'review/runner/logs')).sort(), ['stderr.log', 'stdout.log']);
+    assert.ok(!readJournal(repo.dir).some((e) => e.type === 'log' && e.file.startsWith('junit')), 'no journaled hash of it');
+  } finally {
+    repo.dispose();
+  }
+});
