@@ -98,10 +98,16 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
     const signed: Decision = signatures.findings.length > 0 ? { code: 'E_SIGNATURE_INVALID', decisive: signatures.findings[0] ?? null, findings: [...signatures.findings, ...judged.findings] } : judged;
     const mismatch = expected === null ? null : expectedBaseFinding(base, expected, requireOption(values.record, 'record'));
     const decision = withExpectedBase(signed, mismatch);
+    // The account is built before the code is printed: a failure while building it is then E_INTERNAL alone, never a second code.
+    const account = values.json
+      ? formatJson(decision.code, decision.findings, { now: now.text, signatures: { checked: signatures.checked, runner_attestation: signatures.runnerEnvelope, freeze_attestation: signatures.freezeEnvelope, runner_key: signatures.runnerKeyId, reviewer_key: signatures.reviewerKeyId } })
+      : values.explain
+        ? explainDecision(inputs, decision, signatures)
+        : decision.code !== 'ALLOW'
+          ? formatReasons(decision.code, reasonsWithBase(decision, mismatch))
+          : '';
     ctx.stdout(`${decision.code}\n`);
-    if (values.json) ctx.stderr(formatJson(decision.code, decision.findings, { now: now.text, signatures: { checked: signatures.checked, runner_attestation: signatures.runnerEnvelope, freeze_attestation: signatures.freezeEnvelope, runner_key: signatures.runnerKeyId, reviewer_key: signatures.reviewerKeyId } }));
-    else if (values.explain) ctx.stderr(explainDecision(inputs, decision, signatures));
-    else if (decision.code !== 'ALLOW') ctx.stderr(formatReasons(decision.code, reasonsWithBase(decision, mismatch)));
+    if (account !== '') ctx.stderr(account);
     return CODE_INFO[decision.code].exit;
   },
 };

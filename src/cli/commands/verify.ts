@@ -79,13 +79,14 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
     const now = parseNowOption(values.now ?? ctx.clock().toISOString());
     const repo = repoFromReviewOption(ctx.cwd, values.review, values.repo);
     const { audit, mismatch } = await auditWithBase(ctx, repo, values.policy, now, values['expect-base']);
+    // The account is built before the code is printed: a failure while building it is then E_INTERNAL alone, never a second code.
+    const account = values.json
+      ? formatJson(audit.code, audit.findings, { now: now.text, steps: audit.steps.map((s) => ({ stage: s.stage, ok: s.findings.length === 0, summary: s.summary })) })
+      : values.explain
+        ? toTextReport(toReviewReport(audit))
+        : `${values.now === undefined ? `verify: review clock ${now.text} (the current time; --now fixes it)\n` : ''}${audit.code !== 'ALLOW' ? formatReasons(audit.code, reasonsWithBase(audit, mismatch)) : ''}`;
     ctx.stdout(`${audit.code}\n`);
-    if (values.json) ctx.stderr(formatJson(audit.code, audit.findings, { now: now.text, steps: audit.steps.map((s) => ({ stage: s.stage, ok: s.findings.length === 0, summary: s.summary })) }));
-    else if (values.explain) ctx.stderr(toTextReport(toReviewReport(audit)));
-    else {
-      if (values.now === undefined) ctx.stderr(`verify: review clock ${now.text} (the current time; --now fixes it)\n`);
-      if (audit.code !== 'ALLOW') ctx.stderr(formatReasons(audit.code, reasonsWithBase(audit, mismatch)));
-    }
+    if (account !== '') ctx.stderr(account);
     return CODE_INFO[audit.code].exit;
   },
 };
