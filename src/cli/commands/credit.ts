@@ -44,7 +44,7 @@ matches (drift reopens the seal) and J is the record's runner, not its author. C
 every test statically (tautologies earn nothing), then runs a mutation oracle per changed
 symbol in fresh copies of the runner's tree (base_commit + the record's patch; the
 classifier reads the pristine tree, never one a test ran in): a probe finds the tests that
-reach the symbol; its revert (the base version put back), one null mutant (bytes changed,
+reach the symbol (or the trace, where it names each reaching pytest test); its revert (the base version put back), one null mutant (bytes changed,
 behaviour kept) and behavioural mutants on the tokens the patch changed (chosen from the
 sealed seed, credit.mutantBudget per symbol) find which of them notice the change; the
 control runs again after them. A test failing a control or the null mutant earns nothing.
