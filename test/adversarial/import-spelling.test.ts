@@ -1,24 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NORMALISE_CODE, PRICING, TAX, TESTS, assertNoCredit, normalise, refundTax, replaceTaxTest, runScenario, taxRegion } from './scenario.js';
+import { TAX, assertNoCredit, normalisedSourceScenario } from './scenario.js';
 // As reads-production-file.test.ts, but the file is named as the test's own import names it:
 // '../src/pricing.js' (TypeScript's spelling of src/pricing.ts), handed to import.meta.resolve.
 // A literal name, not one built at run time, yet the static rule looked only for "pricing.ts",
 // so the test earned taxCents by its revert (the null mutant cannot see a normalised read).
-test('a test reading the production file by its import spelling earns no credit',  { timeout: 600_000 }, async () => {
-  const production = refundTax();
-  const pinned = normalise(taxRegion(production));
-  const o = await runScenario({
-    [PRICING]: production,
-    [TESTS]: replaceTaxTest(`  test('tax source, fully normalised', () => {
-    const text = readFileSync(new URL(import.meta.resolve('../src/pricing.js')), 'utf8');
-    const start = text.indexOf('export function taxCents');
-    const got = text.slice(start, text.indexOf('\\n}', start) + 2)${NORMALISE_CODE};
-    taxCents(1999, 800);
-    assert.equal(got, ${JSON.stringify(pinned)});
-  });
-`),
-  });
+test('a test reading the production file by its import spelling earns no credit', { timeout: 600_000 }, async () => {
+  const o = await normalisedSourceScenario(`readFileSync(new URL(import.meta.resolve('../src/pricing.js')), 'utf8')`);
   assertNoCredit(o, TAX);
   const ev = o.credit.evidence?.[TAX];
   assert.ok(ev?.tautologies.includes('pricing::tax source, fully normalised'), `classified as reading source text: ${JSON.stringify(ev)}`);

@@ -111,3 +111,23 @@ export function assertNoCredit(o: Outcome, symbol: string): void {
   assert.ok(!o.credit.credited.includes(symbol));
   assert.equal(o.credit.pass, false);
 }
+
+/**
+ * A test that reads pricing.ts by `readExpression` (TS yielding the file's text), normalises
+ * taxCents's text past every null change and compares it with a pinned copy: it passes the
+ * controls and the null mutant and "kills" every real one. The scenario's outcome.
+ */
+export async function normalisedSourceScenario(readExpression: string): Promise<Outcome> {
+  const production = refundTax();
+  return runScenario({
+    [PRICING]: production,
+    [TESTS]: replaceTaxTest(`  test('tax source, fully normalised', () => {
+    const text = ${readExpression};
+    const start = text.indexOf('export function taxCents');
+    const got = text.slice(start, text.indexOf('\\n}', start) + 2)${NORMALISE_CODE};
+    taxCents(1999, 800);
+    assert.equal(got, ${JSON.stringify(normalise(taxRegion(production)))});
+  });
+`),
+  });
+}
