@@ -1,12 +1,23 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { goImports, importedTestFiles, javaImports, pythonImports, resolveGo, resolveJava, resolvePython, resolveScript, rustModules, scriptImports } from '../../src/symbols/imports.js';
 import { declarationHasRuntime, extractTypeScript, loadTypeScript } from '../../src/symbols/typescript.js';
 import { extractChanged } from '../../src/symbols/extract.js';
 import { git, makeRepo, writeFiles } from '../helpers/git.js';
+
+/** changed.json for the patch that turns `base` (committed) into `base` + `edits`. */
+async function changedBy(base: Record<string, string>, edits: Record<string, string>) {
+  const r = makeRepo(base);
+  try {
+    writeFiles(r.dir, edits);
+    const patch = git(r.dir, 'diff');
+    git(r.dir, 'checkout', '-q', '.');
+    return await extractChanged({ repo: r.dir, patchBytes: Buffer.from(patch), config: DEFAULT_CONFIG });
+  } finally {
+    r.dispose();
+  }
+}
 
 test('scriptImports: static, re-export, require, dynamic literal, import-equals; not a template or a variable', async () => {
   const got = await scriptImports("import a from './a.js';\nexport { x } from './b';\nexport * from './c';\nconst d = require('./d');\nawait import('./e');\nimport f = require('./f');\nimport './g';\nimport(`./h${n}`);\nrequire(name);\n");
@@ -67,20 +78,14 @@ test('importedTestFiles: transitive through test-path files, never from tests al
 });
 
 test('symbols: a Python helper under tests/ that production imports is production; changed.json says so', async () => {
-  const r = makeRepo({ 'src/app.py': 'from tests.helpers import rate\n\ndef total(x):\n    return x * rate()\n', 'tests/helpers.py': 'def rate():\n    return 2\n', 'tests/test_app.py': 'def test_total():\n    assert True\n' });
-  try {
-    writeFiles(r.dir, { 'tests/helpers.py': 'def rate():\n    return 3\n', 'tests/test_app.py': 'def test_total():\n    assert 1 == 1\n' });
-    const patch = git(r.dir, 'diff');
-    git(r.dir, 'checkout', '-q', '.');
-    writeFileSync(join(r.dir, 'p.diff'), patch);
-    const changed = await extractChanged({ repo: r.dir, patchBytes: Buffer.from(patch), config: DEFAULT_CONFIG });
-    assert.deepEqual(changed.imported_tests, [{ path: 'tests/helpers.py', imported_by: 'src/app.py' }]);
-    assert.equal(changed.files.find((f) => f.path === 'tests/helpers.py')?.class, 'production');
-    assert.equal(changed.files.find((f) => f.path === 'tests/test_app.py')?.class, 'test');
-    assert.deepEqual(changed.changed, ['tests/helpers.py::rate']);
-  } finally {
-    r.dispose();
-  }
+  const changed = await changedBy(
+    { 'src/app.py': 'from tests.helpers import rate\n\ndef total(x):\n    return x * rate()\n', 'tests/helpers.py': 'def rate():\n    return 2\n', 'tests/test_app.py': 'def test_total():\n    assert True\n' },
+    { 'tests/helpers.py': 'def rate():\n    return 3\n', 'tests/test_app.py': 'def test_total():\n    assert 1 == 1\n' },
+  );
+  assert.deepEqual(changed.imported_tests, [{ path: 'tests/helpers.py', imported_by: 'src/app.py' }]);
+  assert.equal(changed.files.find((f) => f.path === 'tests/helpers.py')?.class, 'production');
+  assert.equal(changed.files.find((f) => f.path === 'tests/test_app.py')?.class, 'test');
+  assert.deepEqual(changed.changed, ['tests/helpers.py::rate']);
 });
 
 test('symbols: a patch that touches the policy surface is refused with E_POLICY_CHANGED', async () => {
@@ -131,25 +136,20 @@ test('declaration files: type-only forms stay ambient; any runtime statement mak
 });
 
 test('symbols: a data file under a test path that production imports (JSON) is uncreditable, not a test', async () => {
-  const r = makeRepo({
-    'src/pricing.ts': "import rates from './fixtures/rates.json' with { type: 'json' };\nconst limits = require('./__fixtures__/limits');\nexport const shipping = (kg: number): number => Math.min(kg * rates.perKg, limits.max);\n",
-    'src/fixtures/rates.json': '{ "perKg": 500 }\n',
-    'src/__fixtures__/limits.json': '{ "max": 9000 }\n',
-    'test/fixtures/orders.json': '[]\n',
-  });
-  try {
-    writeFiles(r.dir, { 'src/fixtures/rates.json': '{ "perKg": 5000 }\n', 'src/__fixtures__/limits.json': '{ "max": 90000 }\n', 'test/fixtures/orders.json': '[1]\n' });
-    const patch = git(r.dir, 'diff');
-    git(r.dir, 'checkout', '-q', '.');
-    const changed = await extractChanged({ repo: r.dir, patchBytes: Buffer.from(patch), config: DEFAULT_CONFIG });
-    assert.equal(changed.files.find((f) => f.path === 'src/fixtures/rates.json')?.class, 'other');
-    assert.equal(changed.files.find((f) => f.path === 'src/__fixtures__/limits.json')?.class, 'other');
-    assert.equal(changed.files.find((f) => f.path === 'test/fixtures/orders.json')?.class, 'test');
-    assert.deepEqual(changed.uncreditable, ['src/__fixtures__/limits.json', 'src/fixtures/rates.json']);
-    assert.deepEqual(changed.imported_tests, [{ path: 'src/__fixtures__/limits.json', imported_by: 'src/pricing.ts' }, { path: 'src/fixtures/rates.json', imported_by: 'src/pricing.ts' }]);
-  } finally {
-    r.dispose();
-  }
+  const changed = await changedBy(
+    {
+      'src/pricing.ts': "import rates from './fixtures/rates.json' with { type: 'json' };\nconst limits = require('./__fixtures__/limits');\nexport const shipping = (kg: number): number => Math.min(kg * rates.perKg, limits.max);\n",
+      'src/fixtures/rates.json': '{ "perKg": 500 }\n',
+      'src/__fixtures__/limits.json': '{ "max": 9000 }\n',
+      'test/fixtures/orders.json': '[]\n',
+    },
+    { 'src/fixtures/rates.json': '{ "perKg": 5000 }\n', 'src/__fixtures__/limits.json': '{ "max": 90000 }\n', 'test/fixtures/orders.json': '[1]\n' },
+  );
+  assert.equal(changed.files.find((f) => f.path === 'src/fixtures/rates.json')?.class, 'other');
+  assert.equal(changed.files.find((f) => f.path === 'src/__fixtures__/limits.json')?.class, 'other');
+  assert.equal(changed.files.find((f) => f.path === 'test/fixtures/orders.json')?.class, 'test');
+  assert.deepEqual(changed.uncreditable, ['src/__fixtures__/limits.json', 'src/fixtures/rates.json']);
+  assert.deepEqual(changed.imported_tests, [{ path: 'src/__fixtures__/limits.json', imported_by: 'src/pricing.ts' }, { path: 'src/fixtures/rates.json', imported_by: 'src/pricing.ts' }]);
 });
 
 test('goImports, rustModules, javaImports: what Go, Rust and Java code loads; a #[cfg(test)] module is a test', () => {
@@ -168,27 +168,22 @@ test('goImports, rustModules, javaImports: what Go, Rust and Java code loads; a 
 });
 
 test('symbols: Go, Rust and Java code under a test path that production loads is production', async () => {
-  const r = makeRepo({
-    'go.mod': 'module example.com/m\n\ngo 1.21\n',
-    'main.go': 'package main\n\nimport "example.com/m/internal/fixtures"\n\nfunc Total(x int) int { return fixtures.Rate(x) }\n',
-    'internal/fixtures/rate.go': 'package fixtures\n\nfunc Rate(x int) int { return x * 2 }\n',
-    'src/lib.rs': 'pub mod spec;\npub fn total(x: u32) -> u32 { spec::rate(x) }\n',
-    'src/spec/mod.rs': 'pub fn rate(x: u32) -> u32 { x * 2 }\n',
-    'src/main/java/com/acme/App.java': 'package com.acme;\n\nimport com.acme.spec.Rules;\n\nclass App { int total(int x) { return Rules.rate(x); } }\n',
-    'src/main/java/com/acme/spec/Rules.java': 'package com.acme.spec;\n\npublic class Rules { public static int rate(int x) { return x * 2; } }\n',
-  });
-  try {
-    writeFiles(r.dir, {
+  const changed = await changedBy(
+    {
+      'go.mod': 'module example.com/m\n\ngo 1.21\n',
+      'main.go': 'package main\n\nimport "example.com/m/internal/fixtures"\n\nfunc Total(x int) int { return fixtures.Rate(x) }\n',
+      'internal/fixtures/rate.go': 'package fixtures\n\nfunc Rate(x int) int { return x * 2 }\n',
+      'src/lib.rs': 'pub mod spec;\npub fn total(x: u32) -> u32 { spec::rate(x) }\n',
+      'src/spec/mod.rs': 'pub fn rate(x: u32) -> u32 { x * 2 }\n',
+      'src/main/java/com/acme/App.java': 'package com.acme;\n\nimport com.acme.spec.Rules;\n\nclass App { int total(int x) { return Rules.rate(x); } }\n',
+      'src/main/java/com/acme/spec/Rules.java': 'package com.acme.spec;\n\npublic class Rules { public static int rate(int x) { return x * 2; } }\n',
+    },
+    {
       'internal/fixtures/rate.go': 'package fixtures\n\nfunc Rate(x int) int { return x * 3 }\n',
       'src/spec/mod.rs': 'pub fn rate(x: u32) -> u32 { x * 3 }\n',
       'src/main/java/com/acme/spec/Rules.java': 'package com.acme.spec;\n\npublic class Rules { public static int rate(int x) { return x * 3; } }\n',
-    });
-    const patch = git(r.dir, 'diff');
-    git(r.dir, 'checkout', '-q', '.');
-    const changed = await extractChanged({ repo: r.dir, patchBytes: Buffer.from(patch), config: DEFAULT_CONFIG });
-    assert.deepEqual(changed.changed, ['internal/fixtures/rate.go::Rate', 'src/main/java/com/acme/spec/Rules.java::Rules.rate', 'src/spec/mod.rs::rate']);
-    assert.deepEqual(changed.imported_tests?.map((t) => t.imported_by), ['main.go', 'src/main/java/com/acme/App.java', 'src/lib.rs']);
-  } finally {
-    r.dispose();
-  }
+    },
+  );
+  assert.deepEqual(changed.changed, ['internal/fixtures/rate.go::Rate', 'src/main/java/com/acme/spec/Rules.java::Rules.rate', 'src/spec/mod.rs::rate']);
+  assert.deepEqual(changed.imported_tests?.map((t) => t.imported_by), ['main.go', 'src/main/java/com/acme/App.java', 'src/lib.rs']);
 });
