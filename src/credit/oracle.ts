@@ -152,6 +152,8 @@ export interface OracleResult {
   readonly mutantsCached: number;
   /** Behavioural mutants not run because their symbol's credit was settled before them. */
   readonly mutantsSettled: number;
+  /** Runs made ahead of their place's decision (a worker would have waited) that did not count: their place did not need them. */
+  readonly mutantsAhead: number;
   /** What became of `fastEnv`: null when there was none. */
   readonly fastEnv: 'kept' | 'dropped' | null;
   /** The byte code made for the runs' base copy before the first (pycache.ts); null: no Python symbol. */
@@ -272,10 +274,24 @@ interface SymbolWork {
   readonly plan: SymbolPlan;
   readonly reached: readonly string[];
   readonly order: Mutant[];
-  next: number;
+  /** Runs under way. */
   running: number;
-  /** The revert and null mutants not yet finished. */
+  /**
+   * The places of the order decided so far, in order: [0, decided) each ran and counted, or
+   * was left out (no open test, moot, deferred). A place is decided from the places before it
+   * alone, never from a run that happened to end first, so the runs that count are the same
+   * with any number of workers and any timing.
+   */
+  decided: number;
+  /** The behavioural places that may be put off: those of the seeded order (not given back). */
+  readonly planned: number;
+  /** Mutants handed out since the last restart, by id (under way or finished). */
+  readonly started: Set<string>;
+  /** Finished runs, by mutant id, against every reaching test: counted when their place is decided. */
+  readonly raw: Map<string, MutantRun>;
+  /** The revert and null mutants not yet counted. */
   pending: number;
+  /** The runs that count, by their place in the order (failed and ran against: the place's open tests). */
   readonly runs: (MutantRun | undefined)[];
   readonly killers: Set<string>;
   readonly earners: Set<string>;
@@ -292,19 +308,30 @@ interface SymbolWork {
 export interface JudgingJob {
   readonly symbol: string;
   readonly m: Mutant;
-  /** The tests to run it against. */
+  /** The tests to run it against: every test that reaches the symbol (the queue counts the run on its place's open tests). */
   readonly open: readonly string[];
+  /** Its place in the order when handed out. */
   readonly at: number;
   /** The symbol's generation when the run was taken (see restart). */
   readonly gen: number;
+  /** Taken ahead of its place's decision (it may turn out not to be needed). */
+  readonly ahead: boolean;
 }
 
 /**
  * The judging runs of every symbol, handed out one at a time (pure: no run is made here).
- * `take` gives the next run of the symbol with the fewest runs under way, in the seed's order,
- * leaving out a behavioural mutant with no test left to fail and putting one off once a clean
- * test earned the symbol (mayDefer); a symbol whose runs have all ended without settling its
- * credit gets its deferred mutants back. `finish` records a run's result.
+ * Each symbol's order is decided place by place, each place from the runs before it only:
+ * a behavioural mutant with no test left to fail is left out, one is put off once a clean
+ * test earned the symbol (mayDefer), and a symbol whose order is decided without settling its
+ * credit gets its deferred mutants back. So the runs that count, and the credit, are those one
+ * worker would get, whatever the number of workers and whichever run ends first.
+ *
+ * `take` hands out, from the symbol with the fewest runs under way: first the run its next
+ * undecided place needs, then any revert or null mutant not yet started (they always count);
+ * and, where a worker would otherwise wait, a behavioural mutant ahead of its place's decision
+ * while the credit is not settled and its symbol's revert (if it has one) has ended failing no
+ * test, so the mutant is likely needed. A run taken ahead counts only if its place, decided in
+ * turn, needs it. `finish` records a run's result.
  */
 export class JudgingQueue {
   readonly symbols: SymbolWork[];
@@ -316,8 +343,28 @@ export class JudgingQueue {
   constructor(
     items: readonly { readonly plan: SymbolPlan; readonly reached: readonly string[]; readonly order: readonly Mutant[] }[],
     private readonly require: 'change' | 'revert',
+    private readonly ahead = true,
   ) {
-    this.symbols = items.map((i) => ({ plan: i.plan, reached: i.reached, order: [...i.order], next: 0, running: 0, pending: i.order.filter((m) => m.kind === 'null' || m.kind === 'revert').length, runs: [], killers: new Set(), earners: new Set(), nullFailed: new Set(), nullBroken: false, deferred: [], initial: [...i.order], gen: 0 }));
+    this.symbols = items.map((i) => ({
+      plan: i.plan,
+      reached: i.reached,
+      order: [...i.order],
+      running: 0,
+      decided: 0,
+      planned: i.order.length,
+      started: new Set(),
+      raw: new Map(),
+      pending: i.order.filter((m) => m.kind === 'null' || m.kind === 'revert').length,
+      runs: [],
+      killers: new Set(),
+      earners: new Set(),
+      nullFailed: new Set(),
+      nullBroken: false,
+      deferred: [],
+      initial: [...i.order],
+      gen: 0,
+    }));
+    for (const w of this.symbols) this.advance(w);
   }
 
   /** How many runs at most. */
@@ -330,43 +377,113 @@ export class JudgingQueue {
     return this.symbols.reduce((n, w) => n + w.deferred.length, 0);
   }
 
-  /** Could a run under way still give deferred mutants back? */
-  mayGiveBack(): boolean {
-    return this.symbols.some((w) => w.running > 0 && w.deferred.length > 0);
+  /** Runs made ahead of their place's decision that did not count. */
+  get unused(): number {
+    let n = 0;
+    for (const w of this.symbols) {
+      const counted = new Set(w.runs.filter((r): r is MutantRun => r !== undefined).map((r) => r.mutant.id));
+      for (const id of w.raw.keys()) if (!counted.has(id)) n++;
+    }
+    return n;
   }
 
-  take(): JudgingJob | null {
-    for (const w of this.symbols) {
-      if (w.next >= w.order.length && w.running === 0 && w.deferred.length > 0 && !isSettled(w)) {
+  /** Could a run under way still lead to more runs (a place it decides, deferred mutants it gives back)? */
+  mayGiveBack(): boolean {
+    return this.symbols.some((w) => w.running > 0 && (w.decided < w.order.length || w.deferred.length > 0));
+  }
+
+  private moots(w: SymbolWork, m: Mutant): boolean {
+    return m.kind === 'behavioural' && this.require === 'revert' && w.plan.change !== 'added';
+  }
+
+  /** Decide the symbol's places in order, as far as the runs that ended allow. */
+  private advance(w: SymbolWork): void {
+    for (;;) {
+      if (w.decided >= w.order.length) {
+        if (w.deferred.length === 0 || isSettled(w)) return;
+        // Decided to its end without settling: the deferred mutants come back, in their order.
         w.order.push(...w.deferred.map((i) => w.order[i] as Mutant));
         w.deferred.length = 0;
+        continue;
       }
-    }
-    const ready = this.symbols.filter((w) => w.next < w.order.length).sort((a, b) => a.running - b.running);
-    for (const w of ready) {
-      const planned = w.plan.mutants.length + w.plan.nulls.length + (w.plan.revert ? 1 : 0);
-      while (w.next < w.order.length) {
-        const m = w.order[w.next] as Mutant;
-        const at = w.next++;
-        const behavioural = m.kind === 'behavioural';
-        const open = behavioural ? w.reached.filter((t) => !w.killers.has(t)) : [...w.reached];
+      const at = w.decided;
+      const m = w.order[at] as Mutant;
+      let open: readonly string[] = w.reached;
+      if (m.kind === 'behavioural') {
+        open = w.reached.filter((t) => !w.killers.has(t));
         if (open.length === 0) {
           this.skipped++;
+          w.decided++;
           continue;
         }
         // Under require "revert" a modified symbol is earned by a kill of its revert only: a
         // behavioural kill counts for nothing (score.ts), so its behavioural mutants need not run.
-        if (behavioural && this.require === 'revert' && w.plan.change !== 'added') {
+        if (this.moots(w, m)) {
           this.moot++;
+          w.decided++;
           continue;
         }
         // Deferred once at most: a mutant given back runs.
-        if (behavioural && at < planned && mayDefer(w)) {
+        if (at < w.planned && mayDefer(w)) {
           w.deferred.push(at);
+          w.decided++;
           continue;
         }
-        w.running++;
-        return { symbol: w.plan.symbol, m, open, at, gen: w.gen };
+      }
+      const r = w.raw.get(m.id);
+      if (r === undefined) return;
+      this.count(w, at, r, open);
+      w.decided++;
+    }
+  }
+
+  /** Count a run at its place, on the place's open tests. */
+  private count(w: SymbolWork, at: number, raw: MutantRun, open: readonly string[]): void {
+    const inOpen = new Set(open);
+    const r: MutantRun = { ...raw, failed: raw.failed.filter((t) => inOpen.has(t)), ranAgainst: raw.ranAgainst.filter((t) => inOpen.has(t)) };
+    w.runs[at] = r;
+    if (r.mutant.kind === 'null') {
+      w.pending--;
+      if (r.status !== 'ok') w.nullBroken = true;
+      else for (const t of r.failed) w.nullFailed.add(t);
+      return;
+    }
+    if (r.mutant.kind === 'revert') w.pending--;
+    if (r.status !== 'ok') return;
+    for (const t of r.failed) w.killers.add(t);
+    if (r.mutant.kind === 'revert' || this.require === 'change' || w.plan.change === 'added') for (const t of r.failed) w.earners.add(t);
+  }
+
+  private hand(w: SymbolWork, at: number, ahead: boolean): JudgingJob {
+    const m = w.order[at] as Mutant;
+    w.started.add(m.id);
+    w.running++;
+    return { symbol: w.plan.symbol, m, open: w.reached, at, gen: w.gen, ahead };
+  }
+
+  take(): JudgingJob | null {
+    const bySlack = [...this.symbols].sort((a, b) => a.running - b.running);
+    // What counts for sure: the next undecided place's run, then any revert or null mutant.
+    for (const w of bySlack) {
+      if (w.decided >= w.order.length) continue;
+      if (!w.started.has((w.order[w.decided] as Mutant).id)) return this.hand(w, w.decided, false);
+      for (let at = w.decided + 1; at < w.order.length; at++) {
+        const m = w.order[at] as Mutant;
+        if ((m.kind === 'null' || m.kind === 'revert') && !w.started.has(m.id)) return this.hand(w, at, false);
+      }
+    }
+    if (!this.ahead) return null;
+    // Ahead of its decision: a behavioural mutant of a symbol whose revert has ended (or that
+    // has none) with the credit not settled, so the mutant is likely needed.
+    for (const w of bySlack) {
+      if (w.decided >= w.order.length || mayDefer(w)) continue;
+      const revert = w.order.find((m) => m.kind === 'revert');
+      const reverted = revert === undefined ? undefined : w.raw.get(revert.id);
+      // Its revert still running, or killed (the credit will likely settle): wait for the decision.
+      if (revert !== undefined && (reverted === undefined || (reverted.status === 'ok' && reverted.failed.length > 0))) continue;
+      for (let at = w.decided + 1; at < w.order.length; at++) {
+        const m = w.order[at] as Mutant;
+        if (m.kind === 'behavioural' && !this.moots(w, m) && !w.started.has(m.id)) return this.hand(w, at, true);
       }
     }
     return null;
@@ -382,7 +499,9 @@ export class JudgingQueue {
     w.gen++;
     w.order.length = 0;
     w.order.push(...w.initial);
-    w.next = 0;
+    w.decided = 0;
+    w.started.clear();
+    w.raw.clear();
     w.pending = w.initial.filter((m) => m.kind === 'null' || m.kind === 'revert').length;
     w.runs.length = 0;
     w.killers.clear();
@@ -390,6 +509,7 @@ export class JudgingQueue {
     w.nullFailed.clear();
     w.nullBroken = false;
     w.deferred.length = 0;
+    this.advance(w);
     return w;
   }
 
@@ -403,17 +523,8 @@ export class JudgingQueue {
     const w = this.work(job.symbol);
     w.running--;
     if (job.gen !== w.gen) return;
-    w.runs[job.at] = r;
-    if (job.m.kind === 'null') {
-      w.pending--;
-      if (r.status !== 'ok') w.nullBroken = true;
-      else for (const t of r.failed) w.nullFailed.add(t);
-      return;
-    }
-    if (job.m.kind === 'revert') w.pending--;
-    if (r.status !== 'ok') return;
-    for (const t of r.failed) w.killers.add(t);
-    if (job.m.kind === 'revert' || this.require === 'change' || w.plan.change === 'added') for (const t of r.failed) w.earners.add(t);
+    w.raw.set(job.m.id, r);
+    this.advance(w);
   }
 }
 
@@ -471,6 +582,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
   let mutantsRun = 0;
   let mutantsCached = 0;
   let mutantsSettled = 0;
+  let mutantsAhead = 0;
   let done = 0;
   const slots = Math.max(1, opts.workers);
   let total = 2 + plans.length + plans.reduce((n, p) => n + p.mutants.length + p.nulls.length + (p.revert ? 1 : 0), 0) + 1;
@@ -604,7 +716,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       phase = 'done';
       total = done;
       report();
-      return { control: controlOut, usable, probes: new Map(), traced: new Map(), mutants: new Map(), after: null, mutantsRun, mutantsCached, mutantsSettled, fastEnv: fast, bytecode };
+      return { control: controlOut, usable, probes: new Map(), traced: new Map(), mutants: new Map(), after: null, mutantsRun, mutantsCached, mutantsSettled, mutantsAhead, fastEnv: fast, bytecode };
     }
     const timeoutMs = mutantTimeoutMs(opts.baselineMs, control.durationMs, opts.timeoutFactor);
     const times = control.times;
@@ -687,6 +799,9 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
         return [{ plan: p, reached, order: judgingOrder(opts.seed, [...(p.revert ? [p.revert] : []), ...p.nulls, ...p.mutants], (opts.require ?? 'change') === 'revert' && p.change !== 'added' ? 'revert-and-nulls' : 'all') }];
       }),
       opts.require ?? 'change',
+      // Runs ahead of their decision only where results take time: a control from the cache is a
+      // rerun, whose runs that count all come from the cache, and one taken ahead could be a new run.
+      !control.cached,
     );
     const work = queue.symbols;
     report();
@@ -781,13 +896,14 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     );
     total -= queue.skipped + queue.moot;
     mutantsSettled = queue.deferredLeft + queue.moot;
+    mutantsAhead = queue.unused;
     const results = new Map<string, MutantRun[]>(work.map((w) => [w.plan.symbol, w.runs.filter((r): r is MutantRun => r !== undefined)]));
 
     const after = afterRun.p === null ? null : await afterRun.p;
     total = done;
     phase = 'done';
     report();
-    return { control: controlOut, usable, probes, traced: tracedReach, mutants: results, after, mutantsRun, mutantsCached, mutantsSettled, fastEnv: fast, bytecode };
+    return { control: controlOut, usable, probes, traced: tracedReach, mutants: results, after, mutantsRun, mutantsCached, mutantsSettled, mutantsAhead, fastEnv: fast, bytecode };
   } finally {
     scratch.dispose();
   }

@@ -57,7 +57,7 @@ export interface ScoreOptions {
 }
 
 export interface ScoreOutcome extends Scored {
-  readonly stats: { readonly mutantsRun: number; readonly mutantsCached: number; readonly mutantsSettled: number; readonly symbols: number; readonly kills: number; readonly wallMs: number; readonly fastEnv: 'kept' | 'dropped' | null; readonly bytecode?: PrecompileResult; readonly fastEnvDetail?: { readonly vars: readonly string[]; readonly skips: string }; readonly typeCheckStalled: string | null };
+  readonly stats: { readonly mutantsRun: number; readonly mutantsCached: number; readonly mutantsSettled: number; readonly mutantsAhead: number; readonly symbols: number; readonly kills: number; readonly wallMs: number; readonly fastEnv: 'kept' | 'dropped' | null; readonly bytecode?: PrecompileResult; readonly fastEnvDetail?: { readonly vars: readonly string[]; readonly skips: string }; readonly typeCheckStalled: string | null };
 }
 
 const MUTABLE = new Set(['typescript', 'javascript', 'python']);
@@ -434,5 +434,5 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
     writeFileAtomic(layoutPath(repo, 'credit'), toJsonText(scored.credit), 0o644);
   }
   const kills = [...(oracle?.mutants.values() ?? [])].flat().filter((r) => r.mutant.kind !== 'null' && r.status === 'ok' && r.failed.length > 0).length;
-  return { ...scored, stats: { mutantsRun: oracle?.mutantsRun ?? 0, mutantsCached: oracle?.mutantsCached ?? 0, mutantsSettled: oracle?.mutantsSettled ?? 0, symbols: plans.length, kills, wallMs: performance.now() - t0, fastEnv: oracle?.fastEnv ?? null, ...(oracle?.bytecode ? { bytecode: oracle.bytecode } : {}), ...(fast !== null && oracle?.fastEnv ? { fastEnvDetail: { vars: Object.keys(fast.env), skips: fast.skips } } : {}), typeCheckStalled: typeCheckStalled() } };
+  return { ...scored, stats: { mutantsRun: oracle?.mutantsRun ?? 0, mutantsCached: oracle?.mutantsCached ?? 0, mutantsSettled: oracle?.mutantsSettled ?? 0, mutantsAhead: oracle?.mutantsAhead ?? 0, symbols: plans.length, kills, wallMs: performance.now() - t0, fastEnv: oracle?.fastEnv ?? null, ...(oracle?.bytecode ? { bytecode: oracle.bytecode } : {}), ...(fast !== null && oracle?.fastEnv ? { fastEnvDetail: { vars: Object.keys(fast.env), skips: fast.skips } } : {}), typeCheckStalled: typeCheckStalled() } };
 }

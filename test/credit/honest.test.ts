@@ -53,6 +53,7 @@ describe('toScored: survived only against every reaching test', () => {
       mutantsRun: runs.length,
       mutantsCached: 0,
       mutantsSettled: 0,
+      mutantsAhead: 0,
       fastEnv: null,
       bytecode: null,
     };

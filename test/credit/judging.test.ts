@@ -74,11 +74,12 @@ describe('the judging queue', () => {
 
   it('a killer that then fails a null mutant does not settle the credit: the deferred mutants run after all, in their order', () => {
     // t1 tells sources apart (it fails b1 and the last null mutant); t2 checks behaviour, but only b3 changes what it sees.
-    const { ran, queue, jobs } = drive([B(1), N1, B(2), B(3), N2], ['t1', 't2'], { b1: ['t1'], b2: ['t1'], b3: ['t2'], null2: ['t1'] });
+    const { ran, queue, jobs, runs } = drive([B(1), N1, B(2), B(3), N2], ['t1', 't2'], { b1: ['t1'], b2: ['t1'], b3: ['t2'], null2: ['t1'] });
     assert.deepEqual(ran, ['b1', 'null1', 'null2', 'b2', 'b3']);
     assert.equal(queue.deferredLeft, 0);
-    // given back, they run only on the tests that have not failed yet
-    assert.deepEqual(jobs.at(-1)?.open, ['t2']);
+    // given back, they run against every reaching test and count only on those that have not failed yet
+    assert.deepEqual(jobs.at(-1)?.open, ['t1', 't2']);
+    assert.deepEqual(runs.at(-1)?.ranAgainst, ['t2']);
     // once a null mutant has failed the only earner, nothing is deferred at all
     assert.deepEqual(drive([B(1), N1, B(2), R, B(3)], ['t1', 't2'], { b1: ['t1'], null1: ['t1'], revert: ['t1'], b3: ['t2'] }).ran, ['b1', 'null1', 'b2', 'revert', 'b3']);
   });
@@ -153,6 +154,94 @@ describe('the judging queue', () => {
     q.finish(c, ok(c, []));
     assert.equal(q.mayGiveBack(), false);
     assert.equal(q.take()?.m.id, 'b2');
+  });
+});
+
+/**
+ * Drive a queue with `workers` workers whose runs end in the order `pick` chooses (an index
+ * into the runs under way), as timing would; `fails` as for drive.
+ */
+function driveParallel(order: readonly Mutant[], reached: readonly string[], fails: Readonly<Record<string, readonly string[]>>, workers: number, pick: (n: number) => number, ahead = true, require: 'change' | 'revert' = 'change') {
+  const q = new JudgingQueue([{ plan: plan(order), reached, order }], require, ahead);
+  const under: JudgingJob[] = [];
+  let made = 0;
+  for (;;) {
+    while (under.length < workers) {
+      const job = q.take();
+      if (job === null) break;
+      under.push(job);
+      made++;
+    }
+    if (under.length === 0) break;
+    const [job] = under.splice(pick(under.length) % under.length, 1) as [JudgingJob];
+    q.finish(job, { mutant: job.m, status: 'ok', detail: '', failed: (fails[job.m.id] ?? []).filter((t) => job.open.includes(t)), ranAgainst: job.open, cached: false });
+  }
+  const runs = (q.symbols[0]?.runs ?? []).filter((r) => r !== undefined);
+  return { made, queue: q, counted: runs.map((r) => ({ id: r.mutant.id, failed: r.failed, ranAgainst: r.ranAgainst })) };
+}
+
+describe('the judging queue with several workers', () => {
+  const tests = ['t1', 't2', 't3'];
+  const arbOrder = fc.tuple(fc.array(fc.constantFrom<Mutant['kind']>('behavioural', 'null'), { minLength: 1, maxLength: 8 }), fc.boolean(), fc.nat()).map(([ks, withRevert, at]) => {
+    const order = ks.map((k, i) => mutant(`${k}${i}`, k));
+    if (withRevert) order.splice(at % (order.length + 1), 0, R);
+    return order;
+  });
+
+  it('property: the runs that count (which, at what place, on which tests) are those of one worker, whatever the number of workers, the order runs end in, and whether runs are taken ahead', () => {
+    fc.assert(
+      fc.property(arbOrder, fc.array(fc.subarray(tests), { minLength: 10, maxLength: 10 }), fc.integer({ min: 2, max: 4 }), fc.array(fc.nat(), { minLength: 40, maxLength: 40 }), fc.boolean(), fc.constantFrom<'change' | 'revert'>('change', 'revert'), (order, killSets, workers, picks, ahead, require) => {
+        const fails = Object.fromEntries(order.map((m, i) => [m.id, killSets[i] ?? []]));
+        let k = 0;
+        const one = driveParallel(order, tests, fails, 1, () => 0, false, require);
+        const many = driveParallel(order, tests, fails, workers, (n) => (picks[k++ % picks.length] ?? 0) % n, ahead, require);
+        assert.deepEqual(many.counted, one.counted);
+        assert.equal(many.queue.deferredLeft, one.queue.deferredLeft);
+        assert.equal(many.queue.unused, many.made - many.counted.length);
+        if (!ahead) assert.equal(many.made, one.made);
+        // One worker never runs ahead, and its runs are those drive (the one-worker loop) counts.
+        assert.equal(one.queue.unused, 0);
+        assert.deepEqual(one.counted.map((r) => r.id), drive(order, tests, fails, require).ran);
+      }),
+      { seed: 2026, numRuns: 1500 },
+    );
+  });
+
+  it('a behavioural mutant after a running revert waits for it (a killed revert settles the credit and it never counts); a second worker takes the null mutant meanwhile', () => {
+    const order = [R, B(1), N1, B(2)];
+    const q = new JudgingQueue([{ plan: plan(order), reached: ['t1', 't2'], order }], 'change');
+    const a = q.take();
+    const b = q.take();
+    assert.deepEqual([a?.m.id, b?.m.id], ['revert', 'null1']);
+    assert.equal(q.take(), null, 'b1 waits: the revert has not ended');
+    assert.equal(q.mayGiveBack(), true);
+    q.finish(b as JudgingJob, { mutant: N1, status: 'ok', detail: '', failed: [], ranAgainst: ['t1'], cached: false });
+    assert.equal(q.take(), null, 'still waiting on the revert');
+    q.finish(a as JudgingJob, { mutant: R, status: 'ok', detail: '', failed: ['t1'], ranAgainst: ['t1'], cached: false });
+    assert.equal(q.take(), null);
+    assert.equal(q.mayGiveBack(), false);
+    assert.equal(q.deferredLeft, 2);
+    assert.deepEqual((q.symbols[0]?.runs ?? []).filter((r) => r !== undefined).map((r) => r.mutant.id), ['revert', 'null1']);
+  });
+
+  it('once the revert ended without a kill, an idle worker takes a behavioural mutant ahead; if its place turns out not to need it, it does not count', () => {
+    const order = [N1, R, B(1), B(2)];
+    const q = new JudgingQueue([{ plan: plan(order), reached: ['t1'], order }], 'change');
+    const a = q.take();
+    const b = q.take();
+    assert.deepEqual([a?.m.id, b?.m.id], ['null1', 'revert']);
+    q.finish(b as JudgingJob, { mutant: R, status: 'ok', detail: '', failed: [], ranAgainst: ['t1'], cached: false });
+    const c = q.take();
+    assert.deepEqual([c?.m.id, c?.ahead], ['b1', true]);
+    const d = q.take();
+    assert.equal(d?.m.id, 'b2');
+    // b1 kills, so b2's place is decided as deferred; b2's run (made ahead) does not count.
+    q.finish(c as JudgingJob, { mutant: B(1), status: 'ok', detail: '', failed: ['t1'], ranAgainst: ['t1'], cached: false });
+    q.finish(d, { mutant: B(2), status: 'ok', detail: '', failed: ['t1'], ranAgainst: ['t1'], cached: false });
+    q.finish(a as JudgingJob, { mutant: N1, status: 'ok', detail: '', failed: [], ranAgainst: ['t1'], cached: false });
+    assert.equal(q.take(), null);
+    assert.deepEqual((q.symbols[0]?.runs ?? []).filter((r) => r !== undefined).map((r) => r.mutant.id), ['null1', 'revert', 'b1']);
+    assert.equal(q.unused, 1);
   });
 });
 

@@ -55,11 +55,6 @@ async function pipeline(repo: string, patch: string, proposal: string, runner: s
   return cli(repo, 'credit', '--runner-job', runner, '--cache', cacheDir, ...creditArgs);
 }
 
-// One worker for the run a rerun is compared with: with two, which behavioural mutants a settled
-// credit leaves out depends on when results come back, so a cached rerun can take one the first
-// run left out (the closing note of the session that added this says more).
-const ONE_WORKER = ['--workers', '1'];
-
 function readCredit(repo: string) {
   const parsed = parseDocumentBytes(readFileSync(join(repo, 'review/runner/credit.json')), 'json', 'credit');
   assert.ok(parsed.ok);
@@ -82,7 +77,7 @@ describe('the spec trace, for real, on a TypeScript pricing project', { concurre
 
   it('the tautology of taxCents earns nothing, the property of applyDiscount is credited, pass is false', async () => {
     const patch = makePatch(repo.dir, '001.diff', { 'src/pricing.ts': fixture('v1/pricing.ts'), 'test/pricing.test.ts': fixture('v1/pricing.test.ts') });
-    const r = await pipeline(repo.dir, patch, 'p-014', 'server-job-88', cacheDir(), ONE_WORKER);
+    const r = await pipeline(repo.dir, patch, 'p-014', 'server-job-88', cacheDir());
     assert.equal(r.stdout, 'E_CREDIT_MISSING\n', r.stderr);
     assert.equal(r.exit, 1);
     const c = readCredit(repo.dir);
@@ -118,7 +113,7 @@ describe('the spec trace, for real, on a TypeScript pricing project', { concurre
 
   it('a rerun on the same sealed inputs runs no mutant again and gives the same credit', async () => {
     const first = readCredit(repo.dir);
-    const r = await cli(repo.dir, 'credit', '--runner-job', 'server-job-88', '--cache', cacheDir(), ...ONE_WORKER);
+    const r = await cli(repo.dir, 'credit', '--runner-job', 'server-job-88', '--cache', cacheDir());
     assert.match(r.stderr, / 0 mutant run\(s\), \d+ from cache/);
     assert.deepEqual(readCredit(repo.dir), first);
   });

@@ -138,7 +138,7 @@ Exit: 0 PASS, 1 E_CREDIT_MISSING or a refusal (its code on stdout), 2 bad argume
     }
     const c = out.credit;
     const s = out.stats;
-    ctx.stderr(`credit: ${c.credited.length} of ${c.changed?.length ?? 0} changed symbol(s) credited; ${s.mutantsRun} mutant run(s), ${s.mutantsCached} from cache, ${s.mutantsSettled} not needed (credit settled), ${s.kills} behavioural kill(s), ${fmtS(s.wallMs)}; ${c.sandbox === 'none' ? 'UNSANDBOXED (policy sandbox "none")' : 'sandboxed (bubblewrap)'}; wrote ${LAYOUT.cases} and ${LAYOUT.credit} (${c.credit_id})\n`);
+    ctx.stderr(`credit: ${c.credited.length} of ${c.changed?.length ?? 0} changed symbol(s) credited; ${s.mutantsRun} mutant run(s), ${s.mutantsCached} from cache, ${s.mutantsSettled} not needed (credit settled)${s.mutantsAhead > 0 ? `, ${s.mutantsAhead} run ahead and not needed` : ''}, ${s.kills} behavioural kill(s), ${fmtS(s.wallMs)}; ${c.sandbox === 'none' ? 'UNSANDBOXED (policy sandbox "none")' : 'sandboxed (bubblewrap)'}; wrote ${LAYOUT.cases} and ${LAYOUT.credit} (${c.credit_id})\n`);
     if (s.typeCheckStalled !== null) ctx.stderr(`credit: ${s.typeCheckStalled}\n`);
     const bc = s.bytecode;
     if (bc) ctx.stderr(bc.skipped === null ? `credit: byte code for the Python files no run changes was made before the runs (${bc.files} file(s), ${bc.rewritten} of them pytest's rewritten test modules); every run found the same, none for a changed file\n` : `credit: no byte code was made before the runs: ${bc.skipped}\n`);
