@@ -78,8 +78,9 @@ function scriptsNamedBy(words: readonly string[]): string[] {
 
 /**
  * The test sections of a package.json: the test scripts (test, its pre/post hooks, and every
- * script they or the configured command reach through `npm run`), and the jest, mocha, ava
- * and tap keys. Dependencies and metadata are not policy.
+ * script they or the configured command reach through `npm run`), and the jest, mocha, ava,
+ * tap, c8 and nyc keys, and babel (babel-jest and @babel/register read their transform from it).
+ * Dependencies and metadata are not policy.
  */
 export function packageTestSection(pkg: JsonValue, command: readonly string[] | undefined): JsonValue {
   if (pkg === null || typeof pkg !== 'object' || Array.isArray(pkg)) throw new Error('package.json is not a JSON object');
@@ -97,7 +98,7 @@ export function packageTestSection(pkg: JsonValue, command: readonly string[] | 
       if (typeof value === 'string') todo.push(...scriptsNamedBy(value.split(/[\s;&|()]+/)));
     }
   }
-  const keys = ['jest', 'mocha', 'ava', 'tap', 'c8', 'nyc'];
+  const keys = ['jest', 'mocha', 'ava', 'tap', 'c8', 'nyc', 'babel'];
   const out: Record<string, JsonValue> = { scripts: picked };
   for (const k of keys) out[k] = pkg[k] ?? null;
   return out;

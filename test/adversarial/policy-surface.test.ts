@@ -53,6 +53,8 @@ const SCENARIOS: { name: string; edits: () => Record<string, string | null>; bas
     reason: /tests\/pyproject\.toml/,
   },
   { name: "package.json's scripts.test is changed", edits: () => ({ 'package.json': asConfig({ ...pkg, scripts: { test: 'node -e 0' } }) }), reason: /changes package\.json and with it its test settings/ },
+  // babel-jest reads package.json's "babel" key as a config: a plugin there rewrites every test file before it runs.
+  { name: "package.json's babel key is added (a transform of every test file)", edits: () => ({ 'package.json': asConfig({ ...pkg, babel: { plugins: ['./strip-asserts.cjs'] } }) }), reason: /changes package\.json and with it its test settings/ },
   { name: "pyproject.toml's [tool.pytest.ini_options] is changed", base: { 'pyproject.toml': PYPROJECT }, edits: () => ({ 'pyproject.toml': PYPROJECT.replace('"-q"', '"-q -k nothing"') }), reason: /changes pyproject\.toml and with it its test settings/ },
 ];
 

@@ -49,7 +49,7 @@ test('policyFiles from the config replace the defaults; a test command that is a
 
 test('package.json: the test scripts and runner keys are policy, dependencies are not', () => {
   const base = JSON.stringify({ name: 'x', scripts: { test: 'node --test', build: 'tsc' }, dependencies: { a: '1.0.0' } }, null, 2) + '\n';
-  interface Pkg { scripts: Record<string, string>; dependencies: Record<string, string>; jest?: unknown; mocha?: unknown }
+  interface Pkg { scripts: Record<string, string>; dependencies: Record<string, string>; jest?: unknown; mocha?: unknown; babel?: unknown }
   const edit = (f: (p: Partial<Pkg> & Pkg) => void): string => {
     const p = JSON.parse(base) as Pkg;
     f(p);
@@ -63,6 +63,7 @@ test('package.json: the test scripts and runner keys are policy, dependencies ar
   assert.equal(check(edit((p) => (p.scripts.posttest = 'true'))), 1, 'scripts.posttest');
   assert.equal(check(edit((p) => (p.jest = { testMatch: [] }))), 1, 'jest key');
   assert.equal(check(edit((p) => (p.mocha = { spec: 'none' }))), 1, 'mocha key');
+  assert.equal(check(edit((p) => (p.babel = { plugins: ['./strip.cjs'] }))), 1, 'babel key (babel-jest transforms the tests with it)');
   assert.equal(check(edit((p) => void Reflect.deleteProperty(p, 'scripts'))), 1, 'scripts removed');
   // a script the test script delegates to is policy too, and so is the one the configured command names
   const delegating = JSON.stringify({ scripts: { test: 'npm run unit && yarn lint', unit: 'node --test', lint: 'eslint .' } }) + '\n';
