@@ -387,9 +387,13 @@ export class JudgingQueue {
     return n;
   }
 
-  /** Could a run under way still lead to more runs (a place it decides, deferred mutants it gives back)? */
+  /**
+   * Could a run under way still lead to more runs (a place it decides, deferred mutants it
+   * gives back)? Not once a symbol's places are all decided and its credit settled: a run of
+   * it still under way was taken ahead and changes nothing.
+   */
   mayGiveBack(): boolean {
-    return this.symbols.some((w) => w.running > 0 && (w.decided < w.order.length || w.deferred.length > 0));
+    return this.symbols.some((w) => w.running > 0 && (w.decided < w.order.length || (w.deferred.length > 0 && !isSettled(w))));
   }
 
   private moots(w: SymbolWork, m: Mutant): boolean {

@@ -224,24 +224,30 @@ describe('the judging queue with several workers', () => {
     assert.deepEqual((q.symbols[0]?.runs ?? []).filter((r) => r !== undefined).map((r) => r.mutant.id), ['revert', 'null1']);
   });
 
-  it('once the revert ended without a kill, an idle worker takes a behavioural mutant ahead; if its place turns out not to need it, it does not count', () => {
+  it('once the revert ended without a kill, an idle worker takes a behavioural mutant ahead; if its place turns out not to need it, it does not count, and no worker waits for it', () => {
     const order = [N1, R, B(1), B(2)];
-    const q = new JudgingQueue([{ plan: plan(order), reached: ['t1'], order }], 'change');
+    const ok = (m: Mutant, failed: string[]): MutantRun => ({ mutant: m, status: 'ok', detail: '', failed, ranAgainst: ['t1', 't2'], cached: false });
+    const q = new JudgingQueue([{ plan: plan(order), reached: ['t1', 't2'], order }], 'change');
     const a = q.take();
     const b = q.take();
     assert.deepEqual([a?.m.id, b?.m.id], ['null1', 'revert']);
-    q.finish(b as JudgingJob, { mutant: R, status: 'ok', detail: '', failed: [], ranAgainst: ['t1'], cached: false });
+    q.finish(b as JudgingJob, ok(R, []));
     const c = q.take();
     assert.deepEqual([c?.m.id, c?.ahead], ['b1', true]);
     const d = q.take();
-    assert.equal(d?.m.id, 'b2');
-    // b1 kills, so b2's place is decided as deferred; b2's run (made ahead) does not count.
-    q.finish(c as JudgingJob, { mutant: B(1), status: 'ok', detail: '', failed: ['t1'], ranAgainst: ['t1'], cached: false });
-    q.finish(d, { mutant: B(2), status: 'ok', detail: '', failed: ['t1'], ranAgainst: ['t1'], cached: false });
-    q.finish(a as JudgingJob, { mutant: N1, status: 'ok', detail: '', failed: [], ranAgainst: ['t1'], cached: false });
+    assert.deepEqual([d?.m.id, d?.ahead], ['b2', true]);
+    // b1 kills t1 and the null mutant passes: b2's place is decided as deferred and the credit
+    // settles while b2 (taken ahead) still runs; no worker need wait for it.
+    q.finish(c as JudgingJob, ok(B(1), ['t1']));
+    assert.equal(q.mayGiveBack(), true, 'the null mutant is still running');
+    q.finish(a as JudgingJob, ok(N1, []));
+    assert.equal(q.take(), null);
+    assert.equal(q.mayGiveBack(), false);
+    q.finish(d as JudgingJob, ok(B(2), ['t2']));
     assert.equal(q.take(), null);
     assert.deepEqual((q.symbols[0]?.runs ?? []).filter((r) => r !== undefined).map((r) => r.mutant.id), ['null1', 'revert', 'b1']);
     assert.equal(q.unused, 1);
+    assert.equal(q.deferredLeft, 1);
   });
 });
 
