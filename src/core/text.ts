@@ -46,6 +46,18 @@ export function escapeRegExp(s: string): string {
 // eslint-disable-next-line no-control-regex
 const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u2028\u2029\ufeff]/g;
 
+/**
+ * JSON text (as JSON.stringify writes it) with every such character that it leaves raw
+ * (DEL, C1 controls, bidi marks, zero-width characters, the line and paragraph separators)
+ * written as its `\uXXXX` escape. JSON.stringify already escapes C0 controls inside strings, so
+ * the rest can only stand inside a string: the text parses to the same value, and a viewer of
+ * the file sees the escape instead of reordered or hidden text.
+ */
+export function jsonVisible(json: string): string {
+   
+  return json.replace(/[\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u2028\u2029\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** `s` with every such character shown as its `\uXXXX` escape; characters in `keep` (say, "\n") pass. */
 export function visible(s: string, keep = ''): string {
   return s.replace(INVISIBLE, (c) => (keep.includes(c) ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));

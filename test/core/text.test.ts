@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { decodeDocument, decodeStrictUtf8 } from '../../src/core/text.js';
+import { decodeDocument, decodeStrictUtf8, jsonVisible } from '../../src/core/text.js';
 
 // The reference: the WHATWG decoder in fatal mode, which the check replaced.
 const reference = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -65,5 +65,22 @@ test('property: on any bytes the check agrees with a fatal TextDecoder (refusal,
       return want.includes('\u0000') || want.startsWith('\ufeff') ? 'problem' in r : 'text' in r && r.text === want;
     }),
     { numRuns: 1000, seed: 7 },
+  );
+});
+
+test('jsonVisible: property: the text parses to the same value and shows no character a viewer would act on instead of showing', () => {
+  const hostile = fc.constantFrom('\u202e', '\u2066', '\u2069', '\u200b', '\u2028', '\u2029', '\u0085', '\u009b', '\u007f', '\ufeff', '\u061c', 'a', '"', '\\', '\n', '\u001b');
+  const str = fc.oneof(fc.string(), fc.array(hostile, { maxLength: 12 }).map((xs) => xs.join('')));
+  const value = fc.letrec((tie) => ({ v: fc.oneof({ depthSize: 'small' }, str, fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(str, tie('v'), { maxKeys: 4 })) })).v;
+  fc.assert(
+    fc.property(value, (v) => {
+      const raw = JSON.stringify(v, null, 2);
+      const text = jsonVisible(raw);
+      assert.deepEqual(JSON.parse(text), JSON.parse(raw));
+      // Outside the line breaks between tokens, nothing the escaping covers is left raw.
+      // eslint-disable-next-line no-control-regex
+      assert.doesNotMatch(text.replace(/\n/g, ''), /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u2028\u2029\ufeff]/);
+    }),
+    { numRuns: 500 },
   );
 });

@@ -30,6 +30,11 @@ test('explain text and gate --explain show a hostile patch path escaped, never a
     assert.match(text.stdout, /^decision: E_CREDIT_MISSING/);
     assert.doesNotMatch(text.stdout, ACTIVE);
     assert.ok(text.stdout.includes('p\\u000d\\u001b[1A\\u001b[2KALLOW\\u001b[8m\\u009b2J\\u202eff.diff'), text.stdout);
+    // The JSON report escapes them too (C1 controls and bidi marks JSON.stringify leaves raw), and parses to the raw name.
+    const json = await runCli(['explain', '--repo', r.dir, '--now', NOW, '--format', 'json'], { cwd: r.dir });
+    assert.doesNotMatch(json.stdout, ACTIVE);
+    assert.ok(json.stdout.includes('\\u009b2J\\u202eff.diff'), json.stdout);
+    assert.ok(JSON.stringify(JSON.parse(json.stdout)).includes(`\u009b2J\u202eff.diff`));
     const gate = await runCli(['gate', '--explain', '--repo', r.dir, '--record', join(r.dir, 'review/proposal.json'), '--credit', join(r.dir, 'review/runner/credit.json'), '--now', NOW], { cwd: r.dir });
     assert.equal(gate.stdout, 'E_CREDIT_MISSING\n');
     assert.doesNotMatch(gate.stderr, ACTIVE);

@@ -3,6 +3,7 @@ import { CODE_INFO } from '../../core/codes.js';
 import { usageError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/io.js';
 import { toJsonText } from '../../core/json.js';
+import { jsonVisible } from '../../core/text.js';
 import { isInstant, parseInstant } from '../../core/time.js';
 import { toHtmlReport } from '../../report/html.js';
 import { toMarkdownReport } from '../../report/md.js';
@@ -60,7 +61,7 @@ Exit: the decision's status (0 ALLOW, 1 reject), 2 bad arguments, 3 internal err
     if (!isInstant(now)) throw usageError(`--now: ${now.problem}`);
     const repo = repoFromReviewOption(ctx.cwd, values.review, values.repo);
     const report = toReviewReport((await auditWithBase(ctx, repo, values.policy, now, values['expect-base'])).audit);
-    const text = format === 'json' ? toJsonText(report) : format === 'html' ? toHtmlReport(report) : format === 'md' ? toMarkdownReport(report) : toTextReport(report);
+    const text = format === 'json' ? jsonVisible(toJsonText(report)) : format === 'html' ? toHtmlReport(report) : format === 'md' ? toMarkdownReport(report) : toTextReport(report);
     if (values.out !== undefined) {
       const out = resolve(ctx.cwd, values.out);
       writeFileAtomic(out, text);
