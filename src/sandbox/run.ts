@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, chmodSync, closeSync, constants, existsSync, lstatSync, lutimesSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { packageRoot } from '../core/package-root.js';
 import { tmpdir } from 'node:os';
-import { dirname, join, posix, sep } from 'node:path';
+import { dirname, join, posix, relative, sep } from 'node:path';
 import type { SandboxKind } from '../config/schema.js';
 import { inputInvalid } from '../core/errors.js';
 import { TREE_TIME } from '../core/times.js';
@@ -275,7 +275,18 @@ export async function runInFreshCopy<T>(box: Box, run: FreshRun, collect: (outco
       let existing = dirname(target);
       while (lstatOrNull(existing) === null && existing !== dirs.work) existing = dirname(existing);
       if (!inside(realpathSync(existing))) throw inputInvalid(rel, 'its folder is a link out of the tree; a file is never written through it');
-      mkdirSync(dirname(target), { recursive: true });
+      // A file of the tree where the path needs a folder (a patch that adds a file `.sealgate`):
+      // say so, instead of the bare EEXIST or ENOTDIR mkdir would give.
+      for (let d = dirname(target); d.length > dirs.work.length; d = dirname(d)) {
+        const st = lstatOrNull(d);
+        if (st !== null && st !== undefined && !st.isDirectory() && !st.isSymbolicLink()) throw inputInvalid(rel, `the tree holds a file at ${relative(dirs.work, d)}, where sealgate puts the folder of a file it writes into every run's copy (${rel}); a tree may not use that path`);
+      }
+      if (lstatOrNull(target)?.isDirectory() === true) throw inputInvalid(rel, `the tree holds a folder at this path, where sealgate writes a file into every run's copy; a tree may not use that path`);
+      try {
+        mkdirSync(dirname(target), { recursive: true });
+      } catch (err) {
+        throw inputInvalid(rel, `its folder cannot be made in the run's copy (${(err as NodeJS.ErrnoException).code ?? 'error'}): the tree holds something else on its path`);
+      }
       if (!inside(realpathSync(dirname(target)))) throw inputInvalid(rel, 'its folder is a link out of the tree; a file is never written through it');
       rmSync(target, { force: true });
       writeFileSync(target, text);

@@ -86,3 +86,26 @@ test('a fresh scratch folder', () => {
     repo.dispose();
   }
 });
+
+test('a tree whose file or folder stands where sealgate puts its node:test reporter is refused with the path and why, not a bare EEXIST', { timeout: 60_000 }, async () => {
+  for (const [files, why] of [
+    [{ '.sealgate': 'a file where a folder goes\n' }, /the tree holds a file at \.sealgate, where sealgate puts the folder/],
+    [{ '.sealgate/node-test-reporter.mjs/x': 'a folder where a file goes\n' }, /the tree holds a folder at this path/],
+  ] as const) {
+    const repo = makeRepo({ ...files, 'a.test.mjs': "import { test } from 'node:test';\ntest('a', () => {});\n" });
+    const scratch = makeScratch();
+    try {
+      const ws = makeWorkspace(repo.dir, scratch.dir);
+      const command = ['node', '--test', '--test-reporter=./.sealgate/node-test-reporter.mjs', '--test-reporter-destination=junit.xml'];
+      await assert.rejects(runTestCommand(ws.root, command, ['junit.xml'], childEnv(), 30_000, scratch.dir, testBox(repo.dir)), (err: Error & { code?: string }) => {
+        assert.match(err.message, /\.sealgate\/node-test-reporter\.mjs/);
+        assert.match(err.message, why);
+        assert.doesNotMatch(err.message, /EEXIST|ENOTDIR|EISDIR/);
+        return true;
+      });
+    } finally {
+      scratch.dispose();
+      repo.dispose();
+    }
+  }
+});
