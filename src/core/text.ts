@@ -41,24 +41,26 @@ export function escapeRegExp(s: string): string {
  * CR, the 8-bit CSI U+009B, ...), DEL, the bidirectional marks, embeddings, overrides and
  * isolates, zero-width characters and the line and paragraph separators. A report echoes
  * names the patch and its tests chose (file paths, test ids, symbols): such a name could
- * move the cursor and rewrite a reject as ALLOW, or reorder what a reviewer reads.
+ * move the cursor and rewrite a reject as ALLOW, or reorder what a reviewer reads. PAST_C0 is
+ * those past C0: JSON.stringify escapes C0 controls inside strings and leaves these raw.
  */
-// eslint-disable-next-line no-control-regex
-const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u2028\u2029\ufeff]/g;
+const PAST_C0 = '\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\u2028\\u2029\\ufeff';
+const INVISIBLE = new RegExp(`[\\u0000-\\u001f${PAST_C0}]`, 'g');
+const RAW_IN_JSON = new RegExp(`[${PAST_C0}]`, 'g');
+const escapeChar = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /**
  * JSON text (as JSON.stringify writes it) with every such character that it leaves raw
  * (DEL, C1 controls, bidi marks, zero-width characters, the line and paragraph separators)
- * written as its `\uXXXX` escape. JSON.stringify already escapes C0 controls inside strings, so
- * the rest can only stand inside a string: the text parses to the same value, and a viewer of
- * the file sees the escape instead of reordered or hidden text.
+ * written as its `\uXXXX` escape. C0 controls can only stand between tokens (the line breaks
+ * of indentation), so the rest can only stand inside a string: the text parses to the same
+ * value, and a viewer of the file sees the escape instead of reordered or hidden text.
  */
 export function jsonVisible(json: string): string {
-   
-  return json.replace(/[\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u2028\u2029\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return json.replace(RAW_IN_JSON, escapeChar);
 }
 
 /** `s` with every such character shown as its `\uXXXX` escape; characters in `keep` (say, "\n") pass. */
 export function visible(s: string, keep = ''): string {
-  return s.replace(INVISIBLE, (c) => (keep.includes(c) ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return s.replace(INVISIBLE, (c) => (keep.includes(c) ? c : escapeChar(c)));
 }
