@@ -309,7 +309,7 @@ export interface JudgingJob {
   readonly symbol: string;
   readonly m: Mutant;
   /** The tests to run it against: every test that reaches the symbol (the queue counts the run on its place's open tests). */
-  readonly open: readonly string[];
+  readonly against: readonly string[];
   /** Its place in the order when handed out. */
   readonly at: number;
   /** The symbol's generation when the run was taken (see restart). */
@@ -462,7 +462,7 @@ export class JudgingQueue {
     const m = w.order[at] as Mutant;
     w.started.add(m.id);
     w.running++;
-    return { symbol: w.plan.symbol, m, open: w.reached, at, gen: w.gen, ahead };
+    return { symbol: w.plan.symbol, m, against: w.reached, at, gen: w.gen, ahead };
   }
 
   take(): JudgingJob | null {
@@ -816,7 +816,6 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
         return [w.plan.symbol, { command: byName ?? opts.narrow(w.reached) ?? opts.command, strict: byName !== null }];
       }),
     );
-    const reachedOf = new Map(work.map((w) => [w.plan.symbol, w.reached]));
     // 5. The control again, once the last mutant has started (the first worker with no run
     // left makes it): a test that passed the first control only because it was the first run (a
     // marker file, a counter) fails here. Every run sees the same path and shares nothing with
@@ -880,10 +879,9 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
           }
           const c = commands.get(job.symbol);
           if (c === undefined) throw new Error(`internal: no command for ${job.symbol}`);
-          const reached = reachedOf.get(job.symbol) ?? job.open;
-          // The command runs every reaching test, so the timeout is theirs; the run counts on the open ones.
-          const r = await runMutant(job.m, c.command, job.m.kind === 'behavioural' ? behaviouralTimeout(reached) : timeoutMs, job.open, slot, logDir);
-          if (c.strict && r.status === 'ok' && r.ranAgainst.length < job.open.length && commands.get(job.symbol) === c) {
+          // The command runs every reaching test (job.against), so the timeout is theirs; the queue counts the run on its place's open ones.
+          const r = await runMutant(job.m, c.command, job.m.kind === 'behavioural' ? behaviouralTimeout(job.against) : timeoutMs, job.against, slot, logDir);
+          if (c.strict && r.status === 'ok' && r.ranAgainst.length < job.against.length && commands.get(job.symbol) === c) {
             // A run by name left out a reaching test: the symbol starts again by file, and the
             // runs made so far (this one too) are spent on top of its total.
             const w = queue.restart(job.symbol);

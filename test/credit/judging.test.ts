@@ -26,8 +26,8 @@ function drive(order: readonly Mutant[], reached: readonly string[], fails: Read
   const ran: JudgingJob[] = [];
   for (let job = q.take(); job !== null; job = q.take()) {
     ran.push(job);
-    const failed = (fails[job.m.id] ?? []).filter((t) => job.open.includes(t));
-    const r: MutantRun = { mutant: job.m, status: 'ok', detail: '', failed, ranAgainst: job.open, cached: false };
+    const failed = (fails[job.m.id] ?? []).filter((t) => job.against.includes(t));
+    const r: MutantRun = { mutant: job.m, status: 'ok', detail: '', failed, ranAgainst: job.against, cached: false };
     q.finish(job, r);
   }
   return { ran: ran.map((j) => j.m.id), jobs: ran, queue: q, runs: (q.symbols[0]?.runs ?? []).filter((r) => r !== undefined) };
@@ -55,7 +55,7 @@ describe('the judging queue', () => {
     const again: string[] = [];
     for (let job = q.take(); job !== null; job = q.take()) {
       again.push(job.m.id);
-      q.finish(job, { mutant: job.m, status: 'ok', detail: '', failed: [], ranAgainst: job.open, cached: false });
+      q.finish(job, { mutant: job.m, status: 'ok', detail: '', failed: [], ranAgainst: job.against, cached: false });
     }
     assert.deepEqual(again, ['b1', 'null1', 'revert', 'null2']);
     assert.equal(w?.runs.filter((r) => r !== undefined).length, 4);
@@ -78,7 +78,7 @@ describe('the judging queue', () => {
     assert.deepEqual(ran, ['b1', 'null1', 'null2', 'b2', 'b3']);
     assert.equal(queue.deferredLeft, 0);
     // given back, they run against every reaching test and count only on those that have not failed yet
-    assert.deepEqual(jobs.at(-1)?.open, ['t1', 't2']);
+    assert.deepEqual(jobs.at(-1)?.against, ['t1', 't2']);
     assert.deepEqual(runs.at(-1)?.ranAgainst, ['t2']);
     // once a null mutant has failed the only earner, nothing is deferred at all
     assert.deepEqual(drive([B(1), N1, B(2), R, B(3)], ['t1', 't2'], { b1: ['t1'], null1: ['t1'], revert: ['t1'], b3: ['t2'] }).ran, ['b1', 'null1', 'b2', 'revert', 'b3']);
@@ -144,7 +144,7 @@ describe('the judging queue', () => {
     const a = q.take();
     const b = q.take();
     assert.deepEqual([a?.m.id, b?.m.id], ['b1', 'null1']);
-    const ok = (job: JudgingJob, failed: string[]): MutantRun => ({ mutant: job.m, status: 'ok', detail: '', failed, ranAgainst: job.open, cached: false });
+    const ok = (job: JudgingJob, failed: string[]): MutantRun => ({ mutant: job.m, status: 'ok', detail: '', failed, ranAgainst: job.against, cached: false });
     q.finish(a as JudgingJob, ok(a as JudgingJob, ['t1']));
     const c = q.take();
     assert.equal(c?.m.id, 'null2');
@@ -174,7 +174,7 @@ function driveParallel(order: readonly Mutant[], reached: readonly string[], fai
     }
     if (under.length === 0) break;
     const [job] = under.splice(pick(under.length) % under.length, 1) as [JudgingJob];
-    q.finish(job, { mutant: job.m, status: 'ok', detail: '', failed: (fails[job.m.id] ?? []).filter((t) => job.open.includes(t)), ranAgainst: job.open, cached: false });
+    q.finish(job, { mutant: job.m, status: 'ok', detail: '', failed: (fails[job.m.id] ?? []).filter((t) => job.against.includes(t)), ranAgainst: job.against, cached: false });
   }
   const runs = (q.symbols[0]?.runs ?? []).filter((r) => r !== undefined);
   return { made, queue: q, counted: runs.map((r) => ({ id: r.mutant.id, failed: r.failed, ranAgainst: r.ranAgainst })) };
