@@ -15,19 +15,21 @@ const PROBE = "throw new Error('sealgate-probe')";
 
 /**
  * An expression that appends `<symbol>\t<test file>` to $SEALGATE_TRACE_FILE once per symbol and
- * test file. The test file is jest's or vitest's current test path, read from their expect state
- * whether or not `expect` is a global (vitest without `globals` keeps it under a registered
- * symbol), else vitest's worker's file, else the process's main script (node:test runs each
- * file in its own process; for another runner it is the runner's own file, which the oracle
- * does not take for a test file).
- * Where nothing can be written it does nothing.
+ * test file, and `\t<test name>` (a JSON string) where the runner names the test running: jest's
+ * and vitest's `currentTestName`, the full name their `--testNamePattern` matches. The test file
+ * is jest's or vitest's current test path, read from their expect state whether or not `expect`
+ * is a global (vitest without `globals` keeps it under a registered symbol), else vitest's
+ * worker's file, else the process's main script (node:test runs each file in its own process;
+ * for another runner it is the runner's own file, which the oracle does not take for a test
+ * file). Entered while no test runs (a module loading, a suite being collected), it records the
+ * file alone. Where nothing can be written it does nothing.
  * Its memory of what it wrote is a non-enumerable symbol-keyed property: no global name appears.
  */
 export function traceExpr(symbol: string, typed: boolean): string {
   const g = typed ? '(globalThis as any)' : 'globalThis';
   const a = typed ? ': any' : '';
   const id = JSON.stringify(symbol);
-  return `void ((g${a}, f${a}) => { if (!f) return; const w = String(g.expect?.getState?.()?.testPath ?? g[Symbol.for('expect-global')]?.getState?.()?.testPath ?? g[Symbol.for('$$jest-matchers-object')]?.state?.testPath ?? g.__vitest_worker__?.filepath ?? g.process?.argv?.[1] ?? ''); const k = ${id} + '\\t' + w; const y = Symbol.for('sealgate.trace'); if (!g[y]) Object.defineProperty(g, y, { value: new Set() }); const s = g[y]; if (s.has(k)) return; s.add(k); g.process?.getBuiltinModule?.('node:fs')?.appendFileSync(f, k + '\\n'); })(${g}, ${g}.process?.env?.SEALGATE_TRACE_FILE)`;
+  return `void ((g${a}, f${a}) => { if (!f) return; const e1 = g.expect?.getState?.(), e2 = g[Symbol.for('expect-global')]?.getState?.(), e3 = g[Symbol.for('$$jest-matchers-object')]?.state; const w = String(e1?.testPath ?? e2?.testPath ?? e3?.testPath ?? g.__vitest_worker__?.filepath ?? g.process?.argv?.[1] ?? ''); const n = e1?.currentTestName ?? e2?.currentTestName ?? e3?.currentTestName; const k = ${id} + '\\t' + w + (typeof n === 'string' && n !== '' ? '\\t' + JSON.stringify(n) : ''); const y = Symbol.for('sealgate.trace'); if (!g[y]) Object.defineProperty(g, y, { value: new Set() }); const s = g[y]; if (s.has(k)) return; s.add(k); g.process?.getBuiltinModule?.('node:fs')?.appendFileSync(f, k + '\\n'); })(${g}, ${g}.process?.env?.SEALGATE_TRACE_FILE)`;
 }
 
 type FnLike = TS.FunctionLikeDeclaration & { body: TS.Block | TS.Expression };

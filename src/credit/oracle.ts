@@ -767,7 +767,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       if (targets?.size === 0) {
         r = { mutant: p.probe, status: 'ok', detail: 'no test entered it in the trace run', failed: [], ranAgainst: [], cached: false };
       } else {
-        const command = targets ? (opts.narrowTargets([...targets].sort()) ?? opts.command) : opts.command;
+        const command = targets ? (opts.narrowTargets([...new Set([...targets].map((t) => t.split('\t')[0] as string))].sort()) ?? opts.command) : opts.command;
         r = await runMutant(p.probe, command, timeoutMs, [...usable].sort(), slot, logDir);
       }
       probes.set(p.symbol, r);
@@ -1020,10 +1020,11 @@ async function traceRun(plans: readonly SymbolPlan[], t: TraceContext): Promise<
 }
 
 /**
- * Per symbol, the test targets the trace lines say entered it (a file, or a pytest node id);
- * null where a line could not tell the test. A target must be one of the suite's test files
- * (`known`; null: not checked): a runner's own file (the main script of a vitest or jest worker)
- * would narrow the probe to no test at all, so it only says "entered, test unknown".
+ * Per symbol, the test targets the trace lines say entered it (a file, a pytest node id, or a
+ * file and a test's name: `file\t"name"`); null where a line could not tell the test. A
+ * target's file must be one of the suite's test files (`known`; null: not checked): a runner's
+ * own file (the main script of a vitest or jest worker) would narrow the probe to no test at
+ * all, so it only says "entered, test unknown".
  */
 export function toReach(symbols: readonly string[], lines: readonly string[], known: ReadonlySet<string> | null): Map<string, Set<string> | null> {
   const reach = new Map<string, Set<string> | null>(symbols.map((s) => [s, new Set<string>()]));
@@ -1034,21 +1035,25 @@ export function toReach(symbols: readonly string[], lines: readonly string[], kn
     const target = line.slice(tab + 1);
     if (!reach.has(sym)) continue;
     const set = reach.get(sym);
-    if (target === '' || (known !== null && !known.has(target.split('::')[0] as string))) reach.set(sym, null);
+    if (target === '' || (known !== null && !known.has(fileOfTarget(target)))) reach.set(sym, null);
     else if (set) set.add(target);
   }
   return reach;
 }
 
-/** A trace line with its test file made relative to the run's working directory ('' when it lies outside). */
+/** The test file of a trace target: a file, a pytest node id (`file::...`), or `file\t"name"`. */
+export function fileOfTarget(target: string): string {
+  return (target.split('\t')[0] as string).split('::')[0] as string;
+}
+
+/** A trace line with its test file made relative to the run's working directory ('' when it lies outside); a test name after it stays. */
 function toTarget(line: string, root: string): string {
-  const tab = line.indexOf('\t');
-  if (tab < 0) return '';
-  const sym = line.slice(0, tab);
-  let where = line.slice(tab + 1);
-  if (isAbsolute(where)) {
-    const rel = relative(root, where);
-    where = rel.startsWith('..') || isAbsolute(rel) ? '' : rel.split(sep).join('/');
+  const [sym, where = '', ...name] = line.split('\t');
+  if (sym === undefined || !line.includes('\t')) return '';
+  let file = where;
+  if (isAbsolute(file)) {
+    const rel = relative(root, file);
+    file = rel.startsWith('..') || isAbsolute(rel) ? '' : rel.split(sep).join('/');
   }
-  return `${sym}\t${where}`;
+  return [sym, file, ...name].join('\t');
 }

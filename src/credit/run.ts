@@ -31,7 +31,7 @@ import { decodeSource, type FileSymbols } from '../symbols/model.js';
 import { runOracle, type OracleResult, type Progress, type SymbolPlan } from './oracle.js';
 import { CaseFileSchema, CreditSchema } from './schema.js';
 import { toScored, type Scored } from './score.js';
-import { cheapCommand, judgingEnvFor, narrowByName, narrowCommand, type JudgingEnv, type NamedTest } from './select.js';
+import { cheapCommand, detectRunner, judgingEnvFor, narrowByName, narrowCommand, toNamePattern, type JudgingEnv, type NamedTest, type RunnerKind } from './select.js';
 import { classifyCases, readTestSources, type CaseSource } from './tests.js';
 import { checkSchema } from '../core/document.js';
 
@@ -267,14 +267,51 @@ export function narrowFor(command: readonly string[], sources: ReadonlyMap<strin
 
 /**
  * The tests of `tests` that the trace's targets name, where each target names tests one by
- * one: a pytest node id, the test with that node id. Null when a target is a whole test file
- * (node:test, jest and vitest record the file: every test in it would count as reaching, which
- * the symbol's probe tells apart) or names none of them: the oracle runs the probe then.
+ * one: a pytest node id, the test with that node id; a file and a name (jest's and vitest's
+ * current test name), the one test of that file whose full name it is. Null when a target is a
+ * whole test file (node:test records the file, and so does jest or vitest for a symbol entered
+ * while no test ran: every test in it would count as reaching, which the symbol's probe tells
+ * apart), names none of them, or, by name, more than one or a test that cannot be named
+ * exactly (toNamePattern): the oracle runs the probe then.
  */
-export function testsOfTargetsFor(sources: ReadonlyMap<string, CaseSource>): (targets: readonly string[], tests: readonly string[]) => string[] | null {
+export function testsOfTargetsFor(sources: ReadonlyMap<string, CaseSource>, cases: ReadonlyMap<string, NamedTest> = new Map(), kind: RunnerKind = 'unknown'): (targets: readonly string[], tests: readonly string[]) => string[] | null {
+  const patterns = new Map<string, RegExp | null>();
+  const patternOf = (t: string): RegExp | null => {
+    if (!patterns.has(t)) {
+      const named = cases.get(t);
+      const p = named === undefined ? null : toNamePattern(kind, [named]);
+      patterns.set(t, p === null ? null : new RegExp(p));
+    }
+    return patterns.get(t) ?? null;
+  };
   return (targets, tests) => {
     const out = new Set<string>();
     for (const target of targets) {
+      const tab = target.indexOf('\t');
+      if (tab >= 0) {
+        if (kind !== 'vitest' && kind !== 'jest') return null;
+        const file = target.slice(0, tab);
+        let name: unknown;
+        try {
+          name = JSON.parse(target.slice(tab + 1));
+        } catch {
+          return null;
+        }
+        if (typeof name !== 'string' || name === '') return null;
+        const inFile = tests.filter((t) => {
+          const s = sources.get(t);
+          return s?.nodeIds.length === 0 && s.files.length === 1 && s.files[0] === file;
+        });
+        const hit: string[] = [];
+        for (const t of inFile) {
+          const re = patternOf(t);
+          if (re === null) return null;
+          if (re.test(name)) hit.push(t);
+        }
+        if (hit.length !== 1) return null;
+        out.add(hit[0] as string);
+        continue;
+      }
       if (!target.includes('::')) return null;
       const hit = tests.filter((t) => sources.get(t)?.nodeIds.includes(target) === true);
       if (hit.length === 0) return null;
@@ -373,6 +410,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   const treeFiles = listTreeFiles(root);
   const sources = await readTestSources(root, opts.config, opts.config.credit.assertionFunctions, treeFiles, productionFiles);
   const { caseSources, verdicts } = classifyCases(results.cases, sources);
+  const namedCases = new Map(results.cases.map((c) => [c.id, { suite: c.suite, name: c.name }]));
   const baselineProblem = checkBaseline(results);
   // A case no test file of the tree defines (a name the reporter made up) earns nothing.
   const undefinedTests = results.cases.filter((c) => (caseSources.get(c.id)?.files.length ?? 0) === 0).map((c) => c.id);
@@ -411,10 +449,10 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
       eligible,
       ignore: new Set([...verdicts].filter(([, v]) => v?.kind === 'tautology').map(([id]) => id)),
       narrow: narrowFor(command, caseSources),
-      narrowByName: narrowByNameFor(command, caseSources, new Map(results.cases.map((c) => [c.id, { suite: c.suite, name: c.name }]))),
+      narrowByName: narrowByNameFor(command, caseSources, namedCases),
       filesOf: (t) => caseSources.get(t)?.files ?? [],
       narrowTargets: (targets) => narrowCommand(command, targets),
-      testsOfTargets: testsOfTargetsFor(caseSources),
+      testsOfTargets: testsOfTargetsFor(caseSources, namedCases, detectRunner(command)),
       cacheDir,
       cacheSalt: JSON.stringify([digest, patchSha, changed.base]),
       ...(opts.progress ? { progress: opts.progress } : {}),

@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { symlinkSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { makeRepo } from '../helpers/git.js';
 import { layout, scoreRepo } from '../helpers/oracle.js';
 
@@ -44,6 +46,46 @@ def test_mul_really():
     assert.deepEqual(ev('noop')?.reached, []);
     assert.equal(ev('noop')?.status, 'missing');
     assert.deepEqual(s.scored.credit.credited, ['calc.py::mul']);
+    assert.ok(!s.scored.credit.test_ids.includes(forge), JSON.stringify(s.scored.credit.test_ids));
+  } finally {
+    repo.dispose();
+  }
+});
+
+// The same for vitest, whose trace names a test by its file and full name: a test writes lines
+// that say it reaches `add` (never called) and that a test of no such name reaches `mul`.
+test('vitest: a test that forges trace lines by name reaches what it claims and earns nothing; a name no test has sends the symbol back to its probe', { timeout: 300_000 }, async () => {
+  const { text, spans } = layout({ add: ['export function add(a: number, b: number): number {', '  return a + b;', '}'], mul: ['export function mul(a: number, b: number): number {', '  return a * b;', '}'] });
+  const tests = `import { expect, test } from 'vitest';
+import { appendFileSync } from 'node:fs';
+import { mul } from '../src/calc';
+
+test('forge', () => {
+  const f = process.env.SEALGATE_TRACE_FILE;
+  if (f) appendFileSync(f, 'src/calc.ts::add\\ttest/calc.test.ts\\t"forge"\\nsrc/calc.ts::mul\\ttest/calc.test.ts\\t"nobody"\\n');
+  expect(1 + 1).toBe(2);
+});
+
+test('mul really', () => {
+  expect(mul(3, 4)).toBe(12);
+  expect(mul(2, 5)).toBe(10);
+});
+`;
+  const repo = makeRepo({ 'package.json': '{"name":"vt","private":true,"type":"module"}\n', 'src/calc.ts': text, 'test/calc.test.ts': tests, '.gitignore': 'node_modules\njunit.xml\n' });
+  try {
+    symlinkSync(join(resolve('.'), 'node_modules'), join(repo.dir, 'node_modules'), 'dir');
+    const s = await scoreRepo(repo.dir, 'src/calc.ts', 'typescript', spans, ['node_modules/.bin/vitest', 'run', '--reporter=junit', '--outputFile.junit=junit.xml']);
+    const ev = (n: string) => s.scored.credit.evidence?.[`src/calc.ts::${n}`];
+    const forge = [...s.oracle.usable].find((t) => t.endsWith('forge'));
+    assert.ok(forge !== undefined, `the forging test is usable: ${JSON.stringify([...s.oracle.usable])}`);
+    assert.equal(ev('add')?.reached_by, 'trace', JSON.stringify(ev('add')));
+    assert.deepEqual(ev('add')?.reached, [forge]);
+    assert.equal(ev('add')?.status, 'missing');
+    assert.deepEqual(ev('add')?.killed, []);
+    // "nobody" names no test: mul's reach comes from its probe, which finds the real test.
+    assert.equal(ev('mul')?.reached_by, 'probe', JSON.stringify(ev('mul')));
+    assert.deepEqual(ev('mul')?.reached.map((t) => t.split('::').pop()), ['mul really']);
+    assert.deepEqual(s.scored.credit.credited, ['src/calc.ts::mul']);
     assert.ok(!s.scored.credit.test_ids.includes(forge), JSON.stringify(s.scored.credit.test_ids));
   } finally {
     repo.dispose();

@@ -100,6 +100,11 @@ for (const [kind, k] of Object.entries(KINDS)) {
       assert.ok(cmd.some((a) => NAME_FLAG.test(a)), cmd.join(' '));
       for (const r of runs) if (r.status === 'ok') assert.deepEqual(r.ranAgainst, s.scored.credit.evidence?.[`${k.path}::discounted`]?.reached);
     });
+    it(k.node ? 'the trace named the reaching test by file and name (the runner\'s current test name): no probe ran' : 'node:test records the file only: the probe found the reaching test', () => {
+      const e = s.scored.credit.evidence?.[`${k.path}::discounted`];
+      assert.equal(e?.reached_by, k.node ? 'trace' : 'probe');
+      assert.equal((e?.mutants ?? []).some((m) => m.kind === 'probe'), !k.node);
+    });
     it('the unmutated control after the mutants ran every reaching test again and saw them pass', () => {
       assert.equal(s.oracle.after?.status, 'ok', s.oracle.after?.detail);
       assert.deepEqual(s.oracle.after?.failed, []);
@@ -119,6 +124,9 @@ describe('vitest: a reaching test whose full name the runner would not match exa
     s = await scoreRepo(repo.dir, k.path, k.language, js(true).spans, k.command);
   });
   after(() => repo.dispose());
+  it('the trace\'s name ("outer  > discounts") is not the report\'s: the probe finds the reaching test', () => {
+    assert.equal(s.scored.credit.evidence?.[`${k.path}::discounted`]?.reached_by, 'probe');
+  });
   it('its symbol is judged by file (one command, no name filter) and credited: the run never left the test out', () => {
     const runs = judged(s, `${k.path}::discounted`);
     const cmd = oneCommand(runs);

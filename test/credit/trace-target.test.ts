@@ -4,7 +4,9 @@ import { symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { makeRepo } from '../helpers/git.js';
 import { layout, scoreRepo, type Scoring } from '../helpers/oracle.js';
-import { toFailures, toReach } from '../../src/credit/oracle.js';
+import { fileOfTarget, toFailures, toReach } from '../../src/credit/oracle.js';
+import { testsOfTargetsFor } from '../../src/credit/run.js';
+import type { CaseSource } from '../../src/credit/tests.js';
 import type { TestRun } from '../../src/credit/workspace.js';
 
 // The trace narrows each probe to the test files that entered its symbol. A target that is not a
@@ -22,12 +24,51 @@ describe('trace targets', () => {
     const r = toReach(['s'], ['s\ttest/a.test.ts', 's\tnode_modules/.bin/jest'], known);
     assert.equal(r.get('s'), null);
   });
+  it('a file and a test name (jest, vitest) counts by its file; a name after a runner file is still unknown', () => {
+    const r = toReach(['s', 't'], ['s\ttest/a.test.ts\t"d > x::y"', 't\tnode_modules/.bin/jest\t"x"'], known);
+    assert.deepEqual([...(r.get('s') ?? [])], ['test/a.test.ts\t"d > x::y"']);
+    assert.equal(r.get('t'), null);
+    assert.equal(fileOfTarget('test/a.test.ts\t"d > x::y"'), 'test/a.test.ts');
+    assert.equal(fileOfTarget('tests/test_a.py::test_x'), 'tests/test_a.py');
+  });
   it('a pytest node id counts by its file; an empty target and an unlisted symbol as before', () => {
     const r = toReach(['s', 'u', 'v'], ['s\ttests/test_a.py::test_x[1-2]', 'u\t', 'w\ttest/a.test.ts', 'garbage'], known);
     assert.deepEqual([...(r.get('s') ?? [])], ['tests/test_a.py::test_x[1-2]']);
     assert.equal(r.get('u'), null);
     assert.deepEqual([...(r.get('v') ?? [])], []);
     assert.equal(r.has('w'), false);
+  });
+});
+
+describe('the trace names jest and vitest tests by file and name', () => {
+  const source = (file: string): CaseSource => ({ verdict: null, files: [file], nodeIds: [] });
+  const cases = new Map([
+    ['test/a.test.ts::d > x', { suite: 'd', name: 'x' }],
+    ['test/a.test.ts::d > x y', { suite: 'd', name: 'x y' }],
+    ['test/a.test.ts::d x > y', { suite: 'd x', name: 'y' }],
+    ['test/a.test.ts::e > (1 + 1) * $x', { suite: 'e', name: '(1 + 1) * $x' }],
+    ['test/b.test.ts::d > x', { suite: 'd', name: 'x' }],
+    ['test/a.test.ts:: padded', { suite: '', name: ' padded' }],
+  ]);
+  const sources = new Map([...cases.keys()].map((id) => [id, source(id.split('::')[0] as string)]));
+  const all = [...cases.keys()];
+  const exact = all.filter((t) => !t.includes('padded'));
+  const by = (kind: 'vitest' | 'jest' | 'node-test' | 'pytest') => testsOfTargetsFor(sources, cases, kind);
+  it("a name as vitest gives it (levels joined by ' > ') or as jest does (by spaces) is the one test of that file", () => {
+    assert.deepEqual(by('vitest')(['test/a.test.ts\t"d > x"', 'test/b.test.ts\t"d > x"'], exact), ['test/a.test.ts::d > x', 'test/b.test.ts::d > x']);
+    assert.deepEqual(by('jest')(['test/a.test.ts\t"e (1 + 1) * $x"'], exact), ['test/a.test.ts::e > (1 + 1) * $x']);
+    // a pytest node id alongside, as before
+    assert.equal(by('vitest')(['tests/test_a.py::t'], exact), null);
+  });
+  it('in doubt the probe runs (null): a name two tests could have, a name no usable test has, a bad name, a file alone, a test of the file that cannot be named exactly, another runner', () => {
+    // jest's "d x y" is "d > x y" or "d x > y"
+    assert.equal(by('jest')(['test/a.test.ts\t"d x y"'], exact), null);
+    assert.equal(by('vitest')(['test/a.test.ts\t"d > z"'], exact), null);
+    assert.equal(by('vitest')(['test/a.test.ts\t"d > x"'], exact.filter((t) => t !== 'test/a.test.ts::d > x')), null);
+    for (const bad of ['test/a.test.ts\t""', 'test/a.test.ts\td > x', 'test/a.test.ts\t1', 'test/a.test.ts']) assert.equal(by('vitest')([bad], exact), null, bad);
+    assert.equal(by('vitest')(['test/a.test.ts\t"d > x"'], all), null, 'a padded name in the same file cannot be matched: it might be the one');
+    assert.equal(by('node-test')(['test/a.test.ts\t"d > x"'], exact), null);
+    assert.equal(by('pytest')(['test/a.test.ts\t"d > x"'], exact), null);
   });
 });
 
@@ -61,7 +102,8 @@ describe('vitest without globals, in the sandbox: the probe runs the test file t
       '.gitignore': 'node_modules\njunit.xml\n',
     });
     symlinkSync(join(resolve('.'), 'node_modules'), join(repo.dir, 'node_modules'), 'dir');
-    s = await scoreRepo(repo.dir, 'src/price.ts', 'typescript', spans, ['node_modules/.bin/vitest', 'run', '--reporter=junit', '--outputFile.junit=junit.xml']);
+    // The trace's test names would make probes unneeded (narrow-real.test.ts): here the probes run, narrowed by the traced files.
+    s = await scoreRepo(repo.dir, 'src/price.ts', 'typescript', spans, ['node_modules/.bin/vitest', 'run', '--reporter=junit', '--outputFile.junit=junit.xml'], { traceReach: false });
   });
   after(() => repo.dispose());
 

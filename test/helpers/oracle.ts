@@ -3,7 +3,7 @@ import { draftSymbols, narrowByNameFor, narrowFor, testsOfTargetsFor } from '../
 import { runOracle, type OracleResult } from '../../src/credit/oracle.js';
 import { toScored } from '../../src/credit/score.js';
 import { classifyCases, readTestSources } from '../../src/credit/tests.js';
-import { cheapCommand, narrowCommand } from '../../src/credit/select.js';
+import { cheapCommand, detectRunner, narrowCommand } from '../../src/credit/select.js';
 import { makeScratch, makeWorkspace, runTestCommand } from '../../src/credit/workspace.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import type { Changed } from '../../src/symbols/schema.js';
@@ -72,6 +72,7 @@ export async function scoreRepo(repo: string, path: string, language: string, sp
   // As run.ts does: the oracle starts on the drafts, the judging runs wait for the checked plans.
   const { drafts, judged, unsupported } = await draftSymbols(repo, changed, opts.budget ?? 4, 'seed-1');
   const credit = cheapCommand(command);
+  const named = new Map(results.cases.map((c) => [c.id, { suite: c.suite, name: c.name }]));
   const probeTargets: (readonly string[])[] = [];
   const oracle = await runOracle(drafts, {
     judged,
@@ -80,12 +81,12 @@ export async function scoreRepo(repo: string, path: string, language: string, sp
     eligible: new Set(results.cases.filter((c) => c.status === 'passed').map((c) => c.id)),
     ignore: new Set([...verdicts].filter(([, v]) => v?.kind === 'tautology').map(([id]) => id)),
     narrow: narrowFor(credit, caseSources),
-    ...(opts.byName === false ? {} : { narrowByName: narrowByNameFor(credit, caseSources, new Map(results.cases.map((c) => [c.id, { suite: c.suite, name: c.name }]))) }),
+    ...(opts.byName === false ? {} : { narrowByName: narrowByNameFor(credit, caseSources, named) }),
     narrowTargets: (t) => {
       probeTargets.push(t);
       return narrowCommand(credit, t);
     },
-    ...(opts.traceReach === false ? {} : { testsOfTargets: testsOfTargetsFor(caseSources) }),
+    ...(opts.traceReach === false ? {} : { testsOfTargets: testsOfTargetsFor(caseSources, named, detectRunner(credit)) }),
     cacheDir: null, cacheSalt: 'test',
   });
   const plans = await judged;
