@@ -3,7 +3,19 @@ import assert from 'node:assert/strict';
 import { symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { makeRepo } from '../helpers/git.js';
-import { layout, scoreRepo } from '../helpers/oracle.js';
+import { layout, scoreRepo, type Scoring } from '../helpers/oracle.js';
+
+/** The forged lines were taken as `add`'s reach (no probe ran), and earned nothing. Returns the forging test's id. */
+function forgedAddEarnsNothing(s: Scoring, path: string, forgeName: string): string {
+  const forge = [...s.oracle.usable].find((t) => t.endsWith(forgeName));
+  assert.ok(forge !== undefined, `the forging test is usable: ${JSON.stringify([...s.oracle.usable])}`);
+  const add = s.scored.credit.evidence?.[`${path}::add`];
+  assert.equal(add?.reached_by, 'trace', JSON.stringify(add));
+  assert.deepEqual(add.reached, [forge]);
+  assert.equal(add.status, 'missing');
+  assert.deepEqual(add.killed, []);
+  return forge;
+}
 
 // Where the trace names a Python symbol's reaching tests one by one, they are its reach and no
 // probe runs (credit/oracle.ts). The trace run is the patch's tests too, and they can read
@@ -34,13 +46,7 @@ def test_mul_really():
   try {
     const s = await scoreRepo(repo.dir, 'calc.py', 'python', spans, ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--junitxml=junit.xml', 'tests']);
     const ev = (n: string) => s.scored.credit.evidence?.[`calc.py::${n}`];
-        const forge = [...s.oracle.usable].find((t) => t.endsWith('test_forge'));
-    assert.ok(forge !== undefined, `the forging test is usable: ${JSON.stringify([...s.oracle.usable])}`);
-    // The forged lines were taken as reach for add (no probe ran), and earned nothing.
-    assert.equal(ev('add')?.reached_by, 'trace', JSON.stringify(ev('add')));
-    assert.deepEqual(ev('add')?.reached, [forge]);
-    assert.equal(ev('add')?.status, 'missing');
-    assert.deepEqual(ev('add')?.killed, []);
+    const forge = forgedAddEarnsNothing(s, 'calc.py', 'test_forge');
     // noop can be credited only by its probe: it keeps it, and the probe shows no test reaches it.
     assert.equal(ev('noop')?.reached_by, 'probe', JSON.stringify(ev('noop')));
     assert.deepEqual(ev('noop')?.reached, []);
@@ -76,12 +82,7 @@ test('mul really', () => {
     symlinkSync(join(resolve('.'), 'node_modules'), join(repo.dir, 'node_modules'), 'dir');
     const s = await scoreRepo(repo.dir, 'src/calc.ts', 'typescript', spans, ['node_modules/.bin/vitest', 'run', '--reporter=junit', '--outputFile.junit=junit.xml']);
     const ev = (n: string) => s.scored.credit.evidence?.[`src/calc.ts::${n}`];
-    const forge = [...s.oracle.usable].find((t) => t.endsWith('forge'));
-    assert.ok(forge !== undefined, `the forging test is usable: ${JSON.stringify([...s.oracle.usable])}`);
-    assert.equal(ev('add')?.reached_by, 'trace', JSON.stringify(ev('add')));
-    assert.deepEqual(ev('add')?.reached, [forge]);
-    assert.equal(ev('add')?.status, 'missing');
-    assert.deepEqual(ev('add')?.killed, []);
+    const forge = forgedAddEarnsNothing(s, 'src/calc.ts', 'forge');
     // "nobody" names no test: mul's reach comes from its probe, which finds the real test.
     assert.equal(ev('mul')?.reached_by, 'probe', JSON.stringify(ev('mul')));
     assert.deepEqual(ev('mul')?.reached.map((t) => t.split('::').pop()), ['mul really']);
