@@ -333,19 +333,36 @@ export interface JudgingJob {
  * test, so the mutant is likely needed. A run taken ahead counts only if its place, decided in
  * turn, needs it. `finish` records a run's result.
  */
+/** A symbol's judging work: its plan, the tests that reach it, and its seeded order. */
+export interface JudgingItem {
+  readonly plan: SymbolPlan;
+  readonly reached: readonly string[];
+  readonly order: readonly Mutant[];
+}
+
 export class JudgingQueue {
-  readonly symbols: SymbolWork[];
   /** Runs left out because every reaching test had already failed. */
   skipped = 0;
   /** Behavioural mutants left out because only the revert can earn their symbol (require "revert", a modified symbol). */
   moot = 0;
 
+  readonly symbols: SymbolWork[] = [];
+
   constructor(
-    items: readonly { readonly plan: SymbolPlan; readonly reached: readonly string[]; readonly order: readonly Mutant[] }[],
+    items: readonly JudgingItem[],
     private readonly require: 'change' | 'revert',
     private readonly ahead = true,
   ) {
-    this.symbols = items.map((i) => ({
+    for (const i of items) this.add(i);
+  }
+
+  /**
+   * A symbol whose reaching tests are now known joins the queue (its runs are decided from its
+   * own runs alone, so when it joins changes which worker makes them, never what counts).
+   */
+  add(i: JudgingItem): SymbolWork {
+    if (this.symbols.some((w) => w.plan.symbol === i.plan.symbol)) throw new Error(`internal: ${i.plan.symbol} is already queued`);
+    const w: SymbolWork = {
       plan: i.plan,
       reached: i.reached,
       order: [...i.order],
@@ -363,8 +380,10 @@ export class JudgingQueue {
       deferred: [],
       initial: [...i.order],
       gen: 0,
-    }));
-    for (const w of this.symbols) this.advance(w);
+    };
+    this.symbols.push(w);
+    this.advance(w);
+    return w;
   }
 
   /** How many runs at most. */
@@ -605,22 +624,6 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
   let base: Workspace | undefined;
   const baseRoot = (): string => (base ??= makeWorkspace(opts.workTree, scratch.dir, opts.depsFrom ?? opts.workTree)).root;
 
-  /** Run jobs over the worker slots, in order of submission, each worker taking the next job. */
-  const pool = async <J>(jobs: readonly J[], fn: (job: J, slot: number, logDir: string) => Promise<void>): Promise<void> => {
-    let next = 0;
-    const n = Math.max(1, Math.min(slots, jobs.length));
-    await Promise.all(
-      Array.from({ length: n }, async (_, i) => {
-        const logDir = mkdtempSync(join(scratch.dir, `log-${i}-`));
-        for (;;) {
-          const k = next++;
-          if (k >= jobs.length) return;
-          await fn(jobs[k] as J, i, logDir);
-        }
-      }),
-    );
-  };
-
   /** One run on a fresh copy; `failed` is the tests of the report that failed or errored. */
   // `slot` is the worker; every run, whichever worker makes it, sees the same path inside the sandbox.
   const runFresh = async (_slot: number, files: ReadonlyMap<string, string>, command: readonly string[], env: Readonly<Record<string, string>>, timeoutMs: number, logDir: string): Promise<TestRun> =>
@@ -728,10 +731,11 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     const reach = traced.reach;
 
     // 3. Probes: the tests that fail when the symbol throws on entry are the tests that reach it.
-    // Where the trace named them one by one (every entry it recorded is a pytest test that is
-    // usable), those are the reaching tests and no probe runs; the probe stays for a symbol the
-    // trace could not tell or told only by file (node:test, jest, vitest), and for one only its
-    // probe can credit (no mutant possible, no revert).
+    // Where the trace named them (pytest node ids; jest and vitest tests by file and name, or
+    // every test of a file it loaded in: testsOfTargetsFor), those are the reaching tests and no
+    // probe runs; the probe stays for a symbol the trace could not tell (node:test files, an
+    // unknown test), and runs after all for one only its probe can credit (no valid mutant, no
+    // revert: known once the mutants are checked, joinReady below).
     phase = 'probes';
     const probes = new Map<string, MutantRun>();
     const tracedReach = new Map<string, readonly string[]>();
@@ -739,7 +743,6 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     const fromTrace = (p: SymbolPlan): string[] | null => {
       const targets = reach?.get(p.symbol);
       if (targets === null || targets === undefined || targets.size === 0 || opts.testsOfTargets === undefined) return null;
-      if (p.candidates === 0 && p.revert === null) return null;
       const tests = opts.testsOfTargets([...targets].sort(), usableSorted);
       return tests !== null && tests.length > 0 ? tests : null;
     };
@@ -761,7 +764,86 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       }
       if (tracedReach.size > 0) report();
     }
-    await pool(earlyRuns !== null ? [] : plans.filter((p) => !tracedReach.has(p.symbol)), async (p, slot, logDir) => {
+    // 4. Per symbol, in the seed's order: its revert, null and behavioural mutants, every one
+    // with the same command (narrowed to the symbol's reaching tests by name where each can be
+    // named exactly, else by file), so no test can tell a mutant run from a null one by its
+    // command line; a run by name that leaves out a reaching test starts the symbol again by
+    // file. A behavioural mutant counts only on the reaching tests that have not yet failed on
+    // one of the symbol's mutants, and once every reaching test has, the rest are not needed.
+    // Once a clean test has earned the symbol (mayDefer), the remaining behavioural mutants
+    // wait; they run after all unless the revert and the null mutants leave the credit settled.
+    // Tautologies never count, so they are not run.
+    // The probes and the judging runs share the workers: a worker takes a probe not yet
+    // started, else a judging run of a symbol whose reaching tests are known (its probe ended
+    // or the trace named them) and whose mutants are checked; each takes the next run of the
+    // symbol with the fewest runs under way. When a symbol joins changes which worker makes its
+    // runs, never which runs count (each symbol's are decided from its own runs alone).
+    const queue = new JudgingQueue(
+      [],
+      opts.require ?? 'change',
+      // Runs ahead of their decision only where results take time: a control from the cache is a
+      // rerun, whose runs that count all come from the cache, and one taken ahead could be a new run.
+      !control.cached,
+    );
+    // One command per symbol: by name where every reaching test can be named exactly, else by file.
+    const commands = new Map<string, { command: readonly string[]; strict: boolean }>();
+    // The plans with their valid mutants (checked while the runs above go on), else the plans as given.
+    let judgedPlans: readonly SymbolPlan[] | null = opts.judged ? null : plans;
+    let judgedError: { error: unknown } | null = null;
+    const waiters: (() => void)[] = [];
+    const wakeAll = (): void => {
+      for (const wake of waiters.splice(0)) wake();
+    };
+    const joined = new Set<string>();
+    /** Queue every symbol whose reaching tests and checked mutants are both known. */
+    const joinReady = (): void => {
+      if (judgedPlans === null) return;
+      for (const p of judgedPlans) {
+        if (joined.has(p.symbol)) continue;
+        const probed = probes.get(p.symbol);
+        // One only its probe can credit (no valid mutant, no revert) gets its probe after all.
+        if (probed === undefined && p.mutants.length === 0 && p.revert === null && tracedReach.has(p.symbol)) {
+          if (!probeLater.has(p.symbol)) {
+            probeLater.add(p.symbol);
+            probeJobs.push(p);
+            total++;
+          }
+          continue;
+        }
+        const known = probed?.failed ?? tracedReach.get(p.symbol);
+        if (known === undefined) continue;
+        joined.add(p.symbol);
+        const reached = known.filter((t) => !opts.ignore.has(t));
+        if (reached.length === 0) {
+          total -= p.mutants.length + p.nulls.length + (p.revert ? 1 : 0);
+          continue;
+        }
+        const w = queue.add({ plan: p, reached, order: judgingOrder(opts.seed, [...(p.revert ? [p.revert] : []), ...p.nulls, ...p.mutants], (opts.require ?? 'change') === 'revert' && p.change !== 'added' ? 'revert-and-nulls' : 'all') });
+        const byName = opts.narrowByName?.(w.reached) ?? null;
+        commands.set(p.symbol, { command: byName ?? opts.narrow(w.reached) ?? opts.command, strict: byName !== null });
+      }
+      if (joined.size === judgedPlans.length) report();
+    };
+    if (opts.judged) {
+      opts.judged.then(
+        (ps) => {
+          judgedPlans = ps;
+          const runsOf = (xs: readonly SymbolPlan[]): number => xs.reduce((n, p) => n + p.mutants.length + p.nulls.length + (p.revert ? 1 : 0), 0);
+          total += runsOf(ps) - runsOf(plans);
+          joinReady();
+          wakeAll();
+        },
+        (error: unknown) => {
+          judgedError = { error };
+          wakeAll();
+        },
+      );
+    }
+    const probeJobs = earlyRuns !== null ? [] : plans.filter((p) => !tracedReach.has(p.symbol));
+    const probeLater = new Set<string>();
+    joinReady();
+    let probesRunning = 0;
+    const runProbe = async (p: SymbolPlan, slot: number, logDir: string): Promise<void> => {
       const targets = reach?.get(p.symbol);
       let r: MutantRun;
       if (targets?.size === 0) {
@@ -774,57 +856,15 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       done++;
       if (r.failed.length > 0) kills++;
       report();
-    });
-
-    // 4. Per symbol, in the seed's order: its revert, null and behavioural mutants, every one
-    // with the same command (narrowed to the symbol's reaching tests by name where each can be
-    // named exactly, else by file), so no test can tell a mutant run from a null one by its
-    // command line; a run by name that leaves out a reaching test starts the symbol again by
-    // file. A behavioural mutant counts only on the reaching tests that have not yet failed on
-    // one of the symbol's mutants, and once every reaching test has, the rest are not needed.
-    // Once a clean test has earned the symbol (mayDefer), the remaining behavioural mutants
-    // wait; they run after all unless the revert and the null mutants leave the credit settled.
-    // Tautologies never count, so they are not run. The workers take the runs of every symbol:
-    // each takes the next run of the symbol with the fewest runs under way.
-    phase = 'mutants';
-    // The plans with their valid mutants (checked while the runs above went on), else the plans as given.
-    const judgedPlans = opts.judged ? await opts.judged : plans;
-    if (opts.judged) {
-      const runsOf = (ps: readonly SymbolPlan[]): number => ps.reduce((n, p) => n + p.mutants.length + p.nulls.length + (p.revert ? 1 : 0), 0);
-      total += runsOf(judgedPlans) - runsOf(plans);
-    }
-    const queue = new JudgingQueue(
-      judgedPlans.flatMap((p) => {
-        const reached = (probes.get(p.symbol)?.failed ?? tracedReach.get(p.symbol) ?? []).filter((t) => !opts.ignore.has(t));
-        if (reached.length === 0) {
-          total -= p.mutants.length + p.nulls.length + (p.revert ? 1 : 0);
-          return [];
-        }
-        return [{ plan: p, reached, order: judgingOrder(opts.seed, [...(p.revert ? [p.revert] : []), ...p.nulls, ...p.mutants], (opts.require ?? 'change') === 'revert' && p.change !== 'added' ? 'revert-and-nulls' : 'all') }];
-      }),
-      opts.require ?? 'change',
-      // Runs ahead of their decision only where results take time: a control from the cache is a
-      // rerun, whose runs that count all come from the cache, and one taken ahead could be a new run.
-      !control.cached,
-    );
-    const work = queue.symbols;
-    report();
-    // One command per symbol: by name where every reaching test can be named exactly, else by file.
-    const commands = new Map<string, { command: readonly string[]; strict: boolean }>(
-      work.map((w) => {
-        const byName = opts.narrowByName?.(w.reached) ?? null;
-        return [w.plan.symbol, { command: byName ?? opts.narrow(w.reached) ?? opts.command, strict: byName !== null }];
-      }),
-    );
+    };
     // 5. The control again, once the last mutant has started (the first worker with no run
     // left makes it): a test that passed the first control only because it was the first run (a
     // marker file, a counter) fails here. Every run sees the same path and shares nothing with
     // the others, so one run is enough. By name where every reaching test can be named, by file
     // otherwise or when the run by name left one out; a reaching test it did not run again
     // earns nothing.
-    const reachedAll = [...new Set(work.flatMap((w) => w.reached))].sort();
     const afterRun: { p: Promise<OracleResult['after']> | null } = { p: null };
-    const runAfter = async (slot: number, logDir: string): Promise<OracleResult['after']> => {
+    const runAfter = async (reachedAll: readonly string[], slot: number, logDir: string): Promise<OracleResult['after']> => {
       const once = async (command: readonly string[]): Promise<{ status: RunStatus; detail: string; failed: readonly string[]; ran: readonly string[]; durationMs: number; cached: boolean }> => {
         const ak = key('control-after-0', command, []);
         const hitA = readCache(opts.cacheDir, ak);
@@ -859,24 +899,41 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
         ranAgainst: reachedAll,
       };
     };
-    const waiters: (() => void)[] = [];
     await Promise.all(
-      Array.from({ length: Math.max(1, Math.min(slots, queue.size)) }, async (_, slot) => {
+      Array.from({ length: slots }, async (_, slot) => {
         const logDir = mkdtempSync(join(scratch.dir, `log-m${slot}-`));
         for (;;) {
+          if (judgedError !== null) throw judgedError.error;
+          const p = probeJobs.shift();
+          if (p !== undefined) {
+            probesRunning++;
+            try {
+              await runProbe(p, slot, logDir);
+            } finally {
+              probesRunning--;
+            }
+            joinReady();
+            wakeAll();
+            continue;
+          }
           const job = queue.take();
           if (job === null) {
-            // A symbol still running may give its deferred mutants back: wait for a run to end.
-            if (queue.mayGiveBack()) {
+            // A probe under way, mutants not yet checked, or a symbol still running that may
+            // give its deferred mutants back: wait for one of them.
+            if (probesRunning > 0 || judgedPlans === null || queue.mayGiveBack()) {
               await new Promise<void>((wake) => waiters.push(wake));
               continue;
             }
+            const reachedAll = [...new Set(queue.symbols.flatMap((w) => w.reached))].sort();
             if (afterRun.p === null && reachedAll.length > 0) {
-              afterRun.p = runAfter(slot, logDir);
+              afterRun.p = runAfter(reachedAll, slot, logDir);
               await afterRun.p;
             }
+            // This worker is done: one still waiting has nothing left to wait for either.
+            wakeAll();
             return;
           }
+          phase = 'mutants';
           const c = commands.get(job.symbol);
           if (c === undefined) throw new Error(`internal: no command for ${job.symbol}`);
           // The command runs every reaching test (job.against), so the timeout is theirs; the queue counts the run on its place's open ones.
@@ -892,14 +949,14 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
           done++;
           if (r.status === 'ok' && r.failed.length > 0 && job.m.kind !== 'null') kills++;
           report();
-          for (const wake of waiters.splice(0)) wake();
+          wakeAll();
         }
       }),
     );
     total -= queue.skipped + queue.moot;
     mutantsSettled = queue.deferredLeft + queue.moot;
     mutantsAhead = queue.unused;
-    const results = new Map<string, MutantRun[]>(work.map((w) => [w.plan.symbol, w.runs.filter((r): r is MutantRun => r !== undefined)]));
+    const results = new Map<string, MutantRun[]>(queue.symbols.map((w) => [w.plan.symbol, w.runs.filter((r): r is MutantRun => r !== undefined)]));
 
     const after = afterRun.p === null ? null : await afterRun.p;
     total = done;

@@ -5,7 +5,7 @@ import type { Config } from '../config/schema.js';
 import type { Policy } from '../policy/read.js';
 import type { RunnerTree } from '../tree/build.js';
 import { listTreeFiles } from '../tree/list.js';
-import { readDocument } from '../core/document.js';
+import { parseDocument } from '../core/document.js';
 import { SealgateError, inputInvalid } from '../core/errors.js';
 import { digestsEqual, sameJob, sha256Hex } from '../core/ids.js';
 import { readBoundedFile, writeFileAtomic, MAX_INPUT_BYTES } from '../core/io.js';
@@ -54,6 +54,68 @@ export interface ScoreOptions {
   readonly now?: Date;
   /** The bubblewrap program (default: bwrap in the system paths). */
   readonly bwrap?: string;
+  /** Mutants drafted and checked ahead (startCreditPrelude); used only when drafted from the very inputs this scoring reads. */
+  readonly prelude?: CreditPrelude | null;
+}
+
+type Drafted = Awaited<ReturnType<typeof draftSymbols>>;
+
+/**
+ * The mutants of a runner job's changed symbols, drafted and checked (parse, compile, type
+ * check) ahead, while the sealed run goes on: `sealgate runner` starts it once the symbols are
+ * extracted, and the credit step uses it instead of drafting again when `args` (every input
+ * of the drafting: the tree, changed.json's bytes, the budget, the seed, the base, whether the
+ * runner type-checks and the command that decided it) is the one it computes itself. It reads
+ * the pristine tree and git only; it runs nothing of the tree, and no test result reaches it.
+ */
+export interface CreditPrelude {
+  readonly args: string;
+  readonly drafted: Promise<Drafted>;
+}
+
+function draftArgs(root: string, changedBytes: Buffer, budget: number, seed: string, base: string, repo: string, typeCheck: boolean, command: readonly string[]): string {
+  return JSON.stringify([root, sha256Hex(changedBytes), budget, seed, base, resolve(repo), typeCheck, command]);
+}
+
+/** changed.json, strictly parsed, with the bytes it was parsed from (readDocument's checks). */
+function readChanged(repo: string): { changedBytes: Buffer; changed: Changed } {
+  const changedBytes = readBoundedFile(layoutPath(repo, 'changed'), MAX_INPUT_BYTES, LAYOUT.changed);
+  const r = parseDocument(changedBytes, ChangedSchema, 'json', LAYOUT.changed);
+  if (!r.ok) throw new SealgateError('E_INPUT_INVALID', r.findings);
+  return { changedBytes, changed: r.value };
+}
+
+function readsTreeFile(root: string): (p: string) => string | null {
+  return (p) => {
+    try {
+      return readFileSync(resolveInRepo(root, p, p), 'utf8');
+    } catch {
+      return null;
+    }
+  };
+}
+
+/**
+ * Start drafting the credit step's mutants ahead (see CreditPrelude), or null when the inputs
+ * are not there yet or not readable: the credit step then drafts them itself, as it always can.
+ */
+export function startCreditPrelude(repo: string, tree: RunnerTree, config: Config): CreditPrelude | null {
+  try {
+    const params = readSealParams(repo);
+    const command = config.test.command;
+    if (params === null || command === undefined) return null;
+    const { changedBytes, changed } = readChanged(repo);
+    const root = tree.root;
+    const typeCheck = checkRunnerTypeChecks(command, readsTreeFile(root));
+    const args = draftArgs(root, changedBytes, config.credit.mutantBudget, params.seed, tree.baseCommit, repo, typeCheck, command);
+    // After the current task: the sealed run's own start goes first.
+    const drafted = new Promise<void>((go) => setImmediate(go)).then(() => draftSymbols(root, changed, config.credit.mutantBudget, params.seed, tree.baseCommit, repo, typeCheck));
+    // Nobody may be waiting (a step before credit refused): a failure is the credit step's to report, never an unhandled rejection.
+    drafted.catch(() => undefined);
+    return { args, drafted };
+  } catch {
+    return null;
+  }
 }
 
 export interface ScoreOutcome extends Scored {
@@ -266,13 +328,15 @@ export function narrowFor(command: readonly string[], sources: ReadonlyMap<strin
 }
 
 /**
- * The tests of `tests` that the trace's targets name, where each target names tests one by
- * one: a pytest node id, the test with that node id; a file and a name (jest's and vitest's
- * current test name), the one test of that file whose full name it is. Null when a target is a
- * whole test file (node:test records the file, and so does jest or vitest for a symbol entered
- * while no test ran: every test in it would count as reaching, which the symbol's probe tells
- * apart), names none of them, or, by name, more than one or a test that cannot be named
- * exactly (toNamePattern): the oracle runs the probe then.
+ * The tests of `tests` that the trace's targets name: a pytest node id, the test with that
+ * node id; a file and a name (jest's and vitest's current test name), the one test of that file
+ * whose full name it is; a jest or vitest test file alone (a symbol entered while no test of it
+ * ran: the file loading or being collected, a hook of no test), every test of that file, as its
+ * probe gives them (a throw while a file loads or is collected fails every test of the file; a
+ * test file is loaded on its own, its modules with it). Null when a target is a whole node:test
+ * file (its probe tells its tests apart), a pytest target without a node id, a name that none
+ * of them has or more than one could have, or a file with a test that cannot be named exactly
+ * (toNamePattern): the oracle runs the probe then.
  */
 export function testsOfTargetsFor(sources: ReadonlyMap<string, CaseSource>, cases: ReadonlyMap<string, NamedTest> = new Map(), kind: RunnerKind = 'unknown'): (targets: readonly string[], tests: readonly string[]) => string[] | null {
   const patterns = new Map<string, RegExp | null>();
@@ -312,7 +376,14 @@ export function testsOfTargetsFor(sources: ReadonlyMap<string, CaseSource>, case
         out.add(hit[0] as string);
         continue;
       }
-      if (!target.includes('::')) return null;
+      if (!target.includes('::')) {
+        if (kind !== 'vitest' && kind !== 'jest') return null;
+        for (const t of tests) {
+          const s = sources.get(t);
+          if (s?.nodeIds.length === 0 && s.files.length === 1 && s.files[0] === target) out.add(t);
+        }
+        continue;
+      }
       const hit = tests.filter((t) => sources.get(t)?.nodeIds.includes(target) === true);
       if (hit.length === 0) return null;
       for (const t of hit) out.add(t);
@@ -383,7 +454,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
 
   const patchBytes = readBoundedFile(resolveInRepo(repo, record.patch_path, `${recordRel}#patch_path`), 256 * 1024 * 1024, 'patch');
   const patchSha = sha256Hex(patchBytes);
-  const changed = readDocument(layoutPath(repo, 'changed'), ChangedSchema, 'json', LAYOUT.changed);
+  const { changedBytes, changed } = readChanged(repo);
   if (!digestsEqual(changed.patch_sha256, patchSha)) throw inputInvalid(`${LAYOUT.changed}#patch_sha256`, "changed.json was extracted from other patch bytes than the record's patch");
   if (record.patch_sha256 !== undefined && !digestsEqual(record.patch_sha256, patchSha)) throw inputInvalid(`${recordRel}#patch_sha256`, 'the patch file changed after the proposal was recorded');
   if (changed.base !== opts.tree.baseCommit) throw inputInvalid(`${LAYOUT.changed}#base`, `changed.json was extracted on base ${changed.base}, not the record's ${opts.tree.baseCommit}`);
@@ -416,15 +487,12 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   const undefinedTests = results.cases.filter((c) => (caseSources.get(c.id)?.files.length ?? 0) === 0).map((c) => c.id);
   const undefinedSet = new Set(undefinedTests);
   const eligible = new Set(baselineProblem === null ? results.cases.filter((c) => c.status === 'passed' && !undefinedSet.has(c.id)).map((c) => c.id) : []);
-  const typeCheck = checkRunnerTypeChecks(results.command, (p) => {
-    try {
-      return readFileSync(resolveInRepo(root, p, p), 'utf8');
-    } catch {
-      return null;
-    }
-  });
-  // The validity checks of the mutants (seconds of TypeScript where the runner type-checks) go on while the oracle's first runs do.
-  const { drafts, judged, unsupported, typeCheckStalled } = await draftSymbols(root, changed, opts.config.credit.mutantBudget, params.seed, opts.tree.baseCommit, repo, typeCheck);
+  const typeCheck = checkRunnerTypeChecks(results.command, readsTreeFile(root));
+  // The validity checks of the mutants (seconds of TypeScript where the runner type-checks) go on
+  // while the oracle's first runs do; under `sealgate runner` they started during the sealed run
+  // (startCreditPrelude), and are used when they were drafted from exactly these inputs.
+  const args = draftArgs(root, changedBytes, opts.config.credit.mutantBudget, params.seed, opts.tree.baseCommit, repo, typeCheck, results.command);
+  const { drafts, judged, unsupported, typeCheckStalled } = await (opts.prelude?.args === args ? opts.prelude.drafted : draftSymbols(root, changed, opts.config.credit.mutantBudget, params.seed, opts.tree.baseCommit, repo, typeCheck));
 
   let oracle: OracleResult | null = null;
   let fast: JudgingEnv | null = null;

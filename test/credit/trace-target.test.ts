@@ -60,12 +60,24 @@ describe('the trace names jest and vitest tests by file and name', () => {
     // a pytest node id alongside, as before
     assert.equal(by('vitest')(['tests/test_a.py::t'], exact), null);
   });
-  it('in doubt the probe runs (null): a name two tests could have, a name no usable test has, a bad name, a file alone, a test of the file that cannot be named exactly, another runner', () => {
+  it('a jest or vitest test file alone (entered while it loaded) is every usable test of that file, padded names too; node:test and pytest leave it to the probe', () => {
+    const inA = all.filter((t) => t.startsWith('test/a.test.ts::')).sort();
+    assert.deepEqual(by('vitest')(['test/a.test.ts'], all), inA);
+    assert.deepEqual(by('jest')(['test/a.test.ts'], exact), inA.filter((t) => !t.includes('padded')));
+    // with a named test of another file: both
+    assert.deepEqual(by('vitest')(['test/a.test.ts', 'test/b.test.ts\t"d > x"'], exact), [...inA.filter((t) => !t.includes('padded')), 'test/b.test.ts::d > x'].sort());
+    // only the usable ones: a file none of whose tests is usable adds nothing
+    assert.deepEqual(by('vitest')(['test/a.test.ts'], ['test/a.test.ts::d > x']), ['test/a.test.ts::d > x']);
+    assert.deepEqual(by('vitest')(['test/a.test.ts'], ['test/b.test.ts::d > x']), []);
+    assert.equal(by('node-test')(['test/a.test.ts'], exact), null);
+    assert.equal(by('pytest')(['test/a.test.ts'], exact), null);
+  });
+  it('in doubt the probe runs (null): a name two tests could have, a name no usable test has, a bad name, a test of the file that cannot be named exactly, another runner', () => {
     // jest's "d x y" is "d > x y" or "d x > y"
     assert.equal(by('jest')(['test/a.test.ts\t"d x y"'], exact), null);
     assert.equal(by('vitest')(['test/a.test.ts\t"d > z"'], exact), null);
     assert.equal(by('vitest')(['test/a.test.ts\t"d > x"'], exact.filter((t) => t !== 'test/a.test.ts::d > x')), null);
-    for (const bad of ['test/a.test.ts\t""', 'test/a.test.ts\td > x', 'test/a.test.ts\t1', 'test/a.test.ts']) assert.equal(by('vitest')([bad], exact), null, bad);
+    for (const bad of ['test/a.test.ts\t""', 'test/a.test.ts\td > x', 'test/a.test.ts\t1']) assert.equal(by('vitest')([bad], exact), null, bad);
     assert.equal(by('vitest')(['test/a.test.ts\t"d > x"'], all), null, 'a padded name in the same file cannot be matched: it might be the one');
     assert.equal(by('node-test')(['test/a.test.ts\t"d > x"'], exact), null);
     assert.equal(by('pytest')(['test/a.test.ts\t"d > x"'], exact), null);

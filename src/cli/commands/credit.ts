@@ -131,6 +131,7 @@ Exit: 0 PASS, 1 E_CREDIT_MISSING or a refusal (its code on stdout), 2 bad argume
       ...(workers !== undefined ? { workers } : {}),
       progress: progressPrinter(ctx),
       now: ctx.clock(),
+      prelude: ctx.runner?.creditPrelude?.current ?? null,
       ...(ctx.env.SEALGATE_BWRAP !== undefined && ctx.env.SEALGATE_BWRAP !== '' ? { bwrap: ctx.env.SEALGATE_BWRAP } : {}),
     });
     } finally {

@@ -177,7 +177,7 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
       if (signingKey === null && policy.config.trust !== undefined) throw usageError('the policy trusts runner keys (trust.runnerKeys): give --signing-key FILE so the evidence is signed');
       const t0 = performance.now();
       const tree = buildRecordTree(repo);
-      shared = { tree, policy };
+      shared = { tree, policy, creditPrelude: { current: null } };
       say('tree', `ok  ${tree.treeId} = base ${tree.baseCommit} + ${record.patch_path} (sha256 ${tree.patchSha256}), built in ${Math.round(performance.now() - t0)} ms`);
       say('policy', `ok  ${policy.digest} (${policy.source}); test command ${JSON.stringify(policy.config.test.command ?? null)}`);
     } catch (err) {
@@ -225,6 +225,9 @@ async function runSteps(ctx: CommandContext, shared: RunnerShared, repo: string,
     };
     let refused: DecisionCode | null = null;
     for (const [k, [label, name, argv]] of plan.entries()) {
+      // The credit step's mutants are drafted and checked (seconds of TypeScript where the runner
+      // type-checks) while the sealed run goes on: they need the tree, the seal and changed.json, no test result.
+      if (name === 'run' && shared.creditPrelude !== undefined) shared.creditPrelude.current = (await import('../../credit/run.js')).startCreditPrelude(repo, shared.tree, shared.policy.config);
       const started = ctx.clock().getTime();
       const stop = o.quiet ? () => undefined : heartbeat(ctx, label, k + 1, plan.length, started, 10_000, () => ctx.clock().getTime() - lastLive < 3000);
       let raw: StepOutcome;
