@@ -26,7 +26,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -581,6 +581,7 @@ export async function run(argv = []) {
     }
   }
   const outFile = process.env.CREDIT_REAL_OUT ?? join(dir, 'credit-real-summary.json');
+  mkdirSync(dirname(outFile), { recursive: true });
   const rows = [];
   for (const [project, clone, c, variant, policy] of plan) {
     process.stderr.write(`credit-real: ${project.name} ${c.id.slice(0, 7)} ${variant} (${policy}) ...\n`);
