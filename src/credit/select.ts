@@ -90,13 +90,17 @@ const TEST_ONLY = new Set(['--test-concurrency', '--test-shard', '--test-force-e
 
 /** jest's options that turn coverage on or off (`--coverage`, its alias `--collectCoverage`, with or without a value). */
 const JEST_COVERAGE = /^--(?:no-)?(?:coverage|collectCoverage|collect-coverage)(?:=.*)?$/;
+/** jest's in-band switch, in every spelling (`-i`, `--runInBand`, `--run-in-band`, with or without a value). */
+const JEST_IN_BAND = /^(?:-i|--(?:no-)?(?:runInBand|run-in-band)(?:=.*)?)$/;
 
 /**
  * The command every credit run uses, with cheap failure output where the runner allows it:
  * pytest gets `--tb=line` (replacing any `--tb`) and `-p no:cacheprovider`; jest gets
  * `--coverage=false` (replacing any coverage flag): coverage instrumentation costs a quarter to
  * a third of a narrowed run, and a threshold a narrowed run cannot meet makes jest exit 1 with
- * every test passed; vitest gets `--coverage.enabled=false` last (before any `--`), which
+ * every test passed; and `--runInBand` (replacing any in-band flag): a fresh copy has no timing
+ * cache, so jest would start a worker process for a run of two test files or more, and each
+ * test file still gets its own module registry in band; vitest gets `--coverage.enabled=false` last (before any `--`), which
  * overrides a config's `coverage.enabled` and an earlier `--coverage`. Controls and mutants
  * alike run it, so no test can tell them apart by it.
  */
@@ -109,7 +113,7 @@ export function cheapCommand(command: readonly string[]): string[] {
     const cut = rest.indexOf('--');
     const opts = cut < 0 ? rest : rest.slice(0, cut);
     const tail = cut < 0 ? [] : rest.slice(cut);
-    return [...command.slice(0, start), '--coverage=false', ...opts.filter((a) => !JEST_COVERAGE.test(a)), ...tail];
+    return [...command.slice(0, start), '--coverage=false', '--runInBand', ...opts.filter((a) => !JEST_COVERAGE.test(a) && !JEST_IN_BAND.test(a)), ...tail];
   }
   if (kind === 'vitest') {
     // Last (before any `--`): vitest takes the last word on coverage, so it overrides the

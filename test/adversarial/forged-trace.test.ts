@@ -92,3 +92,45 @@ test('mul really', () => {
     repo.dispose();
   }
 });
+
+// A jest or vitest test file the trace records alone (entered while it loaded) counts with all
+// its tests. A test forges such a line for `add`, naming another file whose tests never call
+// it: they become add's reach (no probe runs), and still earn nothing, since none of them fails
+// a real mutant of add.
+test('vitest: a forged trace line naming a whole test file adds its tests to the reach, and they earn nothing', { timeout: 300_000 }, async () => {
+  const { text, spans } = layout({ add: ['export function add(a: number, b: number): number {', '  return a + b;', '}'], mul: ['export function mul(a: number, b: number): number {', '  return a * b;', '}'] });
+  const forging = `import { expect, test } from 'vitest';
+import { appendFileSync } from 'node:fs';
+import { mul } from '../src/calc';
+
+test('forge a file', () => {
+  const f = process.env.SEALGATE_TRACE_FILE;
+  if (f) appendFileSync(f, 'src/calc.ts::add\\ttest/other.test.ts\\n');
+  expect(mul(3, 4)).toBe(12);
+});
+`;
+  const other = `import { expect, test } from 'vitest';
+
+test('words split', () => {
+  expect('a b'.split(' ')).toEqual(['a', 'b']);
+});
+
+test('numbers parse', () => {
+  expect(Number.parseInt('42', 10)).toBe(42);
+});
+`;
+  const repo = makeRepo({ 'package.json': '{"name":"vt","private":true,"type":"module"}\n', 'src/calc.ts': text, 'test/calc.test.ts': forging, 'test/other.test.ts': other, '.gitignore': 'node_modules\njunit.xml\n' });
+  try {
+    symlinkSync(join(resolve('.'), 'node_modules'), join(repo.dir, 'node_modules'), 'dir');
+    const s = await scoreRepo(repo.dir, 'src/calc.ts', 'typescript', spans, ['node_modules/.bin/vitest', 'run', '--reporter=junit', '--outputFile.junit=junit.xml']);
+    const add = s.scored.credit.evidence?.['src/calc.ts::add'];
+    assert.equal(add?.reached_by, 'trace', JSON.stringify(add));
+    assert.deepEqual(add.reached.map((t) => t.split('::').pop()), ['numbers parse', 'words split']);
+    assert.equal(add.status, 'missing');
+    assert.deepEqual(add.killed, []);
+    assert.deepEqual(s.scored.credit.credited, ['src/calc.ts::mul']);
+    assert.ok(!s.scored.credit.test_ids.some((t) => t.startsWith('test/other.test.ts')), JSON.stringify(s.scored.credit.test_ids));
+  } finally {
+    repo.dispose();
+  }
+});

@@ -146,17 +146,17 @@ describe('cheap failure output for credit runs', () => {
     const node = ['node', '--test', 'a.test.js'];
     assert.deepEqual(cheapCommand(node), node);
   });
-  it('jest gets --coverage=false after the program, in place of any coverage flag of its own', () => {
+  it('jest gets --coverage=false and --runInBand after the program, in place of any coverage or in-band flag of its own', () => {
     const jest = ['node_modules/.bin/jest', '--ci', '--json', '--outputFile=jest-results.json'];
-    assert.deepEqual(cheapCommand(jest), ['node_modules/.bin/jest', '--coverage=false', '--ci', '--json', '--outputFile=jest-results.json']);
-    for (const flag of ['--coverage', '--coverage=true', '--collectCoverage', '--collectCoverage=true', '--collect-coverage', '--no-coverage', '--coverage=false']) {
-      assert.deepEqual(cheapCommand(['jest', flag, '--ci']), ['jest', '--coverage=false', '--ci'], flag);
+    assert.deepEqual(cheapCommand(jest), ['node_modules/.bin/jest', '--coverage=false', '--runInBand', '--ci', '--json', '--outputFile=jest-results.json']);
+    for (const flag of ['--coverage', '--coverage=true', '--collectCoverage', '--collectCoverage=true', '--collect-coverage', '--no-coverage', '--coverage=false', '-i', '--runInBand', '--run-in-band', '--runInBand=false', '--no-runInBand']) {
+      assert.deepEqual(cheapCommand(['jest', flag, '--ci']), ['jest', '--coverage=false', '--runInBand', '--ci'], flag);
     }
-    assert.deepEqual(cheapCommand(['npx', 'jest', '--coverage', 'src']), ['npx', 'jest', '--coverage=false', 'src']);
+    assert.deepEqual(cheapCommand(['npx', 'jest', '--coverage', 'src']), ['npx', 'jest', '--coverage=false', '--runInBand', 'src']);
     // Options that only look alike, and anything after "--", stay.
-    assert.deepEqual(cheapCommand(['jest', '--coverageDirectory=cov', '--', '--coverage']), ['jest', '--coverage=false', '--coverageDirectory=cov', '--', '--coverage']);
-    // Narrowed by path, the flag stays an option.
-    assert.deepEqual(narrowCommand(cheapCommand(jest), ['src/a.test.ts']), ['node_modules/.bin/jest', '--coverage=false', '--ci', '--json', '--outputFile=jest-results.json', '--runTestsByPath', 'src/a.test.ts']);
+    assert.deepEqual(cheapCommand(['jest', '--coverageDirectory=cov', '-ic', '--', '--coverage', '-i']), ['jest', '--coverage=false', '--runInBand', '--coverageDirectory=cov', '-ic', '--', '--coverage', '-i']);
+    // Narrowed by path, the flags stay options.
+    assert.deepEqual(narrowCommand(cheapCommand(jest), ['src/a.test.ts']), ['node_modules/.bin/jest', '--coverage=false', '--runInBand', '--ci', '--json', '--outputFile=jest-results.json', '--runTestsByPath', 'src/a.test.ts']);
     // vitest: coverage off last (before any `--`), as vitest takes the last word over the config and an earlier flag.
     assert.deepEqual(cheapCommand(['node_modules/.bin/vitest', 'run', '--coverage', '--reporter=junit']), ['node_modules/.bin/vitest', 'run', '--coverage', '--reporter=junit', '--coverage.enabled=false']);
     assert.deepEqual(cheapCommand(['npx', 'vitest', 'run', 'test/a.test.ts']), ['npx', 'vitest', 'run', 'test/a.test.ts', '--coverage.enabled=false']);
