@@ -9,12 +9,13 @@
 // Per commit and variant (`fix`: the real commit; `sabotage`: its regression test weakened):
 // a fresh repository at the parent with the project's dependencies linked in, a sealgate
 // config committed there (the base), the patch in patches/001.diff, then the bench's own
-// checks (one plain run of the suite on the patched tree, timed; the production change put
+// checks (plain runs of the suite on the patched tree: one to warm up, then the median of
+// CREDIT_REAL_PLAIN_RUNS timed ones, default 3; the production change put
 // back, the suite again: do the patch's tests fail?), then `sealgate propose`,
 // `sealgate runner` (timed) and `sealgate verify`. Sabotaged and untested commits also run
 // under `credit.require: "revert"`.
 //
-// Env: CREDIT_REAL_DIR (clones), CREDIT_REAL_ONLY (comma list of project names or commit id
+// Env: CREDIT_REAL_DIR (clones), CREDIT_REAL_PLAIN_RUNS (timed plain runs per patch, 1 to 15), CREDIT_REAL_ONLY (comma list of project names or commit id
 // prefixes), CREDIT_REAL_VARIANTS (comma list of fix, sabotage, revert: which runs),
 // CREDIT_REAL_OUT (the JSON summary's file, default <dir>/credit-real-summary.json),
 // BENCH_KEEP=1 keeps the work folders, BENCH_VERBOSE=1 shows sealgate's stderr.
@@ -35,6 +36,10 @@ const DATA = fileURLToPath(new URL('./credit-real.json', import.meta.url));
 const AUTHOR = 'bench-author-1';
 const RUNNER = 'bench-runner-1';
 const SEED = '42';
+const PLAIN_RUNS = (() => {
+  const n = Number(process.env.CREDIT_REAL_PLAIN_RUNS ?? '3');
+  return Number.isInteger(n) && n >= 1 && n <= 15 ? n : 3;
+})();
 
 // ---------------------------------------------------------------------------------------
 // Pure parts (tested in test/bench/credit-real.test.ts)
@@ -470,7 +475,10 @@ function runVariant(project, clone, c, variant, policy, work, env, treeMode) {
     const check = { problems: [] };
     const warm = runSuite(project, s.repo, env);
     if (warm.status !== 0) check.problems.push(`the patched suite fails on a plain run (exit ${warm.status}): ${short(warm.failed)} ${warm.failed.length ? '' : warm.tail.slice(-300)}`);
-    check.plainSeconds = runSuite(project, s.repo, env).seconds;
+    // The median of a few timed runs: one plain run of a small suite varies by a third from run to run here.
+    const times = Array.from({ length: PLAIN_RUNS }, () => runSuite(project, s.repo, env).seconds).sort((a, b) => a - b);
+    check.plainSeconds = times[Math.floor(times.length / 2)];
+    check.plainRuns = times;
     const present = s.prod.filter((f) => sh('git', ['cat-file', '-e', `HEAD:${f}`], s.repo, env, true).status === 0);
     if (present.length > 0) git(s.repo, env, 'checkout', 'HEAD', '--', ...present);
     for (const f of s.prod.filter((f) => !present.includes(f))) rmSync(join(s.repo, f), { force: true });
@@ -483,6 +491,7 @@ function runVariant(project, clone, c, variant, policy, work, env, treeMode) {
   const check = CHECKS.get(key);
   row.problems.push(...check.problems);
   row.plainSeconds = check.plainSeconds;
+  row.plainRuns = check.plainRuns;
   row.benchRevert = check.benchRevert;
   row.benchRevertFailed = check.benchRevertFailed;
   // sealgate: propose (with --base when the runner builds its own tree), runner, verify
