@@ -110,8 +110,9 @@ export function startCreditPrelude(repo: string, tree: RunnerTree, config: Confi
     const args = draftArgs(root, changedBytes, config.credit.mutantBudget, params.seed, tree.baseCommit, repo, typeCheck, command);
     // After the current task: the sealed run's own start goes first.
     const drafted = new Promise<void>((go) => setImmediate(go)).then(() => draftSymbols(root, changed, config.credit.mutantBudget, params.seed, tree.baseCommit, repo, typeCheck));
-    // Nobody may be waiting (a step before credit refused): a failure is the credit step's to report, never an unhandled rejection.
-    drafted.catch(() => undefined);
+    // Nobody may be waiting (the run step refused, or the credit step drafted again): a failure
+    // is the credit step's to report, never an unhandled rejection; the checked plans' either.
+    drafted.then((d) => d.judged.catch(() => undefined), () => undefined);
     return { args, drafted };
   } catch {
     return null;
