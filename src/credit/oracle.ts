@@ -58,6 +58,24 @@ export interface Progress {
   readonly etaMs: number | null;
 }
 
+/**
+ * A copy of the tree with its Python byte code already made (the credit prelude makes it while
+ * the sealed run goes on), and what it was made with (`made`, preparedKey). The oracle uses it
+ * as the copy every run is copied from only when it would make the very same; otherwise it
+ * disposes of it and makes its own.
+ */
+export interface PreparedBase {
+  readonly root: string;
+  readonly dispose: () => void;
+  readonly made: string;
+  readonly bytecode: PrecompileResult;
+}
+
+/** Every input of the byte code step: the tree, where dependencies come from, the changed Python files, the runs' working directory, and whether pytest's rewrite is left out. */
+export function preparedKey(workTree: string, depsFrom: string, changedPy: Iterable<string>, cwd: string | null, noRewrite: boolean): string {
+  return JSON.stringify([workTree, depsFrom, [...changedPy].sort(), cwd, noRewrite]);
+}
+
 export interface OracleOptions {
   /** The runner's pristine tree to copy (never modified, never run in). */
   readonly workTree: string;
@@ -88,6 +106,8 @@ export interface OracleOptions {
   readonly earlyProbes?: boolean;
   /** Byte code for the base copy's Python files before the first run (pycache.ts; default true). */
   readonly precompile?: boolean;
+  /** The copy with its byte code made ahead (PreparedBase), or null; used only when made from the very same inputs. */
+  readonly prepared?: Promise<PreparedBase | null>;
   /** Wall-clock limit for the unmutated control run. */
   readonly controlTimeoutMs: number;
   /** Baseline duration the per-mutant timeout is derived from. */
@@ -648,18 +668,30 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
   };
 
   let bytecode: PrecompileResult | null = null;
+  let prepared: PreparedBase | null = null;
   try {
     // 0. Byte code for every Python file of the base copy that no run changes, before any run:
     // every judging run then finds the same __pycache__ (none for a file a mutant changes), and
     // none compiles the rest again (pycache.ts). pytest's rewritten byte code holds the file's
     // path, so it is made only where every run has the same working directory (the sandbox's).
     const changedPy = new Set(plans.map((p) => p.path).filter((p) => p.endsWith('.py')));
+    const ready = opts.prepared === undefined ? null : await opts.prepared;
     if (changedPy.size > 0 && opts.precompile !== false) {
-      const root = baseRoot();
-      bytecode = await precompilePython(root, changedPy, { cwd: opts.sandbox.isolation === 'bwrap' ? SANDBOX_WORK : null, noRewrite: configuresRewriting(root, [...opts.command, ...Object.values(env)]) });
-      // The folders and files made now get the tree's one time too (core/times.ts).
-      stampTree(root);
+      const cwd = opts.sandbox.isolation === 'bwrap' ? SANDBOX_WORK : null;
+      const depsFrom = opts.depsFrom ?? opts.workTree;
+      // Made ahead from the very inputs this step would use (the copy's config files are the tree's): that copy is the base.
+      if (ready !== null && ready.made === preparedKey(opts.workTree, depsFrom, changedPy, cwd, configuresRewriting(ready.root, [...opts.command, ...Object.values(env)]))) {
+        prepared = ready;
+        base = { root: ready.root, dispose: ready.dispose };
+        bytecode = ready.bytecode;
+      } else {
+        const root = baseRoot();
+        bytecode = await precompilePython(root, changedPy, { cwd, noRewrite: configuresRewriting(root, [...opts.command, ...Object.values(env)]) });
+        // The folders and files made now get the tree's one time too (core/times.ts).
+        stampTree(root);
+      }
     }
+    if (prepared === null) ready?.dispose();
     // 1. The trace: an entry recorder in every changed symbol (it only appends to a file outside
     // the copy) tells which test files (or pytest tests) enter each symbol, so each probe runs
     // only those. It never judges a test.
@@ -964,6 +996,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     report();
     return { control: controlOut, usable, probes, traced: tracedReach, mutants: results, after, mutantsRun, mutantsCached, mutantsSettled, mutantsAhead, fastEnv: fast, bytecode };
   } finally {
+    prepared?.dispose();
     scratch.dispose();
   }
 }

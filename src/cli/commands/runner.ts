@@ -190,6 +190,9 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
     try {
       return await runSteps(inner, shared, repo, runner, now, say, signingKey, { seed: values.seed, verbose: values.verbose === true, quiet: values.quiet === true, workers: values.workers, noCache: values['no-cache'] === true });
     } finally {
+      // The credit prelude's copy of the tree (Python byte code) goes too, whether or not the credit step ran.
+      const prelude = shared.creditPrelude?.current;
+      if (prelude) await (await import('../../credit/run.js')).disposePrelude(prelude);
       shared.tree.dispose();
     }
   },
