@@ -564,7 +564,8 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
         cacheDir,
         cacheSalt: JSON.stringify([digest, patchSha, changed.base]),
         ...(opts.progress ? { progress: opts.progress } : {}),
-        ...(fromPrelude !== null ? { prepared: fromPrelude.based } : {}),
+        // A prelude that failed to make its copy leaves the oracle to make its own, as without one.
+        ...(fromPrelude !== null ? { prepared: fromPrelude.based.catch(() => null) } : {}),
       });
     }
   } finally {
