@@ -338,6 +338,13 @@ export interface JudgingJob {
   readonly ahead: boolean;
 }
 
+/** A symbol's judging work: its plan, the tests that reach it, and its seeded order. */
+export interface JudgingItem {
+  readonly plan: SymbolPlan;
+  readonly reached: readonly string[];
+  readonly order: readonly Mutant[];
+}
+
 /**
  * The judging runs of every symbol, handed out one at a time (pure: no run is made here).
  * Each symbol's order is decided place by place, each place from the runs before it only:
@@ -353,13 +360,6 @@ export interface JudgingJob {
  * test, so the mutant is likely needed. A run taken ahead counts only if its place, decided in
  * turn, needs it. `finish` records a run's result.
  */
-/** A symbol's judging work: its plan, the tests that reach it, and its seeded order. */
-export interface JudgingItem {
-  readonly plan: SymbolPlan;
-  readonly reached: readonly string[];
-  readonly order: readonly Mutant[];
-}
-
 export class JudgingQueue {
   /** Runs left out because every reaching test had already failed. */
   skipped = 0;
@@ -609,6 +609,11 @@ export function judgingOrder(seed: string, mutants: readonly Mutant[], only: 'al
  * judging run (2, 4, 5) is made the same way: a fresh copy of the tree at the one fixed path,
  * the same environment, through runTestCommand. Every result is cached.
  */
+/** How many judging runs the plans hold at most: every revert, null and behavioural mutant. */
+function judgingRuns(plans: readonly SymbolPlan[]): number {
+  return plans.reduce((n, p) => n + p.mutants.length + p.nulls.length + (p.revert ? 1 : 0), 0);
+}
+
 export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOptions): Promise<OracleResult> {
   const now = opts.now ?? (() => performance.now());
   const t0 = now();
@@ -628,7 +633,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
   let mutantsAhead = 0;
   let done = 0;
   const slots = Math.max(1, opts.workers);
-  let total = 2 + plans.length + plans.reduce((n, p) => n + p.mutants.length + p.nulls.length + (p.revert ? 1 : 0), 0) + 1;
+  let total = 2 + plans.length + judgingRuns(plans) + 1;
   let kills = 0;
   let phase: Progress['phase'] = 'control';
   const report = (): void => {
@@ -847,7 +852,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
         joined.add(p.symbol);
         const reached = known.filter((t) => !opts.ignore.has(t));
         if (reached.length === 0) {
-          total -= p.mutants.length + p.nulls.length + (p.revert ? 1 : 0);
+          total -= judgingRuns([p]);
           continue;
         }
         const w = queue.add({ plan: p, reached, order: judgingOrder(opts.seed, [...(p.revert ? [p.revert] : []), ...p.nulls, ...p.mutants], (opts.require ?? 'change') === 'revert' && p.change !== 'added' ? 'revert-and-nulls' : 'all') });
@@ -860,8 +865,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       opts.judged.then(
         (ps) => {
           judgedPlans = ps;
-          const runsOf = (xs: readonly SymbolPlan[]): number => xs.reduce((n, p) => n + p.mutants.length + p.nulls.length + (p.revert ? 1 : 0), 0);
-          total += runsOf(ps) - runsOf(plans);
+          total += judgingRuns(ps) - judgingRuns(plans);
           joinReady();
           wakeAll();
         },

@@ -17,6 +17,18 @@ function forgedAddEarnsNothing(s: Scoring, path: string, forgeName: string): str
   return forge;
 }
 
+/** A vitest project: src/calc.ts (add, mul) and `tests`, scored as `sealgate credit` does, then `check`ed. */
+async function scoreVitestCalc(tests: Record<string, string>, check: (s: Scoring) => void): Promise<void> {
+  const { text, spans } = layout({ add: ['export function add(a: number, b: number): number {', '  return a + b;', '}'], mul: ['export function mul(a: number, b: number): number {', '  return a * b;', '}'] });
+  const repo = makeRepo({ 'package.json': '{"name":"vt","private":true,"type":"module"}\n', 'src/calc.ts': text, ...tests, '.gitignore': 'node_modules\njunit.xml\n' });
+  try {
+    symlinkSync(join(resolve('.'), 'node_modules'), join(repo.dir, 'node_modules'), 'dir');
+    check(await scoreRepo(repo.dir, 'src/calc.ts', 'typescript', spans, ['node_modules/.bin/vitest', 'run', '--reporter=junit', '--outputFile.junit=junit.xml']));
+  } finally {
+    repo.dispose();
+  }
+}
+
 // Where the trace names a Python symbol's reaching tests one by one, they are its reach and no
 // probe runs (credit/oracle.ts). The trace run is the patch's tests too, and they can read
 // SEALGATE_TRACE_FILE: a test writes lines that say it reaches `add` (which it never calls)
@@ -61,7 +73,6 @@ def test_mul_really():
 // The same for vitest, whose trace names a test by its file and full name: a test writes lines
 // that say it reaches `add` (never called) and that a test of no such name reaches `mul`.
 test('vitest: a test that forges trace lines by name reaches what it claims and earns nothing; a name no test has sends the symbol back to its probe', { timeout: 300_000 }, async () => {
-  const { text, spans } = layout({ add: ['export function add(a: number, b: number): number {', '  return a + b;', '}'], mul: ['export function mul(a: number, b: number): number {', '  return a * b;', '}'] });
   const tests = `import { expect, test } from 'vitest';
 import { appendFileSync } from 'node:fs';
 import { mul } from '../src/calc';
@@ -77,10 +88,7 @@ test('mul really', () => {
   expect(mul(2, 5)).toBe(10);
 });
 `;
-  const repo = makeRepo({ 'package.json': '{"name":"vt","private":true,"type":"module"}\n', 'src/calc.ts': text, 'test/calc.test.ts': tests, '.gitignore': 'node_modules\njunit.xml\n' });
-  try {
-    symlinkSync(join(resolve('.'), 'node_modules'), join(repo.dir, 'node_modules'), 'dir');
-    const s = await scoreRepo(repo.dir, 'src/calc.ts', 'typescript', spans, ['node_modules/.bin/vitest', 'run', '--reporter=junit', '--outputFile.junit=junit.xml']);
+  await scoreVitestCalc({ 'test/calc.test.ts': tests }, (s) => {
     const ev = (n: string) => s.scored.credit.evidence?.[`src/calc.ts::${n}`];
     const forge = forgedAddEarnsNothing(s, 'src/calc.ts', 'forge');
     // "nobody" names no test: mul's reach comes from its probe, which finds the real test.
@@ -88,9 +96,7 @@ test('mul really', () => {
     assert.deepEqual(ev('mul')?.reached.map((t) => t.split('::').pop()), ['mul really']);
     assert.deepEqual(s.scored.credit.credited, ['src/calc.ts::mul']);
     assert.ok(!s.scored.credit.test_ids.includes(forge), JSON.stringify(s.scored.credit.test_ids));
-  } finally {
-    repo.dispose();
-  }
+  });
 });
 
 // A jest or vitest test file the trace records alone (entered while it loaded) counts with all
@@ -98,7 +104,6 @@ test('mul really', () => {
 // it: they become add's reach (no probe runs), and still earn nothing, since none of them fails
 // a real mutant of add.
 test('vitest: a forged trace line naming a whole test file adds its tests to the reach, and they earn nothing', { timeout: 300_000 }, async () => {
-  const { text, spans } = layout({ add: ['export function add(a: number, b: number): number {', '  return a + b;', '}'], mul: ['export function mul(a: number, b: number): number {', '  return a * b;', '}'] });
   const forging = `import { expect, test } from 'vitest';
 import { appendFileSync } from 'node:fs';
 import { mul } from '../src/calc';
@@ -119,10 +124,7 @@ test('numbers parse', () => {
   expect(Number.parseInt('42', 10)).toBe(42);
 });
 `;
-  const repo = makeRepo({ 'package.json': '{"name":"vt","private":true,"type":"module"}\n', 'src/calc.ts': text, 'test/calc.test.ts': forging, 'test/other.test.ts': other, '.gitignore': 'node_modules\njunit.xml\n' });
-  try {
-    symlinkSync(join(resolve('.'), 'node_modules'), join(repo.dir, 'node_modules'), 'dir');
-    const s = await scoreRepo(repo.dir, 'src/calc.ts', 'typescript', spans, ['node_modules/.bin/vitest', 'run', '--reporter=junit', '--outputFile.junit=junit.xml']);
+  await scoreVitestCalc({ 'test/calc.test.ts': forging, 'test/other.test.ts': other }, (s) => {
     const add = s.scored.credit.evidence?.['src/calc.ts::add'];
     assert.equal(add?.reached_by, 'trace', JSON.stringify(add));
     assert.deepEqual(add.reached.map((t) => t.split('::').pop()), ['numbers parse', 'words split']);
@@ -130,7 +132,5 @@ test('numbers parse', () => {
     assert.deepEqual(add.killed, []);
     assert.deepEqual(s.scored.credit.credited, ['src/calc.ts::mul']);
     assert.ok(!s.scored.credit.test_ids.some((t) => t.startsWith('test/other.test.ts')), JSON.stringify(s.scored.credit.test_ids));
-  } finally {
-    repo.dispose();
-  }
+  });
 });
