@@ -14,7 +14,9 @@ const PROBE = "raise RuntimeError('sealgate-probe')";
  */
 function traceStmt(symbol: string): string {
   const key = JSON.stringify(symbol);
-  return `(lambda o, s: o.environ.get('SEALGATE_TRACE_FILE') and (lambda k: k not in s and (s.add(k), (lambda f: (f.write(k + '\\n'), f.close()))(open(o.environ['SEALGATE_TRACE_FILE'], 'a', encoding='utf-8'))))(${key} + '\\t' + o.environ.get('PYTEST_CURRENT_TEST', '').rsplit(' (', 1)[0]))(__import__('os'), __import__('sys').modules.setdefault('_sealgate_trace', type(__import__('sys'))('_sealgate_trace')).__dict__.setdefault('seen', set()))`;
+  // Builtins through the builtins module: a local of the function named `type`, `set` or `open`
+  // (assigned anywhere in it, so local throughout) must not break the statement.
+  return `(lambda o, b, s: o.environ.get('SEALGATE_TRACE_FILE') and (lambda k: k not in s and (s.add(k), (lambda f: (f.write(k + '\\n'), f.close()))(b.open(o.environ['SEALGATE_TRACE_FILE'], 'a', encoding='utf-8'))))(${key} + '\\t' + o.environ.get('PYTEST_CURRENT_TEST', '').rsplit(' (', 1)[0]))(__import__('os'), __import__('builtins'), __import__('sys').modules.setdefault('_sealgate_trace', __import__('types').ModuleType('_sealgate_trace')).__dict__.setdefault('seen', __import__('builtins').set()))`;
 }
 
 // Swaps that keep int arithmetic int (only true division changes a type, from float to int).
@@ -23,7 +25,8 @@ const COMPARE: Record<string, string> = { '<': '<=', '<=': '<', '>': '>=', '>=':
 
 /** A same-type replacement for a returned value (bool before int: bool is an int in Python). */
 function altValue(expr: string): string {
-  return `(lambda v: (not v) if isinstance(v, bool) else (v + 1) if isinstance(v, __import__('numbers').Number) else (('' if v else 'sealgate') if isinstance(v, str) else (v[1:] if isinstance(v, (list, tuple)) and len(v) > 0 else (dict(list(v.items())[1:]) if isinstance(v, dict) and len(v) > 0 else v))))(${expr})`;
+  // Builtins through the builtins module: a local named `len` or `list` must not make it raise.
+  return `(lambda b, v: (not v) if b.isinstance(v, b.bool) else (v + 1) if b.isinstance(v, __import__('numbers').Number) else (('' if v else 'sealgate') if b.isinstance(v, b.str) else (v[1:] if b.isinstance(v, (b.list, b.tuple)) and b.len(v) > 0 else (b.dict(b.list(v.items())[1:]) if b.isinstance(v, b.dict) and b.len(v) > 0 else v))))(__import__('builtins'), ${expr})`;
 }
 
 const named = (n: Node): Node[] => n.namedChildren.filter((c): c is Node => c !== null);

@@ -29,7 +29,9 @@ export function traceExpr(symbol: string, typed: boolean): string {
   const g = typed ? '(globalThis as any)' : 'globalThis';
   const a = typed ? ': any' : '';
   const id = JSON.stringify(symbol);
-  return `void ((g${a}, f${a}) => { if (!f) return; const e1 = g.expect?.getState?.(), e2 = g[Symbol.for('expect-global')]?.getState?.(), e3 = g[Symbol.for('$$jest-matchers-object')]?.state; const w = String(e1?.testPath ?? e2?.testPath ?? e3?.testPath ?? g.__vitest_worker__?.filepath ?? g.process?.argv?.[1] ?? ''); const n = e1?.currentTestName ?? e2?.currentTestName ?? e3?.currentTestName; const k = ${id} + '\\t' + w + (typeof n === 'string' && n !== '' ? '\\t' + JSON.stringify(n) : ''); const y = Symbol.for('sealgate.trace'); if (!g[y]) Object.defineProperty(g, y, { value: new Set() }); const s = g[y]; if (s.has(k)) return; s.add(k); g.process?.getBuiltinModule?.('node:fs')?.appendFileSync(f, k + '\\n'); })(${g}, ${g}.process?.env?.SEALGATE_TRACE_FILE)`;
+  // Globals through `g` only: a local of the function named `String`, `JSON`, `Symbol`, `Object`
+  // or `Set` (a parameter, or a `let` still in its dead zone) must not break the expression.
+  return `void ((g${a}, f${a}) => { if (!f) return; const e1 = g.expect?.getState?.(), e2 = g[g.Symbol.for('expect-global')]?.getState?.(), e3 = g[g.Symbol.for('$$jest-matchers-object')]?.state; const w = g.String(e1?.testPath ?? e2?.testPath ?? e3?.testPath ?? g.__vitest_worker__?.filepath ?? g.process?.argv?.[1] ?? ''); const n = e1?.currentTestName ?? e2?.currentTestName ?? e3?.currentTestName; const k = ${id} + '\\t' + w + (typeof n === 'string' && n !== '' ? '\\t' + g.JSON.stringify(n) : ''); const y = g.Symbol.for('sealgate.trace'); if (!g[y]) g.Object.defineProperty(g, y, { value: new g.Set() }); const s = g[y]; if (s.has(k)) return; s.add(k); g.process?.getBuiltinModule?.('node:fs')?.appendFileSync(f, k + '\\n'); })(${g}, ${g}.process?.env?.SEALGATE_TRACE_FILE)`;
 }
 
 type FnLike = TS.FunctionLikeDeclaration & { body: TS.Block | TS.Expression };

@@ -219,6 +219,17 @@ describe('the renamed-local null mutant', () => {
     const call = '\nprint(total([{"cents": 250, "qty": 2}, {"cents": 100, "qty": 1}], 3))\n';
     assert.equal(execFileSync('python3', ['-c', out + call], { encoding: 'utf8' }), execFileSync('python3', ['-c', text + call], { encoding: 'utf8' }));
   });
+  it('Python: a mutated return value is computed with the builtins even where the function shadows them (len, list, isinstance)', async () => {
+    const text = ['def f(v):', '    len = list = isinstance = bool = str = dict = tuple = None', '    return v * 2', ''].join('\n');
+    const m = await mutatePy(text, span('a.py::f', 1, 3, 'a.py'));
+    const changed = m.candidates.filter((c) => c.edits.some((e) => e.text.includes("__import__('numbers')")));
+    assert.ok(changed.length > 0, m.candidates.map((c) => c.description).join('; '));
+    const { execFileSync } = await import('node:child_process');
+    for (const c of changed) {
+      // A mutant that raised (UnboundLocalError, TypeError) would be a throw, not a changed value.
+      assert.equal(execFileSync('python3', ['-c', applyEdits(text, c.edits) + '\nprint(f(3))\n'], { encoding: 'utf8' }).trim(), '7', c.description);
+    }
+  });
   it('Python: no rename where the body sees its names (locals(), f"{x=}") or binds them globally', async () => {
     for (const body of ['    y = x\n    return locals()\n', '    y = x\n    return f"{y=}"\n', '    global y\n    y = x\n    return y\n']) {
       const m = await mutatePy(`def f(x):\n${body}`, span('a.py::f', 1, 3, 'a.py'));

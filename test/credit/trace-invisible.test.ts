@@ -67,6 +67,45 @@ describe('the trace recorder leaves nothing behind', () => {
     }
   });
 
+  it('a function whose locals shadow the builtins the recorder would use (type, set, open) keeps working, and the recorder names its test', async () => {
+    // r1chardj0n3s/parse's Parser._handle_field assigns `type` further down: a bare `type(...)`
+    // in the entry statement raised UnboundLocalError, failed every test, and left no trace.
+    const calc = ['def kind(v):', '    if v:', "        type = 'int'", '        set = 1', '        open = 2', '        return type', "    return 'none'", ''].join('\n');
+    const tests = ['from src import calc', '', '', 'def test_kind():', "    assert calc.kind(1) == 'int'", "    assert calc.kind(0) == 'none'", ''].join('\n');
+    const repo = makeRepo({ 'src/__init__.py': '', 'src/calc.py': calc, 'tests/test_calc.py': tests, 'pytest.ini': '[pytest]\naddopts = -p no:cacheprovider\n' });
+    const scratch = makeScratch();
+    try {
+      const m = await mutatePy(calc, { symbol: 'src/calc.py::kind', path: 'src/calc.py', startLine: 1, endLine: 7, changedLines: [[3, 3]] });
+      writeFileSync(join(repo.dir, 'src/calc.py'), applyEdits(calc, m.trace));
+      const run = await runTestCommand(repo.dir, ['python3', '-m', 'pytest', '-q', '--junitxml=junit.xml', 'tests'], ['junit.xml'], childEnv(), 120_000, scratch.dir, testBox(repo.dir), { trace: true });
+      assert.equal(run.exitCode, 0, `the suite fails under the recorder: ${readFileSync(join(scratch.dir, 'stdout.log'), 'utf8')}`);
+      assert.deepEqual((run.trace ?? '').trim().split('\n'), ['src/calc.py::kind\ttests/test_calc.py::test_kind']);
+    } finally {
+      scratch.dispose();
+      repo.dispose();
+    }
+  });
+
+  it('the JS recorder works in a function whose parameters shadow the globals it uses (String, JSON, Symbol, Object, Set)', () => {
+    const src = 'export function f(String, JSON, Symbol, Object, Set) {\n  return 7;\n}\n';
+    // Its own symbol: what the recorder wrote is remembered per process, symbol and file.
+    const m = mutateTs(src, { symbol: 'shadow.js::f', path: 'shadow.js', startLine: 1, endLine: 3, changedLines: [[2, 2]] });
+    const body = applyEdits(src, m.trace).replace('export function', 'function') + '\nreturn f(1, 2, 3, 4, 5);\n';
+    const dir = makeScratch();
+    try {
+      const file = join(dir.dir, 't.txt');
+      process.env.SEALGATE_TRACE_FILE = file;
+      try {
+        assert.equal(runInThisContext(`(() => { ${body} })()`), 7);
+      } finally {
+        delete process.env.SEALGATE_TRACE_FILE;
+      }
+      assert.match(readFileSync(file, 'utf8'), /^shadow\.js::f\t/);
+    } finally {
+      dir.dispose();
+    }
+  });
+
   it('the JS recorder adds no enumerable global', () => {
     const src = 'export function f(x) {\n  return x + 1;\n}\n';
     const m = mutateTs(src, { symbol: 'a.js::f', path: 'a.js', startLine: 1, endLine: 3, changedLines: [[2, 2]] });
