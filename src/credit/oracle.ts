@@ -108,6 +108,8 @@ export interface OracleOptions {
   readonly precompile?: boolean;
   /** The copy with its byte code made ahead (PreparedBase), or null; used only when made from the very same inputs. */
   readonly prepared?: Promise<PreparedBase | null>;
+  /** The control and the trace made ahead (startAhead), or null; taken only when made from the very same inputs (aheadKey), else ended. */
+  readonly ahead?: Promise<AheadRound | null>;
   /** Wall-clock limit for the unmutated control run. */
   readonly controlTimeoutMs: number;
   /** Baseline duration the per-mutant timeout is derived from. */
@@ -178,6 +180,8 @@ export interface OracleResult {
   readonly fastEnv: 'kept' | 'dropped' | null;
   /** The byte code made for the runs' base copy before the first (pycache.ts); null: no Python symbol. */
   readonly bytecode: PrecompileResult | null;
+  /** The first round made ahead (OracleOptions.ahead): used as this oracle's own, ended unused (made from other inputs), or null when there was none. */
+  readonly ahead: 'used' | 'ended' | null;
 }
 
 interface Cached {
@@ -643,8 +647,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
   // Every run after the first control uses one environment: with fastEnv, or (dropped) without.
   let fast: 'kept' | 'dropped' | null = opts.fastEnv ? 'kept' : null;
   let env: Readonly<Record<string, string>> = opts.fastEnv ? { ...opts.env, ...opts.fastEnv } : opts.env;
-  const key = (what: string, selection: readonly string[] | null, edits: unknown): string =>
-    sha256Hex(JSON.stringify(['sealgate-credit-v4', opts.cacheSalt, what, sha256Hex(JSON.stringify(edits)), selection ?? opts.command, fast === 'kept' ? env : null]));
+  const key: Keyer = (what, selection, edits) => keyer(opts.cacheSalt, opts.command, fast === 'kept' ? env : null)(what, selection, edits);
   /** The one copy of the tree every run is copied from (never run in, never changed): the sandbox gives each run a fresh copy at one fixed path. */
   let base: Workspace | undefined;
   const baseRoot = (): string => (base ??= makeWorkspace(opts.workTree, scratch.dir, opts.depsFrom ?? opts.workTree)).root;
@@ -696,6 +699,18 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
         stampTree(root);
       }
     }
+    // The first round made ahead (AheadRound): taken only when made from every input this round
+    // would use, the base copy included; otherwise ended now, before its copy can go.
+    let ahead: AheadRound | null = null;
+    let aheadUse: OracleResult['ahead'] = null;
+    let aheadRuns: ReadonlyMap<string, Cached> | null = null;
+    if (opts.ahead !== undefined) {
+      ahead = await opts.ahead.catch(() => null);
+      const made = ahead === null ? null : await ahead.made;
+      if (ahead !== null && made !== null && made === aheadKey(opts, prepared?.made ?? null)) aheadRuns = await ahead.runs;
+      if (aheadRuns === null) await ahead?.cancel();
+      aheadUse = aheadRuns !== null ? 'used' : ahead !== null ? 'ended' : null;
+    }
     if (prepared === null) ready?.dispose();
     // 1. The trace: an entry recorder in every changed symbol (it only appends to a file outside
     // the copy) tells which test files (or pytest tests) enter each symbol, so each probe runs
@@ -703,21 +718,13 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     report();
     // 2. The control: the unmutated suite, made like every mutant run. It and the trace are
     // independent: with two workers or more they run side by side.
-    const runControl = async (): Promise<Cached & { cached: boolean }> => {
-      const ck = key('control', null, []);
-      const hit = readCache(opts.cacheDir, ck);
-      if (hit) return { ...hit, cached: true };
-      const logDir = mkdtempSync(join(scratch.dir, 'control-'));
-      const run = await runFresh(0, new Map(), opts.command, env, opts.controlTimeoutMs, logDir);
-      const times = Object.fromEntries(run.cases.map((c) => [c.id, c.duration_ms] as const));
-      const fresh = { status: run.status, detail: run.detail, failed: run.cases.filter((c) => c.status === 'passed').map((c) => c.id), durationMs: run.durationMs, times };
-      writeCache(opts.cacheDir, ck, fresh);
-      return { ...fresh, cached: false };
-    };
-    const runTrace = (): Promise<Traced> => traceRun(plans, { opts: { ...opts, env }, key, baseRoot, scratch: scratch.dir });
+    const round = (): RoundRuns => ({ opts, env, key, baseRoot, scratch: scratch.dir, ...(aheadRuns !== null ? { ahead: aheadRuns } : {}) });
+    const runControl = (): Promise<Ran> => controlRun(round());
+    const known = opts.filesOf === undefined ? null : new Set([...opts.eligible].flatMap((id) => (opts.filesOf as (t: string) => readonly string[])(id)));
+    const runTrace = (): Promise<Traced> => traceRun(plans, round(), known);
     // Early probes: the control and every probe (whole, against every eligible test: the usable
     // ones are known only after the control) side by side, and no trace.
-    const early = (opts.earlyProbes ?? true) && slots >= 2 && plans.length > 0 && plans.length < slots;
+    const early = aheadRuns === null && (opts.earlyProbes ?? true) && slots >= 2 && plans.length > 0 && plans.length < slots;
     const earlyTimeoutMs = mutantTimeoutMs(opts.baselineMs, opts.baselineMs, opts.timeoutFactor);
     const runEarlyProbes = async (): Promise<Map<string, MutantRun>> => {
       const out = new Map<string, MutantRun>();
@@ -760,7 +767,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       phase = 'done';
       total = done;
       report();
-      return { control: controlOut, usable, probes: new Map(), traced: new Map(), mutants: new Map(), after: null, mutantsRun, mutantsCached, mutantsSettled, mutantsAhead, fastEnv: fast, bytecode };
+      return { control: controlOut, usable, probes: new Map(), traced: new Map(), mutants: new Map(), after: null, mutantsRun, mutantsCached, mutantsSettled, mutantsAhead, fastEnv: fast, bytecode, ahead: aheadUse };
     }
     const timeoutMs = mutantTimeoutMs(opts.baselineMs, control.durationMs, opts.timeoutFactor);
     const times = control.times;
@@ -998,7 +1005,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     total = done;
     phase = 'done';
     report();
-    return { control: controlOut, usable, probes, traced: tracedReach, mutants: results, after, mutantsRun, mutantsCached, mutantsSettled, mutantsAhead, fastEnv: fast, bytecode };
+    return { control: controlOut, usable, probes, traced: tracedReach, mutants: results, after, mutantsRun, mutantsCached, mutantsSettled, mutantsAhead, fastEnv: fast, bytecode, ahead: aheadUse };
   } finally {
     prepared?.dispose();
     scratch.dispose();
@@ -1069,16 +1076,54 @@ interface FirstRound {
   readonly earlyRuns: Map<string, MutantRun> | null;
 }
 
-interface TraceContext {
-  readonly opts: OracleOptions;
-  readonly key: (what: string, selection: readonly string[] | null, edits: unknown) => string;
+type Ran = Cached & { readonly cached: boolean };
+
+/** The cache key of a run: what it is, its edits, its command (or narrowed selection), and the environment when fastEnv is kept. */
+type Keyer = (what: string, selection: readonly string[] | null, edits: unknown) => string;
+
+function keyer(salt: string, command: readonly string[], env: Readonly<Record<string, string>> | null): Keyer {
+  return (what, selection, edits) => sha256Hex(JSON.stringify(['sealgate-credit-v4', salt, what, sha256Hex(JSON.stringify(edits)), selection ?? command, env]));
+}
+
+/** What the first round's two runs (the control and the trace) are made with. */
+interface RoundRuns {
+  readonly opts: Pick<OracleOptions, 'workTree' | 'command' | 'junit' | 'controlTimeoutMs' | 'sandbox' | 'cacheDir'>;
+  readonly env: Readonly<Record<string, string>>;
+  readonly key: Keyer;
   readonly baseRoot: () => string;
   readonly scratch: string;
+  /** These very runs made ahead (AheadRound), by key: taken as this round's own runs. */
+  readonly ahead?: ReadonlyMap<string, Cached>;
+  /** Told of every run really made (not a cache hit, not taken from `ahead`, not ended by `signal`). */
+  readonly made?: (key: string, v: Cached) => void;
+  readonly signal?: AbortSignal;
+}
+
+/** A run's result, cached and told, unless `signal` ended it: then it is no result, and null. */
+function keep(c: RoundRuns, key: string, v: Cached): Ran | null {
+  if (c.signal?.aborted === true) return null;
+  writeCache(c.opts.cacheDir, key, v);
+  c.made?.(key, v);
+  return { ...v, cached: false };
+}
+
+/** The unmutated control: the whole command in a fresh copy, made like every mutant run; `failed` holds the tests that passed. */
+async function controlRun(c: RoundRuns): Promise<Ran> {
+  const ck = c.key('control', null, []);
+  const hit = readCache(c.opts.cacheDir, ck);
+  if (hit) return { ...hit, cached: true };
+  const ahead = c.ahead?.get(ck);
+  if (ahead !== undefined) return { ...ahead, cached: false };
+  const logDir = mkdtempSync(join(c.scratch, 'control-'));
+  const run = await runTestCommand(c.baseRoot(), c.opts.command, c.opts.junit, c.env, c.opts.controlTimeoutMs, logDir, c.opts.sandbox, { files: new Map(), ...(c.signal ? { signal: c.signal } : {}) });
+  const times = Object.fromEntries(run.cases.map((x) => [x.id, x.duration_ms] as const));
+  const fresh = { status: run.status, detail: run.detail, failed: run.cases.filter((x) => x.status === 'passed').map((x) => x.id), durationMs: run.durationMs, times };
+  return keep(c, ck, fresh) ?? { ...fresh, cached: false };
 }
 
 interface Traced {
   /** The run as a control: `failed` holds the tests that passed. */
-  readonly control: Cached & { readonly cached: boolean };
+  readonly control: Ran;
   /**
    * Symbol to the test targets that entered it; null for a symbol means "entered, but the test
    * could not be told". The whole map is null when the run recorded nothing usable.
@@ -1086,31 +1131,96 @@ interface Traced {
   readonly reach: Map<string, Set<string> | null> | null;
 }
 
-async function traceRun(plans: readonly SymbolPlan[], t: TraceContext): Promise<Traced> {
+/** The trace run (an entry recorder in every changed symbol; it never judges): `lines`, what it recorded, each target relative to the run's working directory. */
+async function traceRecord(plans: readonly SymbolPlan[], c: RoundRuns): Promise<Ran> {
   const byPath = new Map<string, Edit[]>();
   for (const p of plans) byPath.set(p.path, [...(byPath.get(p.path) ?? []), ...p.trace]);
-  const k = t.key('trace', null, [...byPath].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
-  let control: Cached & { cached: boolean };
-  let lines: readonly string[];
-  const hit = readCache(t.opts.cacheDir, k);
-  if (hit) {
-    control = { ...hit, cached: true };
-    lines = hit.lines ?? [];
-  } else {
-    // Its own run, which never judges; the recorder appends to a file in the run's own /tmp, read after the run has ended.
-    const logDir = mkdtempSync(join(t.scratch, 'trace-'));
-    const files = new Map([...byPath].map(([p, edits]) => [p, applyEdits(readFileSync(join(t.opts.workTree, p), 'utf8'), edits)] as const));
-    const run = await runTestCommand(t.baseRoot(), t.opts.command, t.opts.junit, t.opts.env, t.opts.controlTimeoutMs, logDir, t.opts.sandbox, { trace: true, files });
-    const raw = (run.trace ?? '').split('\n').filter((l) => l !== '');
-    lines = run.status === 'ok' ? raw.map((l) => toTarget(l, run.cwd)) : [];
-    control = { status: run.status, detail: run.detail, failed: run.cases.filter((c) => c.status === 'passed').map((c) => c.id), durationMs: run.durationMs, lines, cached: false };
-    writeCache(t.opts.cacheDir, k, control);
-  }
+  const k = c.key('trace', null, [...byPath].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
+  const hit = readCache(c.opts.cacheDir, k);
+  if (hit) return { ...hit, lines: hit.lines ?? [], cached: true };
+  const ahead = c.ahead?.get(k);
+  if (ahead !== undefined) return { ...ahead, lines: ahead.lines ?? [], cached: false };
+  // Its own run; the recorder appends to a file in the run's own /tmp, read after the run has ended.
+  const logDir = mkdtempSync(join(c.scratch, 'trace-'));
+  const files = new Map([...byPath].map(([p, edits]) => [p, applyEdits(readFileSync(join(c.opts.workTree, p), 'utf8'), edits)] as const));
+  const run = await runTestCommand(c.baseRoot(), c.opts.command, c.opts.junit, c.env, c.opts.controlTimeoutMs, logDir, c.opts.sandbox, { trace: true, files, ...(c.signal ? { signal: c.signal } : {}) });
+  const raw = (run.trace ?? '').split('\n').filter((l) => l !== '');
+  const lines = run.status === 'ok' ? raw.map((l) => toTarget(l, run.cwd)) : [];
+  const fresh = { status: run.status, detail: run.detail, failed: run.cases.filter((x) => x.status === 'passed').map((x) => x.id), durationMs: run.durationMs, lines };
+  return keep(c, k, fresh) ?? { ...fresh, cached: false };
+}
+
+/** The trace run and, per symbol, the test targets it saw enter it (toReach; `known`: the suite's test files). */
+async function traceRun(plans: readonly SymbolPlan[], c: RoundRuns, known: ReadonlySet<string> | null): Promise<Traced> {
+  const control = await traceRecord(plans, c);
+  const lines = control.lines ?? [];
   if (control.status !== 'ok' || lines.length === 0) return { control, reach: null };
-  const { filesOf } = t.opts;
-  const known = filesOf === undefined ? null : new Set([...t.opts.eligible].flatMap((id) => filesOf(id)));
-  const reach = toReach(plans.map((p) => p.symbol), lines, known);
-  return { control, reach };
+  return { control, reach: toReach(plans.map((p) => p.symbol), lines, known) };
+}
+
+/**
+ * The oracle's first round (the control and the trace) made by the credit prelude while the
+ * sealed run goes on: no input of these two runs is a test result. The oracle takes their
+ * results as its own runs only when it would make the very same runs (`made`, aheadKey, the
+ * base copy included), and ends them otherwise (`cancel`).
+ */
+export interface AheadRound {
+  /** aheadKey of its runs, once their base copy is known; null when it makes none. */
+  readonly made: Promise<string | null>;
+  /** The runs it really made (neither cache hits nor ended ones), by cache key; null when it made none. Never rejects. */
+  readonly runs: Promise<ReadonlyMap<string, Cached> | null>;
+  /** End its runs at once (their results are not wanted) and wait until they are gone. */
+  readonly cancel: () => Promise<void>;
+}
+
+export type AheadOptions = Pick<OracleOptions, 'workTree' | 'depsFrom' | 'command' | 'junit' | 'env' | 'fastEnv' | 'sandbox' | 'controlTimeoutMs' | 'cacheDir' | 'cacheSalt'>;
+
+/** Every input of the first round's runs besides those their cache keys hold: the tree, its dependencies, the reports, the whole environment, the sandbox, the time limit, the cache, and the base copy's byte code (PreparedBase.made, or null). */
+export function aheadKey(o: AheadOptions, prepared: string | null): string {
+  return JSON.stringify(['sealgate-ahead-v1', o.workTree, o.depsFrom ?? o.workTree, o.command, o.junit, o.env, o.fastEnv ?? null, o.controlTimeoutMs, o.sandbox, o.cacheDir, o.cacheSalt, prepared]);
+}
+
+/**
+ * Start the first round ahead: the control and the trace of `plans` (drafts do: the trace edits
+ * are all it takes of them), on the prepared copy when there is one to wait for (Python: the
+ * copy the oracle takes), else on a copy of its own.
+ */
+export function startAhead(plans: readonly SymbolPlan[], o: AheadOptions, prepared: Promise<PreparedBase | null> | null): AheadRound {
+  const stop = new AbortController();
+  let setMade: (m: string | null) => void = () => undefined;
+  const made = new Promise<string | null>((r) => (setMade = r));
+  const runs = (async (): Promise<ReadonlyMap<string, Cached> | null> => {
+    const scratch = makeScratch();
+    try {
+      let root: string;
+      let preparedMade: string | null = null;
+      if (prepared !== null) {
+        const b = await prepared.catch(() => null);
+        if (b === null || stop.signal.aborted) return null;
+        root = b.root;
+        preparedMade = b.made;
+      } else root = makeWorkspace(o.workTree, scratch.dir, o.depsFrom ?? o.workTree).root;
+      setMade(aheadKey(o, preparedMade));
+      const env = o.fastEnv ? { ...o.env, ...o.fastEnv } : o.env;
+      const out = new Map<string, Cached>();
+      const c: RoundRuns = { opts: o, env, key: keyer(o.cacheSalt, o.command, o.fastEnv ? env : null), baseRoot: () => root, scratch: scratch.dir, made: (k, v) => out.set(k, v), signal: stop.signal };
+      await Promise.all([controlRun(c), traceRecord(plans, c)]);
+      return stop.signal.aborted ? null : out;
+    } catch {
+      return null;
+    } finally {
+      setMade(null);
+      scratch.dispose();
+    }
+  })();
+  return {
+    made,
+    runs,
+    cancel: async () => {
+      stop.abort();
+      await runs;
+    },
+  };
 }
 
 /**

@@ -14,7 +14,7 @@ import { LAYOUT, layoutPath } from '../core/layout.js';
 import { parseInstant, type Instant } from '../core/time.js';
 import { resolveInRepo } from '../gate/read.js';
 import { readRecordFile } from '../record/file.js';
-import { readSealParams, reopenSeal, verifySeal } from '../seal/seal.js';
+import { readSealParams, reopenSeal, verifySeal, type SealParams } from '../seal/seal.js';
 import { findLibfaketime, pinnedEnv, planClock, type ClockPlan } from '../runner/env.js';
 import { findBwrap, installRoot, readSecrets } from '../sandbox/host.js';
 import { openBox, type Box } from '../sandbox/run.js';
@@ -31,10 +31,10 @@ import { checkSymbolChange, type SymbolChange } from './change.js';
 import { runGit } from '../diff/git.js';
 import { extractFile } from '../symbols/jobs.js';
 import { decodeSource, type FileSymbols } from '../symbols/model.js';
-import { preparedKey, runOracle, type OracleResult, type PreparedBase, type Progress, type SymbolPlan } from './oracle.js';
+import { preparedKey, runOracle, startAhead, type AheadOptions, type AheadRound, type OracleResult, type PreparedBase, type Progress, type SymbolPlan } from './oracle.js';
 import { CaseFileSchema, CreditSchema } from './schema.js';
 import { toScored, type Scored } from './score.js';
-import { cheapCommand, detectRunner, judgingEnvFor, narrowByName, narrowCommand, toNamePattern, type JudgingEnv, type NamedTest, type RunnerKind } from './select.js';
+import { cheapCommand, detectRunner, judgingEnvFor, runsInOneProcess, narrowByName, narrowCommand, toNamePattern, type JudgingEnv, type NamedTest, type RunnerKind } from './select.js';
 import { classifyCases, readTestSources, type CaseSource } from './tests.js';
 import { checkSchema } from '../core/document.js';
 
@@ -80,11 +80,29 @@ export interface CreditPrelude {
    * (PreparedBase); null otherwise. Whoever ends up not using it disposes of it (disposePrelude).
    */
   readonly based: Promise<PreparedBase | null>;
+  /**
+   * The oracle's first round (the control and the trace) started on the drafts while the sealed
+   * run goes on (startAhead), when the caller said how the credit step's runs are made
+   * (PreludeRuns); the oracle takes it only when made from the very inputs it would use.
+   */
+  readonly ahead: Promise<AheadRound | null>;
+}
+
+/** How the credit step will make its runs: what `sealgate credit` takes from its own options and environment. */
+export interface PreludeRuns {
+  /** The credit step's environment (the pinned one is derived from it). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Its cache folder; null: no cache. */
+  readonly cacheDir: string | null;
+  /** Its bubblewrap program, when not the default. */
+  readonly bwrap?: string;
 }
 
 /** Remove the prelude's copy of the tree, whether or not anything used it (dispose is idempotent). */
 export async function disposePrelude(p: CreditPrelude | null | undefined): Promise<void> {
   if (!p) return;
+  // Its runs first: they may be running in the copy.
+  await (await p.ahead.catch(() => null))?.cancel();
   const b = await p.based.catch(() => null);
   b?.dispose();
 }
@@ -115,7 +133,7 @@ function readsTreeFile(root: string): (p: string) => string | null {
  * Start drafting the credit step's mutants ahead (see CreditPrelude), or null when the inputs
  * are not there yet or not readable: the credit step then drafts them itself, as it always can.
  */
-export function startCreditPrelude(repo: string, tree: RunnerTree, config: Config): CreditPrelude | null {
+export function startCreditPrelude(repo: string, tree: RunnerTree, config: Config, runs?: PreludeRuns): CreditPrelude | null {
   try {
     const params = readSealParams(repo);
     const command = config.test.command;
@@ -150,14 +168,45 @@ export function startCreditPrelude(repo: string, tree: RunnerTree, config: Confi
       }
     });
     based.catch(() => undefined);
-    return { args, drafted, based };
+    // The control and the trace need no test result either: where the sealed run keeps to one
+    // process (runsInOneProcess), they start on the drafts and run beside it, on the idle cores.
+    const ahead = runs === undefined || config.test.junit.length === 0 || !runsInOneProcess(command) ? Promise.resolve(null) : drafted.then((d) => (d.drafts.length === 0 ? null : startAhead(d.drafts, aheadOptions(repo, tree, config, params, changed, runs), d.drafts.some((p) => p.path.endsWith('.py')) ? based : null)));
+    ahead.catch(() => undefined);
+    return { args, drafted, based, ahead };
   } catch {
     return null;
   }
 }
 
+/** The credit runs' pinned environment: the sealed seed, clock, locale and digest, the policy's variables, no byte code written. */
+function creditRunEnv(callerEnv: Readonly<Record<string, string | undefined>>, params: SealParams, digest: string, config: Config): { env: Record<string, string>; plan: ClockPlan } {
+  const plan = planClock(params.clock, findLibfaketime());
+  if ('problem' in plan) throw inputInvalid(LAYOUT.sealParams, plan.problem);
+  return { plan, env: { ...pinnedEnv(callerEnv, { seed: params.seed, clock: params.clock, locale: params.locale, digest }, plan, config.test.env), PYTHONDONTWRITEBYTECODE: '1' } };
+}
+
+/** The first round's inputs as the credit step will compute them, from the sealed digest it will verify (digest.txt). */
+function aheadOptions(repo: string, tree: RunnerTree, config: Config, params: SealParams, changed: Changed, runs: PreludeRuns): AheadOptions {
+  const digest = readBoundedFile(layoutPath(repo, 'digest'), 1024, LAYOUT.digest).toString('utf8').trim();
+  const { env, plan } = creditRunEnv(runs.env, params, digest, config);
+  const command = cheapCommand(config.test.command ?? []);
+  const treeFiles = listTreeFiles(tree.root);
+  return {
+    workTree: tree.root,
+    depsFrom: repo,
+    command,
+    junit: config.test.junit,
+    env,
+    fastEnv: judgingEnvFor(command, config.test.env, (rel) => treeFiles.includes(rel))?.env ?? null,
+    sandbox: openCreditBox({ repo, config, env: runs.env, cacheDir: runs.cacheDir, clock: plan, ...(runs.bwrap !== undefined ? { bwrap: runs.bwrap } : {}) }),
+    controlTimeoutMs: config.test.timeoutSeconds * 1000,
+    cacheDir: runs.cacheDir,
+    cacheSalt: JSON.stringify([digest, changed.patch_sha256, changed.base]),
+  };
+}
+
 export interface ScoreOutcome extends Scored {
-  readonly stats: { readonly mutantsRun: number; readonly mutantsCached: number; readonly mutantsSettled: number; readonly mutantsAhead: number; readonly symbols: number; readonly kills: number; readonly wallMs: number; readonly fastEnv: 'kept' | 'dropped' | null; readonly bytecode?: PrecompileResult; readonly fastEnvDetail?: { readonly vars: readonly string[]; readonly skips: string }; readonly typeCheckStalled: string | null };
+  readonly stats: { readonly mutantsRun: number; readonly mutantsCached: number; readonly mutantsSettled: number; readonly mutantsAhead: number; readonly symbols: number; readonly kills: number; readonly wallMs: number; readonly fastEnv: 'kept' | 'dropped' | null; readonly bytecode?: PrecompileResult; readonly fastEnvDetail?: { readonly vars: readonly string[]; readonly skips: string }; readonly typeCheckStalled: string | null; readonly ahead: 'used' | 'ended' | null };
 }
 
 const MUTABLE = new Set(['typescript', 'javascript', 'python']);
@@ -505,9 +554,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   const junit = opts.config.test.junit;
   if (junit.length === 0) throw inputInvalid('sealgate.config#test.junit', 'credit needs the JUnit report path(s) of the test command to tell which tests a mutant fails');
 
-  const plan = planClock(params.clock, findLibfaketime());
-  if ('problem' in plan) throw inputInvalid(LAYOUT.sealParams, plan.problem);
-  const env = { ...pinnedEnv(opts.env, { seed: params.seed, clock: params.clock, locale: params.locale, digest }, plan, opts.config.test.env), PYTHONDONTWRITEBYTECODE: '1' };
+  const { env, plan } = creditRunEnv(opts.env, params, digest, opts.config);
   const cacheDir = opts.cacheDir === undefined ? defaultCacheDir(opts.env) : opts.cacheDir;
   // Every control, trace, probe and mutant run goes through this box; none starts without it.
   const sandbox = openCreditBox({ repo, config: opts.config, env: opts.env, cacheDir, clock: plan, ...(opts.bwrap !== undefined ? { bwrap: opts.bwrap } : {}) });
@@ -535,6 +582,8 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   let oracle: OracleResult | null = null;
   let fast: JudgingEnv | null = null;
   const fromPrelude = opts.prelude?.args === args ? opts.prelude : null;
+  // A prelude drafted from other inputs: its runs stop now, not after the oracle's.
+  if (fromPrelude === null) await disposePrelude(opts.prelude);
   try {
     if (drafts.length > 0 && eligible.size > 0) {
       const command = cheapCommand(results.command);
@@ -565,7 +614,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
         cacheSalt: JSON.stringify([digest, patchSha, changed.base]),
         ...(opts.progress ? { progress: opts.progress } : {}),
         // A prelude that failed to make its copy leaves the oracle to make its own, as without one.
-        ...(fromPrelude !== null ? { prepared: fromPrelude.based.catch(() => null) } : {}),
+        ...(fromPrelude !== null ? { prepared: fromPrelude.based.catch(() => null), ahead: fromPrelude.ahead } : {}),
       });
     }
   } finally {
@@ -586,5 +635,5 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
     writeFileAtomic(layoutPath(repo, 'credit'), toJsonText(scored.credit), 0o644);
   }
   const kills = [...(oracle?.mutants.values() ?? [])].flat().filter((r) => r.mutant.kind !== 'null' && r.status === 'ok' && r.failed.length > 0).length;
-  return { ...scored, stats: { mutantsRun: oracle?.mutantsRun ?? 0, mutantsCached: oracle?.mutantsCached ?? 0, mutantsSettled: oracle?.mutantsSettled ?? 0, mutantsAhead: oracle?.mutantsAhead ?? 0, symbols: plans.length, kills, wallMs: performance.now() - t0, fastEnv: oracle?.fastEnv ?? null, ...(oracle?.bytecode ? { bytecode: oracle.bytecode } : {}), ...(fast !== null && oracle?.fastEnv ? { fastEnvDetail: { vars: Object.keys(fast.env), skips: fast.skips } } : {}), typeCheckStalled: typeCheckStalled() } };
+  return { ...scored, stats: { mutantsRun: oracle?.mutantsRun ?? 0, mutantsCached: oracle?.mutantsCached ?? 0, mutantsSettled: oracle?.mutantsSettled ?? 0, mutantsAhead: oracle?.mutantsAhead ?? 0, symbols: plans.length, kills, wallMs: performance.now() - t0, fastEnv: oracle?.fastEnv ?? null, ...(oracle?.bytecode ? { bytecode: oracle.bytecode } : {}), ...(fast !== null && oracle?.fastEnv ? { fastEnvDetail: { vars: Object.keys(fast.env), skips: fast.skips } } : {}), typeCheckStalled: typeCheckStalled(), ahead: oracle?.ahead ?? null } };
 }

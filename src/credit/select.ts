@@ -17,6 +17,15 @@ export function detectRunner(command: readonly string[]): RunnerKind {
   return 'unknown';
 }
 
+/**
+ * Does the command run its tests in one process (pytest without xdist's `-n`)? Such a run leaves
+ * the other cores idle, so the credit prelude's runs go beside it; jest's and vitest's own
+ * workers keep two cores busy, and runs beside them only slow them down (measured).
+ */
+export function runsInOneProcess(command: readonly string[]): boolean {
+  return detectRunner(command) === 'pytest' && !command.some((w) => /^(-n|--numprocesses)(=|$)|^-n\S/.test(w) || w === '--dist' || w.startsWith('--dist=') || w === 'xdist');
+}
+
 /** Options of each runner that take a separate value (`--opt value`), so the value is not a test path. */
 const VALUE_OPTS: Record<Exclude<RunnerKind, 'unknown'>, ReadonlySet<string>> = {
   'node-test': new Set(['--import', '--require', '-r', '--loader', '--experimental-loader', '--test-reporter', '--test-reporter-destination', '--test-name-pattern', '--test-skip-pattern', '--test-concurrency', '--test-timeout', '--test-shard', '--conditions', '-C', '--input-type', '--env-file', '--stack-size', '--max-old-space-size']),

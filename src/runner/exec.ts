@@ -27,6 +27,8 @@ export interface ExecOptions {
   readonly umask?: number;
   /** Bytes the child reads from fds 3, 4 ... (a pipe each, closed after the bytes): bubblewrap's seccomp filter. */
   readonly inputs?: readonly Uint8Array[];
+  /** Ends the run at once (the whole group, SIGKILL) when aborted: a run whose result nobody will read. */
+  readonly signal?: AbortSignal;
 }
 
 export interface StreamOutcome {
@@ -161,7 +163,13 @@ async function runChild(program: string, args: string[], opts: ExecOptions, out:
       killTimer = setTimeout(() => killGroup(pid, 'SIGKILL'), opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
     }
   }, opts.timeoutMs);
+  const abort = (): void => {
+    if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
+  };
+  if (opts.signal?.aborted === true) abort();
+  else opts.signal?.addEventListener('abort', abort, { once: true });
   const status = await exited;
+  opts.signal?.removeEventListener('abort', abort);
   clearTimeout(timer);
   // Whatever the leader left running in its group would keep the pipes open: end it.
   if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL');

@@ -81,6 +81,8 @@ export interface SandboxLimits {
   readonly timeoutMs: number;
   readonly capBytes: number;
   readonly killGraceMs?: number;
+  /** Ends the run at once when aborted (runner/exec.ts). */
+  readonly signal?: AbortSignal;
 }
 
 export interface SandboxPlan {

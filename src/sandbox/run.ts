@@ -71,6 +71,7 @@ export async function runSandboxed(plan: SandboxPlan): Promise<ExecOutcome> {
     stderrPath: plan.output.stderrPath,
     capBytes: plan.limits.capBytes,
     ...(plan.limits.killGraceMs !== undefined ? { killGraceMs: plan.limits.killGraceMs } : {}),
+    ...(plan.limits.signal !== undefined ? { signal: plan.limits.signal } : {}),
     ...(filter !== null ? { inputs: [filter] } : {}),
   });
 }

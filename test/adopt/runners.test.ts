@@ -34,8 +34,13 @@ for (const kind of Object.keys(PROJECTS) as (keyof typeof PROJECTS)[]) {
       if (e.origin) assert.match(a.init.stderr, e.origin);
       const p = await proposeChange(a, kind);
       assert.equal(p.exit, 0, p.stderr);
-      const r = await a.cli(['runner', '--repo', a.dir, '--runner-job', RUNNER, '--seed', '42', '--now', NOW, '--workers', '1']);
+      const r = await a.cli(['runner', '--repo', a.dir, '--runner-job', RUNNER, '--seed', '42', '--now', NOW, '--workers', '1', '--verbose']);
       assert.equal(r.stdout, 'ALLOW\n', r.stderr);
+      // pytest keeps to one process: the first control and the trace ran beside the sealed run,
+      // and the credit step took them (made from the very inputs it uses). The others' own
+      // workers keep the cores busy: nothing runs beside them.
+      if (kind === 'pytest') assert.match(r.stderr, /credit: the first control and the trace ran beside the sealed run/);
+      else assert.doesNotMatch(r.stderr, /beside the sealed run/);
       const results = JSON.parse(readFileSync(join(a.dir, LAYOUT.results), 'utf8')) as { cases: { id: string; file: string | null; status: string }[] };
       assert.ok(results.cases.length >= 2, JSON.stringify(results.cases));
       for (const c of results.cases) assert.ok(c.file !== null && c.id.startsWith(`${c.file}::`), `${c.id} names its file`);

@@ -56,6 +56,7 @@ describe('toScored: survived only against every reaching test', () => {
       mutantsAhead: 0,
       fastEnv: null,
       bytecode: null,
+      ahead: null,
     };
     const scored = toScored({ changed, results, digest: 'abc123', runnerJob: 'r1', proposalId: 'p1', verdicts: new Map([[T1, { kind: 'property' }], [T2, { kind: 'property' }]]), plans: [p], unsupported: new Map(), baselineProblem: null, oracle, require });
     return scored.credit.evidence?.[SYM];

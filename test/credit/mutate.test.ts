@@ -6,7 +6,7 @@ import { runInThisContext } from 'node:vm';
 import { mutateTs } from '../../src/credit/mutate-ts.js';
 import { mutatePy } from '../../src/credit/mutate-py.js';
 import { applyEdits, combineEdits, nullMutant, selectMutants, type Mutant, type NullPart } from '../../src/credit/mutant.js';
-import { cheapCommand, detectRunner, narrowCommand } from '../../src/credit/select.js';
+import { cheapCommand, detectRunner, narrowCommand, runsInOneProcess } from '../../src/credit/select.js';
 import { getParser } from '../../src/symbols/treesitter.js';
 
 const TS_SRC = `import { x } from './x.js';
@@ -136,6 +136,10 @@ describe('runner detection and narrowing', () => {
   });
   it('a target that looks like an option is never passed', () => {
     assert.equal(narrowCommand(['pytest', 'tests'], ['--collect-only']), null);
+  });
+  it('runs in one process: pytest without xdist only', () => {
+    for (const cmd of [['pytest', 'tests'], ['python3', '-m', 'pytest', '-q', '--junitxml=j.xml', 'tests'], ['py.test', '-k', 'n']]) assert.equal(runsInOneProcess(cmd), true, cmd.join(' '));
+    for (const cmd of [['pytest', '-n', '4'], ['pytest', '-nauto'], ['pytest', '-n=2'], ['pytest', '--numprocesses=auto'], ['pytest', '--numprocesses', '2'], ['pytest', '--dist', 'load'], ['pytest', '-p', 'xdist'], ['npx', 'vitest', 'run'], ['jest', '--ci'], ['node', '--test'], ['make', 'check']]) assert.equal(runsInOneProcess(cmd), false, cmd.join(' '));
   });
 });
 

@@ -21,7 +21,7 @@ import type { Policy } from '../../src/policy/read.js';
 function spied(p: CreditPrelude, args = p.args): { prelude: CreditPrelude; used: () => boolean } {
   let used = false;
   const drafted = { then: (ok: never, fail: never) => ((used = true), p.drafted.then(ok, fail)) } as unknown as CreditPrelude['drafted'];
-  return { prelude: { args, drafted, based: p.based }, used: () => used };
+  return { prelude: { args, drafted, based: p.based, ahead: p.ahead }, used: () => used };
 }
 
 describe('the credit prelude', { concurrency: false }, () => {

@@ -230,7 +230,12 @@ async function runSteps(ctx: CommandContext, shared: RunnerShared, repo: string,
     for (const [k, [label, name, argv]] of plan.entries()) {
       // The credit step's mutants are drafted and checked (seconds of TypeScript where the runner
       // type-checks) while the sealed run goes on: they need the tree, the seal and changed.json, no test result.
-      if (name === 'run' && shared.creditPrelude !== undefined) shared.creditPrelude.current = (await import('../../credit/run.js')).startCreditPrelude(repo, shared.tree, shared.policy.config);
+      // So are its control and trace runs, made as the credit step will make them (its cache, its bubblewrap).
+      if (name === 'run' && shared.creditPrelude !== undefined) {
+        const credit = await import('../../credit/run.js');
+        const bwrap = ctx.env.SEALGATE_BWRAP;
+        shared.creditPrelude.current = credit.startCreditPrelude(repo, shared.tree, shared.policy.config, { env: ctx.env, cacheDir: o.noCache ? null : credit.defaultCacheDir(ctx.env), ...(bwrap !== undefined && bwrap !== '' ? { bwrap } : {}) });
+      }
       const started = ctx.clock().getTime();
       const stop = o.quiet ? () => undefined : heartbeat(ctx, label, k + 1, plan.length, started, 10_000, () => ctx.clock().getTime() - lastLive < 3000);
       let raw: StepOutcome;

@@ -1,0 +1,159 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { git, makeRepo } from '../helpers/git.js';
+import { draftSymbols } from '../../src/credit/run.js';
+import { runOracle, startAhead, type AheadOptions, type AheadRound, type OracleResult } from '../../src/credit/oracle.js';
+import { openBox } from '../../src/sandbox/run.js';
+import { findBwrap, readSecrets } from '../../src/sandbox/host.js';
+import { packageRoot } from '../../src/core/package-root.js';
+import type { Changed } from '../../src/symbols/schema.js';
+
+// Under `sealgate runner` the oracle's first round (the control and the trace) may start beside
+// the sealed run (startAhead, from the credit prelude). The oracle takes those runs as its own
+// only when they were made from every input it would use (aheadKey); otherwise it ends them and
+// makes its own. Either way the runs that count are the same. A stand-in test runner (a script
+// of the tree, run outside the sandbox so it can log each run to a file the test reads) tells
+// the runs apart by the source they see.
+
+const BASE = 'export function f(x) {\n  return x + 1;\n}\n';
+const PATCHED = 'export function f(x) {\n  return x + 2;\n}\n';
+const RUNNER = `import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+const src = readFileSync('src/calc.mjs', 'utf8');
+const label = src.includes('SEALGATE_TRACE_FILE') ? 'trace' : src === ${JSON.stringify(PATCHED)} ? 'control' : 'mutant';
+appendFileSync(process.env.SG_TEST_LOG, label + '\\n');
+if (process.env.SG_TEST_SLOW === '1') await new Promise((r) => setTimeout(r, 120000));
+let f = null;
+try { ({ f } = await import('./src/calc.mjs')); } catch {}
+const ok = (fn) => { try { return fn() === true; } catch { return false; } };
+const cases = [['positive', ok(() => f(1) > 0)], ['three', ok(() => f(1) === 3)]];
+const body = cases.map(([n, pass]) => '<testcase classname="calc" name="' + n + '" file="test/calc.test.mjs" time="0.001">' + (pass ? '' : '<failure message="no"/>') + '</testcase>').join('');
+writeFileSync('junit.xml', '<?xml version="1.0"?><testsuites><testsuite name="calc" tests="2">' + body + '</testsuite></testsuites>');
+process.exit(cases.every(([, p]) => p) ? 0 : 1);
+`;
+const SYM = 'src/calc.mjs::f';
+const IDS = ['test/calc.test.mjs::calc::positive', 'test/calc.test.mjs::calc::three'];
+
+describe('the first round made beside the sealed run', { concurrency: false }, () => {
+  let repo: { dir: string; dispose: () => void };
+  let scratch: string;
+  let base: string;
+  const changed = (): Changed => ({
+    base,
+    patch_sha256: '1'.repeat(64),
+    files: [{ path: 'src/calc.mjs', old_path: null, status: 'modified', class: 'production', language: 'javascript' }],
+    changed: [SYM],
+    moved: [],
+    deleted: [],
+    typeOnly: [],
+    uncreditable: [],
+    locations: { [SYM]: { path: 'src/calc.mjs', language: 'javascript', start_line: 1, end_line: 3, changed_lines: [[2, 2]] } },
+  });
+  let n = 0;
+  const logFile = (): string => {
+    const p = join(scratch, `log-${++n}.txt`);
+    writeFileSync(p, '');
+    return p;
+  };
+  const readLog = (p: string): string[] => readFileSync(p, 'utf8').split('\n').filter((l) => l !== '');
+  const options = (log: string, extra: Record<string, string> = {}, cacheDir: string | null = null): AheadOptions => {
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', SG_TEST_LOG: log, ...extra };
+    const sandbox = openBox({ isolation: 'none', bwrap: findBwrap(), env, secrets: readSecrets(repo.dir, env, packageRoot()), path: 'test' });
+    return { workTree: repo.dir, depsFrom: repo.dir, command: ['node', 'runner.mjs'], junit: ['junit.xml'], env, fastEnv: null, sandbox, controlTimeoutMs: 300_000, cacheDir, cacheSalt: 'test' };
+  };
+  const oracle = async (o: AheadOptions, ahead: AheadRound | null): Promise<OracleResult> => {
+    const { drafts, judged } = await draftSymbols(repo.dir, changed(), 4, 'seed-1');
+    return runOracle(drafts, {
+      ...o, judged, baselineMs: 1000, workers: 2, seed: 'seed-1', eligible: new Set(IDS), ignore: new Set(), narrow: () => null, narrowTargets: () => null, filesOf: () => ['test/calc.test.mjs'],
+      ...(ahead !== null ? { ahead: Promise.resolve(ahead) } : {}),
+    });
+  };
+  const ahead = async (o: AheadOptions): Promise<AheadRound> => startAhead((await draftSymbols(repo.dir, changed(), 4, 'seed-1')).drafts, o, null);
+  const view = (r: OracleResult) => ({
+    usable: [...r.usable].sort(),
+    mutants: (r.mutants.get(SYM) ?? []).map((m) => [m.mutant.id, m.status, m.failed, m.ranAgainst]),
+    after: r.after && { status: r.after.status, failed: r.after.failed, ranAgainst: r.after.ranAgainst },
+  });
+  let alone: { r: OracleResult; log: string[] };
+
+  before(async () => {
+    repo = makeRepo({ 'src/calc.mjs': BASE, 'runner.mjs': RUNNER, 'test/calc.test.mjs': '// the stand-in runner holds the tests\n', '.gitignore': 'junit.xml\n' });
+    base = git(repo.dir, 'rev-parse', 'HEAD').trim();
+    writeFileSync(join(repo.dir, 'src/calc.mjs'), PATCHED);
+    scratch = mkdtempSync(join(tmpdir(), 'sealgate-ahead-'));
+    const log = logFile();
+    alone = { r: await oracle(options(log), null), log: readLog(log) };
+  });
+  after(() => {
+    repo.dispose();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('without it, the oracle makes its own first round (one symbol, two workers: the control and the probe, no trace)', () => {
+    assert.equal(alone.r.ahead, null);
+    assert.deepEqual([...alone.log.slice(0, 2)].sort(), ['control', 'mutant'], alone.log.join(' '));
+    assert.ok(alone.r.mutants.get(SYM)?.some((m) => m.mutant.kind === 'revert' && m.failed.length > 0), 'the revert is killed');
+  });
+
+  it('made from the same inputs: taken as the oracle\'s own, which then makes neither again, and counts the same runs', async () => {
+    const log = logFile();
+    const o = options(log);
+    const a = await ahead(o);
+    const made = await a.runs;
+    assert.equal(made?.size, 2, 'the control and the trace');
+    const beside = readLog(log);
+    assert.deepEqual([...beside].sort(), ['control', 'trace']);
+    const r = await oracle(o, a);
+    const later = readLog(log).slice(beside.length);
+    assert.equal(r.ahead, 'used');
+    assert.ok(!later.includes('trace'), later.join(' '));
+    assert.deepEqual(later.filter((l) => l === 'control'), ['control'], `only the control after the mutants: ${later.join(' ')}`);
+    assert.equal(later.at(-1), 'control');
+    assert.deepEqual(view(r), view(alone.r));
+  });
+
+  it('made from other inputs (another environment): ended unused, and the oracle makes its own, with the same result', async () => {
+    const log = logFile();
+    const a = await ahead(options(log, { SG_OTHER: '1' }));
+    await a.runs;
+    const seen = readLog(log).length;
+    const r = await oracle(options(log), a);
+    const later = readLog(log).slice(seen);
+    assert.equal(r.ahead, 'ended');
+    assert.deepEqual([...later.slice(0, 2)].sort(), ['control', 'mutant'], later.join(' '));
+    assert.deepEqual(view(r), view(alone.r));
+  });
+
+  it('ended while its runs go on: they stop at once, give no result and leave nothing in the cache', async () => {
+    const log = logFile();
+    const cache = mkdtempSync(join(scratch, 'cache-'));
+    const a = await ahead(options(log, { SG_TEST_SLOW: '1' }, cache));
+    // Both runs have started (each logs first, then sleeps two minutes).
+    for (let i = 0; i < 600 && readLog(log).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(readLog(log).length, 2, 'both runs started');
+    const t0 = performance.now();
+    await a.cancel();
+    assert.ok(performance.now() - t0 < 60_000, 'cancel waited for the runs instead of ending them');
+    assert.equal(await a.runs, null);
+    assert.equal(await a.made.then((m) => typeof m), 'string');
+    assert.deepEqual(readdirSync(cache), []);
+  });
+
+  it('runs it finds in the cache are not its own: the oracle takes them from the cache', async () => {
+    const cache = mkdtempSync(join(scratch, 'cache-'));
+    const log = logFile();
+    const o = options(log, {}, cache);
+    const first = await ahead(o);
+    assert.equal((await first.runs)?.size, 2);
+    const second = await ahead(o);
+    assert.equal((await second.runs)?.size, 0, 'both were cache hits');
+    const seen = readLog(log).length;
+    const r = await oracle(o, second);
+    assert.equal(r.ahead, 'used');
+    assert.equal(r.control.cached, true);
+    assert.ok(!readLog(log).slice(seen).includes('trace'));
+    assert.ok(existsSync(cache));
+  });
+});
