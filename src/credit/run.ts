@@ -1,6 +1,6 @@
 import { availableParallelism, homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import type { Policy } from '../policy/read.js';
 import type { RunnerTree } from '../tree/build.js';
@@ -129,6 +129,18 @@ function readsTreeFile(root: string): (p: string) => string | null {
   };
 }
 
+/** A file of the repository's installed dependencies (node_modules, which every run sees read-only), up to 1 MB, or null. */
+function readsDepFile(repo: string): (p: string) => string | null {
+  return (p) => {
+    try {
+      const path = join(repo, p);
+      return statSync(path).size > 1024 * 1024 ? null : readFileSync(path, 'utf8');
+    } catch {
+      return null;
+    }
+  };
+}
+
 /**
  * Start drafting the credit step's mutants ahead (see CreditPrelude), or null when the inputs
  * are not there yet or not readable: the credit step then drafts them itself, as it always can.
@@ -140,7 +152,7 @@ export function startCreditPrelude(repo: string, tree: RunnerTree, config: Confi
     if (params === null || command === undefined) return null;
     const { changedBytes, changed } = readChanged(repo);
     const root = tree.root;
-    const typeCheck = checkRunnerTypeChecks(command, readsTreeFile(root));
+    const typeCheck = checkRunnerTypeChecks(command, readsTreeFile(root), readsDepFile(repo));
     const args = draftArgs(root, changedBytes, config.credit.mutantBudget, params.seed, tree.baseCommit, repo, typeCheck, command);
     // After the current task: the sealed run's own start goes first.
     const drafted = new Promise<void>((go) => setImmediate(go)).then(() => draftSymbols(root, changed, config.credit.mutantBudget, params.seed, tree.baseCommit, repo, typeCheck));
@@ -572,7 +584,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   const undefinedTests = results.cases.filter((c) => (caseSources.get(c.id)?.files.length ?? 0) === 0).map((c) => c.id);
   const undefinedSet = new Set(undefinedTests);
   const eligible = new Set(baselineProblem === null ? results.cases.filter((c) => c.status === 'passed' && !undefinedSet.has(c.id)).map((c) => c.id) : []);
-  const typeCheck = checkRunnerTypeChecks(results.command, readsTreeFile(root));
+  const typeCheck = checkRunnerTypeChecks(results.command, readsTreeFile(root), readsDepFile(repo));
   // The validity checks of the mutants (seconds of TypeScript where the runner type-checks) go on
   // while the oracle's first runs do; under `sealgate runner` they started during the sealed run
   // (startCreditPrelude), and are used when they were drafted from exactly these inputs.

@@ -1,9 +1,10 @@
-import { test } from 'node:test';
+import { describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkPyCompiles, checkRunnerTypeChecks, checkRuntimeValidity, compileErrorIn, makeTsValidity, makeTsValidityWorker, pickValidAsync } from '../../src/credit/valid.js';
+import { checkPyCompiles, checkRunnerTypeChecks, checkRuntimeValidity, compileErrorIn, makeTsValidity, makeTsValidityWorker, pickValidAsync, stripJsonc, tsJestTranspilesOnly } from '../../src/credit/valid.js';
 import { runOracle } from '../../src/credit/oracle.js';
 import type { Mutant } from '../../src/credit/mutant.js';
 import { testBox } from '../helpers/sandbox.js';
@@ -240,4 +241,50 @@ test('checkRunnerTypeChecks: tsc in the command or the npm test script, or jest 
   assert.equal(checkRunnerTypeChecks(['npx', 'jest', '--ci'], files({ 'jest.config.js': "module.exports = { transform: { '^.+\\.tsx?$': '@swc/jest' } };" })), false);
   assert.equal(checkRunnerTypeChecks(['node_modules/.bin/vitest', 'run'], files({ 'package.json': '{"devDependencies":{"ts-jest":"1"}}' })), false);
   assert.equal(checkRunnerTypeChecks(['node', '--import', 'tsx', '--test', 'test/a.test.ts'], files({})), false);
+});
+
+describe('ts-jest that only transpiles (29.3 and later, tsconfig.json isolatedModules: true): no type check of the mutants', () => {
+  const files = (m: Record<string, string>) => (p: string) => m[p] ?? null;
+  const JEST = { 'jest.config.ts': "export default { preset: 'ts-jest', transform: { '^.+\\.ts$': 'ts-jest' } };" };
+  const TSCONFIG = '{\n  // ts-jest reads this one\n  "compilerOptions": {\n    "strict": true, /* "isolatedModules": false */\n    "isolatedModules": true,\n  },\n  "include": ["src/*.ts", "http://x//y"],\n}\n';
+  const deps = (version: string) => files({ 'node_modules/ts-jest/package.json': JSON.stringify({ name: 'ts-jest', version }) });
+  const jest = ['node_modules/.bin/jest', '--ci'];
+  it('29.3.0 and 29.4.0 with isolatedModules true in tsconfig.json (comments, trailing commas): transpile only', () => {
+    for (const v of ['29.3.0', '29.4.0']) assert.equal(checkRunnerTypeChecks(jest, files({ ...JEST, 'tsconfig.json': TSCONFIG }), deps(v)), false, v);
+  });
+  it('anything else keeps the type check', () => {
+    const cases: [string, Record<string, string>, string | null, string[]?][] = [
+      ['ts-jest 29.2.6 (tsconfig isolatedModules did not switch it yet)', { ...JEST, 'tsconfig.json': TSCONFIG }, '29.2.6'],
+      ['ts-jest 30', { ...JEST, 'tsconfig.json': TSCONFIG }, '30.0.0'],
+      ['no installed ts-jest to read', { ...JEST, 'tsconfig.json': TSCONFIG }, null],
+      ['isolatedModules false', { ...JEST, 'tsconfig.json': '{"compilerOptions":{"isolatedModules":false}}' }, '29.4.0'],
+      ['isolatedModules "true" (a string)', { ...JEST, 'tsconfig.json': '{"compilerOptions":{"isolatedModules":"true"}}' }, '29.4.0'],
+      ['isolatedModules twice', { ...JEST, 'tsconfig.json': '{"compilerOptions":{"isolatedModules":false,"isolatedModules":true}}' }, '29.4.0'],
+      ['isolatedModules only in a config it extends', { ...JEST, 'tsconfig.json': '{"extends":"./base.json"}', 'base.json': '{"compilerOptions":{"isolatedModules":true}}' }, '29.4.0'],
+      ['no tsconfig.json', { ...JEST }, '29.4.0'],
+      ['a tsconfig.json that does not parse', { ...JEST, 'tsconfig.json': '{"compilerOptions":{"isolatedModules":true}' }, '29.4.0'],
+      ['an unterminated comment', { ...JEST, 'tsconfig.json': '{"compilerOptions":{"isolatedModules":true}} /*' }, '29.4.0'],
+      ['the jest config names another tsconfig', { 'jest.config.js': "module.exports = { transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] } };", 'tsconfig.json': TSCONFIG }, '29.4.0'],
+      ['the jest config sets ts-jest isolatedModules itself', { 'jest.config.js': "module.exports = { transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: false }] } };", 'tsconfig.json': TSCONFIG }, '29.4.0'],
+      ['the jest config has projects', { 'jest.config.js': "module.exports = { preset: 'ts-jest', projects: ['a'] };", 'tsconfig.json': TSCONFIG }, '29.4.0'],
+      ['the command names another config', { ...JEST, 'tsconfig.json': TSCONFIG }, '29.4.0', ['jest', '--config=other.js']],
+    ];
+    for (const [why, tree, version, command] of cases) {
+      const dep = version === null ? files({}) : deps(version);
+      assert.equal(checkRunnerTypeChecks(command ?? jest, files(tree), dep), true, why);
+      assert.equal(tsJestTranspilesOnly(Object.values(tree).join('\n'), command ?? jest, files(tree), dep), false, why);
+    }
+    // Without a reader of the installed dependencies, as before.
+    assert.equal(checkRunnerTypeChecks(jest, files({ ...JEST, 'tsconfig.json': TSCONFIG })), true);
+  });
+  it('stripJsonc: plain JSON comes back as it was (property), comments and trailing commas go, strings stay whole', () => {
+    fc.assert(fc.property(fc.jsonValue(), (v) => {
+      const text = JSON.stringify(v, null, 2) ?? 'null';
+      assert.deepEqual(JSON.parse(stripJsonc(text) as string), JSON.parse(text));
+    }));
+    assert.deepEqual(JSON.parse(stripJsonc('{"a": "x // y /* z */", // c\n "b": [1, 2,], /* d */ }') as string), { a: 'x // y /* z */', b: [1, 2] });
+    assert.equal(stripJsonc('{"a": "unterminated'), null);
+    assert.equal(stripJsonc('{"a": 1} /* open'), null);
+    assert.equal(stripJsonc('{"a": "q\\"uote"}'), '{"a": "q\\"uote"}');
+  });
 });
