@@ -3,13 +3,9 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { git, makeRepo } from '../helpers/git.js';
+import { IDS, PATCHED, REPORT, SYM, standInBox, standInChanged, standInRepo } from '../helpers/stand-in.js';
 import { draftSymbols } from '../../src/credit/run.js';
 import { runOracle, startAhead, type AheadOptions, type AheadRound, type OracleResult } from '../../src/credit/oracle.js';
-import { openBox } from '../../src/sandbox/run.js';
-import { findBwrap, readSecrets } from '../../src/sandbox/host.js';
-import { packageRoot } from '../../src/core/package-root.js';
-import type { Changed } from '../../src/symbols/schema.js';
 
 // Under `sealgate runner` the oracle's first round (the control and the trace) may start beside
 // the sealed run (startAhead, from the credit prelude). The oracle takes those runs as its own
@@ -18,8 +14,6 @@ import type { Changed } from '../../src/symbols/schema.js';
 // of the tree, run outside the sandbox so it can log each run to a file the test reads) tells
 // the runs apart by the source they see.
 
-const BASE = 'export function f(x) {\n  return x + 1;\n}\n';
-const PATCHED = 'export function f(x) {\n  return x + 2;\n}\n';
 const RUNNER = `import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 const src = readFileSync('src/calc.mjs', 'utf8');
 const label = src.includes('SEALGATE_TRACE_FILE') ? 'trace' : src === ${JSON.stringify(PATCHED)} ? 'control' : 'mutant';
@@ -29,28 +23,14 @@ let f = null;
 try { ({ f } = await import('./src/calc.mjs')); } catch {}
 const ok = (fn) => { try { return fn() === true; } catch { return false; } };
 const cases = [['positive', ok(() => f(1) > 0)], ['three', ok(() => f(1) === 3)]];
-const body = cases.map(([n, pass]) => '<testcase classname="calc" name="' + n + '" file="test/calc.test.mjs" time="0.001">' + (pass ? '' : '<failure message="no"/>') + '</testcase>').join('');
-writeFileSync('junit.xml', '<?xml version="1.0"?><testsuites><testsuite name="calc" tests="2">' + body + '</testsuite></testsuites>');
+${REPORT}
 process.exit(cases.every(([, p]) => p) ? 0 : 1);
 `;
-const SYM = 'src/calc.mjs::f';
-const IDS = ['test/calc.test.mjs::calc::positive', 'test/calc.test.mjs::calc::three'];
 
 describe('the first round made beside the sealed run', { concurrency: false }, () => {
-  let repo: { dir: string; dispose: () => void };
+  let repo: ReturnType<typeof standInRepo>;
   let scratch: string;
-  let base: string;
-  const changed = (): Changed => ({
-    base,
-    patch_sha256: '1'.repeat(64),
-    files: [{ path: 'src/calc.mjs', old_path: null, status: 'modified', class: 'production', language: 'javascript' }],
-    changed: [SYM],
-    moved: [],
-    deleted: [],
-    typeOnly: [],
-    uncreditable: [],
-    locations: { [SYM]: { path: 'src/calc.mjs', language: 'javascript', start_line: 1, end_line: 3, changed_lines: [[2, 2]] } },
-  });
+  const changed = () => standInChanged(repo.base);
   let n = 0;
   const logFile = (): string => {
     const p = join(scratch, `log-${++n}.txt`);
@@ -60,7 +40,7 @@ describe('the first round made beside the sealed run', { concurrency: false }, (
   const readLog = (p: string): string[] => readFileSync(p, 'utf8').split('\n').filter((l) => l !== '');
   const options = (log: string, extra: Record<string, string> = {}, cacheDir: string | null = null): AheadOptions => {
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', SG_TEST_LOG: log, ...extra };
-    const sandbox = openBox({ isolation: 'none', bwrap: findBwrap(), env, secrets: readSecrets(repo.dir, env, packageRoot()), path: 'test' });
+    const sandbox = standInBox(repo.dir, env);
     return { workTree: repo.dir, depsFrom: repo.dir, command: ['node', 'runner.mjs'], junit: ['junit.xml'], env, fastEnv: null, sandbox, controlTimeoutMs: 300_000, cacheDir, cacheSalt: 'test' };
   };
   const oracle = async (o: AheadOptions, ahead: AheadRound | null): Promise<OracleResult> => {
@@ -79,9 +59,7 @@ describe('the first round made beside the sealed run', { concurrency: false }, (
   let alone: { r: OracleResult; log: string[] };
 
   before(async () => {
-    repo = makeRepo({ 'src/calc.mjs': BASE, 'runner.mjs': RUNNER, 'test/calc.test.mjs': '// the stand-in runner holds the tests\n', '.gitignore': 'junit.xml\n' });
-    base = git(repo.dir, 'rev-parse', 'HEAD').trim();
-    writeFileSync(join(repo.dir, 'src/calc.mjs'), PATCHED);
+    repo = standInRepo(RUNNER);
     scratch = mkdtempSync(join(tmpdir(), 'sealgate-ahead-'));
     const log = logFile();
     alone = { r: await oracle(options(log), null), log: readLog(log) };

@@ -3,13 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { git, makeRepo } from '../helpers/git.js';
+import { IDS, PATCHED, REPORT, SYM, standInBox, standInChanged, standInRepo } from '../helpers/stand-in.js';
 import { draftSymbols } from '../../src/credit/run.js';
 import { runOracle, type OracleResult } from '../../src/credit/oracle.js';
-import { openBox } from '../../src/sandbox/run.js';
-import { findBwrap, readSecrets } from '../../src/sandbox/host.js';
-import { packageRoot } from '../../src/core/package-root.js';
-import type { Changed } from '../../src/symbols/schema.js';
 
 // The control after the mutants must start after the last judging run has started, with any
 // number of workers. Here the revert runs slowly and survives, so the behavioural mutants it
@@ -18,8 +14,6 @@ import type { Changed } from '../../src/symbols/schema.js';
 // the sandbox so it can log each run to a file the test reads) tells the runs apart by the
 // source they see.
 
-const BASE = 'export function f(x) {\n  return x + 1;\n}\n';
-const PATCHED = 'export function f(x) {\n  return x + 2;\n}\n';
 const RUNNER = `import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 const src = readFileSync('src/calc.mjs', 'utf8');
 const label = src === ${JSON.stringify(PATCHED)} ? 'control' : src.includes('x + 1') && !src.includes('throw') ? 'revert' : 'mutant';
@@ -28,35 +22,20 @@ let f = null;
 try { ({ f } = await import('./src/calc.mjs')); } catch {}
 const ok = (fn) => { try { return fn() === true; } catch { return false; } };
 const cases = [['positive', ok(() => f(1) > 0)], ['three', ok(() => f(1) === 3 || f(1) === 2)]];
-const body = cases.map(([n, pass]) => '<testcase classname="calc" name="' + n + '" file="test/calc.test.mjs" time="0.001">' + (pass ? '' : '<failure message="no"/>') + '</testcase>').join('');
-writeFileSync('junit.xml', '<?xml version="1.0"?><testsuites><testsuite name="calc" tests="2">' + body + '</testsuite></testsuites>');
+${REPORT}
 appendFileSync(process.env.SG_TEST_LOG, label + '\\n');
 process.exit(cases.every(([, p]) => p) ? 0 : 1);
 `;
-const SYM = 'src/calc.mjs::f';
-const IDS = ['test/calc.test.mjs::calc::positive', 'test/calc.test.mjs::calc::three'];
 
 describe('the control after the mutants', { concurrency: false }, () => {
-  let repo: { dir: string; dispose: () => void };
+  let repo: ReturnType<typeof standInRepo>;
   let logs: string;
-  let base: string;
   const oracle = async (workers: number): Promise<{ r: OracleResult; log: string[] }> => {
     const log = join(logs, `log-${workers}.txt`);
     writeFileSync(log, '');
-    const changed: Changed = {
-      base,
-      patch_sha256: '1'.repeat(64),
-      files: [{ path: 'src/calc.mjs', old_path: null, status: 'modified', class: 'production', language: 'javascript' }],
-      changed: [SYM],
-      moved: [],
-      deleted: [],
-      typeOnly: [],
-      uncreditable: [],
-      locations: { [SYM]: { path: 'src/calc.mjs', language: 'javascript', start_line: 1, end_line: 3, changed_lines: [[2, 2]] } },
-    };
-    const { drafts, judged } = await draftSymbols(repo.dir, changed, 4, 'seed-1');
+    const { drafts, judged } = await draftSymbols(repo.dir, standInChanged(repo.base), 4, 'seed-1');
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', SG_TEST_LOG: log };
-    const box = openBox({ isolation: 'none', bwrap: findBwrap(), env, secrets: readSecrets(repo.dir, env, packageRoot()), path: 'test' });
+    const box = standInBox(repo.dir, env);
     const r = await runOracle(drafts, {
       judged, workTree: repo.dir, command: ['node', 'runner.mjs'], junit: ['junit.xml'], env, sandbox: box, controlTimeoutMs: 60_000, baselineMs: 1000, workers, seed: 'seed-1',
       eligible: new Set(IDS), ignore: new Set(), narrow: () => null, narrowTargets: () => null, filesOf: () => ['test/calc.test.mjs'], cacheDir: null, cacheSalt: 'test',
@@ -66,9 +45,7 @@ describe('the control after the mutants', { concurrency: false }, () => {
   let one: Awaited<ReturnType<typeof oracle>>;
   let two: Awaited<ReturnType<typeof oracle>>;
   before(async () => {
-    repo = makeRepo({ 'src/calc.mjs': BASE, 'runner.mjs': RUNNER, 'test/calc.test.mjs': '// the stand-in runner holds the tests\n', '.gitignore': 'junit.xml\n' });
-    base = git(repo.dir, 'rev-parse', 'HEAD').trim();
-    writeFileSync(join(repo.dir, 'src/calc.mjs'), PATCHED);
+    repo = standInRepo(RUNNER);
     logs = mkdtempSync(join(tmpdir(), 'sealgate-after-'));
     one = await oracle(1);
     two = await oracle(2);
