@@ -1173,7 +1173,8 @@ export interface AheadRound {
   readonly cancel: () => Promise<void>;
 }
 
-export type AheadOptions = Pick<OracleOptions, 'workTree' | 'depsFrom' | 'command' | 'junit' | 'env' | 'fastEnv' | 'sandbox' | 'controlTimeoutMs' | 'cacheDir' | 'cacheSalt'>;
+/** What the first round's runs are made with; `workers`: how many at once (1: the control, then the trace), as the credit step's own. */
+export type AheadOptions = Pick<OracleOptions, 'workTree' | 'depsFrom' | 'command' | 'junit' | 'env' | 'fastEnv' | 'sandbox' | 'controlTimeoutMs' | 'cacheDir' | 'cacheSalt'> & { readonly workers?: number };
 
 /** Every input of the first round's runs besides those their cache keys hold: the tree, its dependencies, the reports, the whole environment, the sandbox, the time limit, the cache, and the base copy's byte code (PreparedBase.made, or null). */
 export function aheadKey(o: AheadOptions, prepared: string | null): string {
@@ -1204,7 +1205,11 @@ export function startAhead(plans: readonly SymbolPlan[], o: AheadOptions, prepar
       const env = o.fastEnv ? { ...o.env, ...o.fastEnv } : o.env;
       const out = new Map<string, Cached>();
       const c: RoundRuns = { opts: o, env, key: keyer(o.cacheSalt, o.command, o.fastEnv ? env : null), baseRoot: () => root, scratch: scratch.dir, made: (k, v) => out.set(k, v), signal: stop.signal };
-      await Promise.all([controlRun(c), traceRecord(plans, c)]);
+      if ((o.workers ?? 2) >= 2) await Promise.all([controlRun(c), traceRecord(plans, c)]);
+      else {
+        await controlRun(c);
+        if (!stop.signal.aborted) await traceRecord(plans, c);
+      }
       return stop.signal.aborted ? null : out;
     } catch {
       return null;

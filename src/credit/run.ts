@@ -96,6 +96,8 @@ export interface PreludeRuns {
   readonly cacheDir: string | null;
   /** Its bubblewrap program, when not the default. */
   readonly bwrap?: string;
+  /** Its runs at once (`--workers`); the prelude makes no more than that beside the sealed run. */
+  readonly workers: number;
 }
 
 /** Remove the prelude's copy of the tree, whether or not anything used it (dispose is idempotent). */
@@ -214,6 +216,7 @@ function aheadOptions(repo: string, tree: RunnerTree, config: Config, params: Se
     controlTimeoutMs: config.test.timeoutSeconds * 1000,
     cacheDir: runs.cacheDir,
     cacheSalt: JSON.stringify([digest, changed.patch_sha256, changed.base]),
+    workers: runs.workers,
   };
 }
 

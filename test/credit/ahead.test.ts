@@ -18,12 +18,18 @@ const RUNNER = `import { appendFileSync, readFileSync, writeFileSync } from 'nod
 const src = readFileSync('src/calc.mjs', 'utf8');
 const label = src.includes('SEALGATE_TRACE_FILE') ? 'trace' : src === ${JSON.stringify(PATCHED)} ? 'control' : 'mutant';
 appendFileSync(process.env.SG_TEST_LOG, label + '\\n');
+if (process.env.SG_TEST_EVENTS) {
+  appendFileSync(process.env.SG_TEST_EVENTS, 'start ' + label + '\\n');
+  // Long enough that a second run started beside this one would start before it ends.
+  await new Promise((r) => setTimeout(r, 1500));
+}
 if (process.env.SG_TEST_SLOW === '1') await new Promise((r) => setTimeout(r, 120000));
 let f = null;
 try { ({ f } = await import('./src/calc.mjs')); } catch {}
 const ok = (fn) => { try { return fn() === true; } catch { return false; } };
 const cases = [['positive', ok(() => f(1) > 0)], ['three', ok(() => f(1) === 3)]];
 ${REPORT}
+if (process.env.SG_TEST_EVENTS) appendFileSync(process.env.SG_TEST_EVENTS, 'end ' + label + '\\n');
 process.exit(cases.every(([, p]) => p) ? 0 : 1);
 `;
 
@@ -117,6 +123,14 @@ describe('the first round made beside the sealed run', { concurrency: false }, (
     assert.equal(await a.runs, null);
     assert.equal(await a.made.then((m) => typeof m), 'string');
     assert.deepEqual(readdirSync(cache), []);
+  });
+
+  it('with one worker (runner --workers 1) it makes one run at a time beside the sealed run: the control, then the trace', async () => {
+    const log = logFile();
+    const events = logFile();
+    const a = startAhead((await draftSymbols(repo.dir, changed(), 4, 'seed-1')).drafts, { ...options(log, { SG_TEST_EVENTS: events }), workers: 1 }, null);
+    assert.equal((await a.runs)?.size, 2);
+    assert.deepEqual(readLog(events), ['start control', 'end control', 'start trace', 'end trace']);
   });
 
   it('runs it finds in the cache are not its own: the oracle takes them from the cache', async () => {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import { writeRunnerAttestation } from '../../attest/write.js';
@@ -127,7 +128,8 @@ terminal it is one live line; otherwise a plain line every 10 seconds.
   --expect-base SHA  the full commit id the record's base_commit must be (the pull
                   request's base, as the gate checks it): another base is E_INPUT_INVALID
                   before the policy is read or anything runs
-  --workers N     parallel mutant runs in the credit step (default: the number of cores)
+  --workers N     parallel credit runs: the credit step's, and those beside the sealed
+                  run where the suite keeps to one process (default: the number of cores)
   --no-cache      the credit step neither reads nor writes its mutant result cache
   --quiet         no progress while steps run (the line per step stays)
   --verbose       show every step's own output
@@ -234,7 +236,8 @@ async function runSteps(ctx: CommandContext, shared: RunnerShared, repo: string,
       if (name === 'run' && shared.creditPrelude !== undefined) {
         const credit = await import('../../credit/run.js');
         const bwrap = ctx.env.SEALGATE_BWRAP;
-        shared.creditPrelude.current = credit.startCreditPrelude(repo, shared.tree, shared.policy.config, { env: ctx.env, cacheDir: o.noCache ? null : credit.defaultCacheDir(ctx.env), ...(bwrap !== undefined && bwrap !== '' ? { bwrap } : {}) });
+        const workers = o.workers !== undefined ? Number(o.workers) : availableParallelism();
+        shared.creditPrelude.current = credit.startCreditPrelude(repo, shared.tree, shared.policy.config, { env: ctx.env, cacheDir: o.noCache ? null : credit.defaultCacheDir(ctx.env), workers, ...(bwrap !== undefined && bwrap !== '' ? { bwrap } : {}) });
       }
       const started = ctx.clock().getTime();
       const stop = o.quiet ? () => undefined : heartbeat(ctx, label, k + 1, plan.length, started, 10_000, () => ctx.clock().getTime() - lastLive < 3000);
