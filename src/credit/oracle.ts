@@ -657,7 +657,8 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
   const runFresh = async (_slot: number, files: ReadonlyMap<string, string>, command: readonly string[], env: Readonly<Record<string, string>>, timeoutMs: number, logDir: string): Promise<TestRun> =>
     runTestCommand(baseRoot(), command, opts.junit, env, timeoutMs, logDir, opts.sandbox, { files });
 
-  const runMutant = async (m: Mutant, command: readonly string[], timeoutMs: number, against: readonly string[], slot: number, logDir: string): Promise<MutantRun> => {
+  /** `made`: this very run, made ahead (a probe beside the sealed run, AheadRound), taken instead of running it. */
+  const runMutant = async (m: Mutant, command: readonly string[], timeoutMs: number, against: readonly string[], slot: number, logDir: string, made?: TestRun): Promise<MutantRun> => {
     const k = key(m.id, command, m.edits);
     const hit = readCache(opts.cacheDir, k);
     const open = new Set(against);
@@ -665,7 +666,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       mutantsCached++;
       return { mutant: m, status: hit.status, detail: hit.detail, failed: hit.failed.filter((t) => open.has(t)), ranAgainst: ranOf(hit.status, against, hit.ran), cached: true, command };
     }
-    const run = await runFresh(slot, new Map([[m.path, applyEdits(original(m.path), m.edits)]]), command, env, timeoutMs, logDir);
+    const run = (m.kind === 'probe' ? asMadeWithin(made, timeoutMs) : null) ?? (await runFresh(slot, new Map([[m.path, applyEdits(original(m.path), m.edits)]]), command, env, timeoutMs, logDir));
     mutantsRun++;
     const found = toFailures(run, against, run.cwd, command, opts.filesOf);
     // Invalid is never a kill: a load failure from a mutant the runner could not compile is a crash.
@@ -704,10 +705,14 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     let ahead: AheadRound | null = null;
     let aheadUse: OracleResult['ahead'] = null;
     let aheadRuns: ReadonlyMap<string, Cached> | null = null;
+    let aheadProbes: ReadonlyMap<string, TestRun> | null = null;
     if (opts.ahead !== undefined) {
       ahead = await opts.ahead.catch(() => null);
       const made = ahead === null ? null : await ahead.made;
-      if (ahead !== null && made !== null && made === aheadKey(opts, prepared?.made ?? null)) aheadRuns = await ahead.runs;
+      if (ahead !== null && made !== null && made === aheadKey(opts, prepared?.made ?? null)) {
+        aheadRuns = await ahead.runs;
+        if (aheadRuns !== null) aheadProbes = await ahead.probes;
+      }
       if (aheadRuns === null) await ahead?.cancel();
       aheadUse = aheadRuns !== null ? 'used' : ahead !== null ? 'ended' : null;
     }
@@ -724,14 +729,15 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     const runTrace = (): Promise<Traced> => traceRun(plans, round(), known);
     // Early probes: the control and every probe (whole, against every eligible test: the usable
     // ones are known only after the control) side by side, and no trace.
-    const early = aheadRuns === null && (opts.earlyProbes ?? true) && slots >= 2 && plans.length > 0 && plans.length < slots;
+    // Made ahead, the first round is the one the prelude made: the probes where it made them (earlyAhead), else the trace.
+    const early = (aheadRuns === null || aheadProbes !== null) && (opts.earlyProbes ?? true) && slots >= 2 && plans.length > 0 && plans.length < slots;
     const earlyTimeoutMs = mutantTimeoutMs(opts.baselineMs, opts.baselineMs, opts.timeoutFactor);
     const runEarlyProbes = async (): Promise<Map<string, MutantRun>> => {
       const out = new Map<string, MutantRun>();
       await Promise.all(
         plans.map(async (p, i) => {
           const logDir = mkdtempSync(join(scratch.dir, `probe-${i}-`));
-          out.set(p.symbol, await runMutant(p.probe, opts.command, earlyTimeoutMs, [...opts.eligible].sort(), i + 1, logDir));
+          out.set(p.symbol, await runMutant(p.probe, opts.command, earlyTimeoutMs, [...opts.eligible].sort(), i + 1, logDir, aheadProbes?.get(key(p.probe.id, opts.command, p.probe.edits))));
         }),
       );
       return out;
@@ -1169,6 +1175,13 @@ export interface AheadRound {
   readonly made: Promise<string | null>;
   /** The runs it really made (neither cache hits nor ended ones), by cache key; null when it made none. Never rejects. */
   readonly runs: Promise<ReadonlyMap<string, Cached> | null>;
+  /**
+   * The probes it made whole, as runs (earlyAhead): what the oracle's first round would make
+   * instead of the trace; by cache key (those the cache held it did not make). Kept as runs,
+   * since which tests they show depends on the sealed run's results. Null when it made the
+   * trace instead, or nothing. Never rejects.
+   */
+  readonly probes: Promise<ReadonlyMap<string, TestRun> | null>;
   /** End its runs at once (their results are not wanted) and wait until they are gone. */
   readonly cancel: () => Promise<void>;
 }
@@ -1181,15 +1194,32 @@ export function aheadKey(o: AheadOptions, prepared: string | null): string {
   return JSON.stringify(['sealgate-ahead-v1', o.workTree, o.depsFrom ?? o.workTree, o.command, o.junit, o.env, o.fastEnv ?? null, o.controlTimeoutMs, o.sandbox, o.cacheDir, o.cacheSalt, prepared]);
 }
 
+/** Does the oracle's first round make the probes whole instead of the trace (symbols fewer than workers)? */
+function earlyAhead(symbols: number, workers: number): boolean {
+  return workers >= 2 && symbols > 0 && symbols < workers;
+}
+
 /**
- * Start the first round ahead: the control and the trace of `plans` (drafts do: the trace edits
- * are all it takes of them), on the prepared copy when there is one to wait for (Python: the
- * copy the oracle takes), else on a copy of its own.
+ * A run made ahead, as the oracle's own run with `timeoutMs` would have ended: a timeout when it
+ * took longer; none (run it again) when it was stopped by its own shorter limit first.
+ */
+function asMadeWithin(made: TestRun | undefined, timeoutMs: number): TestRun | null {
+  if (made === undefined) return null;
+  if (made.durationMs > timeoutMs) return { status: 'timeout', detail: `timed out after ${Math.round(timeoutMs)} ms`, durationMs: made.durationMs, cases: [], cwd: made.cwd, trace: null };
+  return made.status === 'timeout' ? null : made;
+}
+
+/**
+ * Start the first round ahead, the one the oracle would make: the control and the trace of
+ * `plans`, or, with fewer symbols than workers, the control and every probe whole (drafts do:
+ * their trace and probe edits are all it takes of them); on the prepared copy when there is one
+ * to wait for (Python: the copy the oracle takes), else on a copy of its own.
  */
 export function startAhead(plans: readonly SymbolPlan[], o: AheadOptions, prepared: Promise<PreparedBase | null> | null): AheadRound {
   const stop = new AbortController();
   let setMade: (m: string | null) => void = () => undefined;
   const made = new Promise<string | null>((r) => (setMade = r));
+  let probeRuns: Map<string, TestRun> | null = null;
   const runs = (async (): Promise<ReadonlyMap<string, Cached> | null> => {
     const scratch = makeScratch();
     try {
@@ -1205,7 +1235,25 @@ export function startAhead(plans: readonly SymbolPlan[], o: AheadOptions, prepar
       const env = o.fastEnv ? { ...o.env, ...o.fastEnv } : o.env;
       const out = new Map<string, Cached>();
       const c: RoundRuns = { opts: o, env, key: keyer(o.cacheSalt, o.command, o.fastEnv ? env : null), baseRoot: () => root, scratch: scratch.dir, made: (k, v) => out.set(k, v), signal: stop.signal };
-      if ((o.workers ?? 2) >= 2) await Promise.all([controlRun(c), traceRecord(plans, c)]);
+      const workers = o.workers ?? 2;
+      if (earlyAhead(plans.length, workers)) {
+        // What the oracle's first round makes here: the control and every probe whole, no trace.
+        const made = new Map<string, TestRun>();
+        probeRuns = made;
+        const probes = async (): Promise<void> => {
+          await Promise.all(
+            plans.map(async (p, i) => {
+              const k = c.key(p.probe.id, o.command, p.probe.edits);
+              if (readCache(o.cacheDir, k)) return;
+              const logDir = mkdtempSync(join(scratch.dir, `probe-${i}-`));
+              const files = new Map([[p.path, applyEdits(readFileSync(join(o.workTree, p.path), 'utf8'), p.probe.edits)] as const]);
+              const run = await runTestCommand(root, o.command, o.junit, env, o.controlTimeoutMs, logDir, o.sandbox, { files, signal: stop.signal });
+              if (!stop.signal.aborted) made.set(k, run);
+            }),
+          );
+        };
+        await Promise.all([controlRun(c), probes()]);
+      } else if (workers >= 2) await Promise.all([controlRun(c), traceRecord(plans, c)]);
       else {
         await controlRun(c);
         if (!stop.signal.aborted) await traceRecord(plans, c);
@@ -1221,6 +1269,7 @@ export function startAhead(plans: readonly SymbolPlan[], o: AheadOptions, prepar
   return {
     made,
     runs,
+    probes: runs.then((r) => (r === null ? null : probeRuns)),
     cancel: async () => {
       stop.abort();
       await runs;

@@ -9,13 +9,14 @@ import { runOracle, startAhead, type AheadOptions } from '../../src/credit/oracl
 import { toScored } from '../../src/credit/score.js';
 import type { Results } from '../../src/runner/results.js';
 
-// Under `sealgate runner` the first control and the trace may run beside the sealed run, while
-// the machine is busy with it; every later run comes after it. Suppose a test could tell the
-// two times apart (the load average, its own speed): it passes in the first control, then
-// fails in every later run, so it "kills" the revert and every mutant. Here it tells them
-// apart for sure: a file on the host (the runs are unsandboxed for it) exists while the first
-// round runs and is gone after. The null mutant and the control after the mutants are made
-// like the mutant runs and fail it too: it earns nothing.
+// Under `sealgate runner` the first round of the credit runs may be made beside the sealed run,
+// while the machine is busy with it: the control and the trace, or (fewer symbols than
+// workers) the control and the probe. Suppose a test could tell those runs from the later ones
+// (the load average, its own speed) and passed only there. Here it tells them apart for sure:
+// a file on the host (the runs are unsandboxed for it) exists while the first round runs and is
+// gone after. With the trace beside the sealed run, the test then fails the probe, every mutant,
+// the null mutant and the control after the mutants: sensitive, it earns nothing. With the probe
+// beside it, it passed the probe: it never reached the symbol, and earns nothing either.
 
 const runner = (flag: string): string => `import { existsSync, writeFileSync } from 'node:fs';
 const busy = existsSync(${JSON.stringify(flag)});
@@ -24,32 +25,39 @@ ${REPORT}
 process.exit(busy ? 0 : 1);
 `;
 
-test('a test that passes only beside the sealed run (in the first round made ahead) and fails in every later run earns nothing', { timeout: 300_000 }, async () => {
-  const host = mkdtempSync(join(tmpdir(), 'sealgate-adv-ahead-'));
-  const flag = join(host, 'busy');
-  const repo = standInRepo(runner(flag));
-  try {
-    const changed = standInChanged(repo.base);
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-    const sandbox = standInBox(repo.dir, env);
-    const o: AheadOptions = { workTree: repo.dir, depsFrom: repo.dir, command: ['node', 'runner.mjs'], junit: ['junit.xml'], env, fastEnv: null, sandbox, controlTimeoutMs: 120_000, cacheDir: null, cacheSalt: 'test' };
-    const { drafts, judged } = await draftSymbols(repo.dir, changed, 4, 'seed-1');
-    writeFileSync(flag, '');
-    const ahead = startAhead(drafts, o, null);
-    await ahead.runs;
-    rmSync(flag);
-    const oracle = await runOracle(drafts, { ...o, judged, ahead: Promise.resolve(ahead), baselineMs: 1000, workers: 2, seed: 'seed-1', eligible: new Set(IDS), ignore: new Set(), narrow: () => null, narrowTargets: () => null, filesOf: () => ['test/calc.test.mjs'] });
-    assert.equal(oracle.ahead, 'used');
-    assert.deepEqual([...oracle.usable].sort(), IDS, 'the first control passed both');
-    assert.deepEqual([...(oracle.after?.failed ?? [])].sort(), IDS, 'the control after the mutants failed both');
-    const results: Results = { runner_job: 'r1', digest: 'abc123', command: ['node', 'runner.mjs'], exit_code: 0, signal: null, timed_out: false, started_at: '2026-01-01T00:00:00Z', ended_at: '2026-01-01T00:00:01Z', junit: [{ path: 'junit.xml', sha256: null, status: 'ok' }], cases: IDS.map((id) => ({ id, file: 'test/calc.test.mjs', suite: 'calc', name: id.split('::').at(-1) as string, status: 'passed' as const, duration_ms: 1 })), sandbox: 'none', cwd: repo.dir };
-    const scored = toScored({ changed, results, digest: 'abc123', runnerJob: 'r1', proposalId: 'p1', verdicts: new Map(IDS.map((t) => [t, { kind: 'property' as const }])), plans: await judged, unsupported: new Map(), baselineProblem: null, oracle });
-    assert.deepEqual(scored.credit.credited, []);
-    assert.deepEqual(scored.credit.missing, [SYM]);
-    const sensitive = (scored.credit.evidence?.[SYM]?.sensitive ?? []).map((s) => s.test).sort();
-    assert.deepEqual(sensitive, IDS, JSON.stringify(scored.credit.evidence?.[SYM]));
-  } finally {
-    repo.dispose();
-    rmSync(host, { recursive: true, force: true });
-  }
-});
+for (const workers of [1, 2]) {
+  test(`a test that passes only beside the sealed run (the first round made ahead, ${workers} worker(s)) and fails in every later run earns nothing`, { timeout: 300_000 }, async () => {
+    const host = mkdtempSync(join(tmpdir(), 'sealgate-adv-ahead-'));
+    const flag = join(host, 'busy');
+    const repo = standInRepo(runner(flag));
+    try {
+      const changed = standInChanged(repo.base);
+      const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+      const sandbox = standInBox(repo.dir, env);
+      const o: AheadOptions = { workTree: repo.dir, depsFrom: repo.dir, command: ['node', 'runner.mjs'], junit: ['junit.xml'], env, fastEnv: null, sandbox, controlTimeoutMs: 120_000, cacheDir: null, cacheSalt: 'test', workers };
+      const { drafts, judged } = await draftSymbols(repo.dir, changed, 4, 'seed-1');
+      writeFileSync(flag, '');
+      const ahead = startAhead(drafts, o, null);
+      await ahead.runs;
+      rmSync(flag);
+      const oracle = await runOracle(drafts, { ...o, judged, ahead: Promise.resolve(ahead), baselineMs: 1000, workers, seed: 'seed-1', eligible: new Set(IDS), ignore: new Set(), narrow: () => null, narrowTargets: () => null, filesOf: () => ['test/calc.test.mjs'] });
+      assert.equal(oracle.ahead, 'used');
+      assert.deepEqual([...oracle.usable].sort(), IDS, 'the first control passed both');
+      const results: Results = { runner_job: 'r1', digest: 'abc123', command: ['node', 'runner.mjs'], exit_code: 0, signal: null, timed_out: false, started_at: '2026-01-01T00:00:00Z', ended_at: '2026-01-01T00:00:01Z', junit: [{ path: 'junit.xml', sha256: null, status: 'ok' }], cases: IDS.map((id) => ({ id, file: 'test/calc.test.mjs', suite: 'calc', name: id.split('::').at(-1) as string, status: 'passed' as const, duration_ms: 1 })), sandbox: 'none', cwd: repo.dir };
+      const scored = toScored({ changed, results, digest: 'abc123', runnerJob: 'r1', proposalId: 'p1', verdicts: new Map(IDS.map((t) => [t, { kind: 'property' as const }])), plans: await judged, unsupported: new Map(), baselineProblem: null, oracle });
+      assert.deepEqual(scored.credit.credited, []);
+      assert.deepEqual(scored.credit.missing, [SYM]);
+      const ev = scored.credit.evidence?.[SYM];
+      if (workers === 1) {
+        assert.deepEqual([...(oracle.after?.failed ?? [])].sort(), IDS, 'the control after the mutants failed both');
+        assert.deepEqual((ev?.sensitive ?? []).map((x) => x.test).sort(), IDS, JSON.stringify(ev));
+      } else {
+        assert.deepEqual(oracle.probes.get(SYM)?.failed, [], 'the probe beside the sealed run failed neither');
+        assert.deepEqual(ev?.reached ?? [], [], JSON.stringify(ev));
+      }
+    } finally {
+      repo.dispose();
+      rmSync(host, { recursive: true, force: true });
+    }
+  });
+}

@@ -85,14 +85,16 @@ describe('the first round made beside the sealed run', { concurrency: false }, (
     const log = logFile();
     const o = options(log);
     const a = await ahead(o);
-    const made = await a.runs;
-    assert.equal(made?.size, 2, 'the control and the trace');
+    // One symbol, two workers: as the oracle would, the control and the probe whole, no trace.
+    assert.equal((await a.runs)?.size, 1, 'the control');
+    assert.equal((await a.probes)?.size, 1, 'the probe');
     const beside = readLog(log);
-    assert.deepEqual([...beside].sort(), ['control', 'trace']);
+    assert.deepEqual([...beside].sort(), ['control', 'mutant']);
     const r = await oracle(o, a);
     const later = readLog(log).slice(beside.length);
     assert.equal(r.ahead, 'used');
     assert.ok(!later.includes('trace'), later.join(' '));
+    assert.equal(r.probes.get(SYM)?.failed.length, 2, 'the probe made ahead reached both tests');
     assert.deepEqual(later.filter((l) => l === 'control'), ['control'], `only the control after the mutants: ${later.join(' ')}`);
     assert.equal(later.at(-1), 'control');
     assert.deepEqual(view(r), view(alone.r));
@@ -125,6 +127,20 @@ describe('the first round made beside the sealed run', { concurrency: false }, (
     assert.deepEqual(readdirSync(cache), []);
   });
 
+  it('made with two workers and taken by an oracle with one: its control is taken, and the oracle makes the trace (its own first round) itself', async () => {
+    const log = logFile();
+    const o = options(log);
+    const a = await ahead(o);
+    await a.runs;
+    const seen = readLog(log).length;
+    const { drafts, judged } = await draftSymbols(repo.dir, changed(), 4, 'seed-1');
+    const r = await runOracle(drafts, { ...o, judged, baselineMs: 1000, workers: 1, seed: 'seed-1', eligible: new Set(IDS), ignore: new Set(), narrow: () => null, narrowTargets: () => null, filesOf: () => ['test/calc.test.mjs'], ahead: Promise.resolve(a) });
+    const later = readLog(log).slice(seen);
+    assert.equal(r.ahead, 'used');
+    assert.equal(later[0], 'trace', later.join(' '));
+    assert.deepEqual(view(r), view(alone.r));
+  });
+
   it('with one worker (runner --workers 1) it makes one run at a time beside the sealed run: the control, then the trace', async () => {
     const log = logFile();
     const events = logFile();
@@ -138,14 +154,18 @@ describe('the first round made beside the sealed run', { concurrency: false }, (
     const log = logFile();
     const o = options(log, {}, cache);
     const first = await ahead(o);
-    assert.equal((await first.runs)?.size, 2);
+    assert.equal((await first.runs)?.size, 1);
+    // The control is cached by the prelude's run; the probe by the oracle that takes it.
+    assert.equal((await oracle(o, first)).ahead, 'used');
     const second = await ahead(o);
-    assert.equal((await second.runs)?.size, 0, 'both were cache hits');
+    assert.equal((await second.runs)?.size, 0, 'the control was a cache hit');
+    assert.equal((await second.probes)?.size, 0, 'so was the probe');
     const seen = readLog(log).length;
     const r = await oracle(o, second);
     assert.equal(r.ahead, 'used');
     assert.equal(r.control.cached, true);
-    assert.ok(!readLog(log).slice(seen).includes('trace'));
+    assert.equal(r.probes.get(SYM)?.cached, true);
     assert.ok(existsSync(cache));
+    assert.deepEqual(readLog(log).slice(seen), [], 'every run came from the cache');
   });
 });
