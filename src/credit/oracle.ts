@@ -108,7 +108,7 @@ export interface OracleOptions {
   readonly precompile?: boolean;
   /** The copy with its byte code made ahead (PreparedBase), or null; used only when made from the very same inputs. */
   readonly prepared?: Promise<PreparedBase | null>;
-  /** The control and the trace made ahead (startAhead), or null; taken only when made from the very same inputs (aheadKey), else ended. */
+  /** The first round made ahead (startAhead), or null; taken only when made from the very same inputs (aheadKey), else ended. */
   readonly ahead?: Promise<AheadRound | null>;
   /** Wall-clock limit for the unmutated control run. */
   readonly controlTimeoutMs: number;
@@ -729,8 +729,8 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     const runTrace = (): Promise<Traced> => traceRun(plans, round(), known);
     // Early probes: the control and every probe (whole, against every eligible test: the usable
     // ones are known only after the control) side by side, and no trace.
-    // Made ahead, the first round is the one the prelude made: the probes where it made them (earlyAhead), else the trace.
-    const early = (aheadRuns === null || aheadProbes !== null) && (opts.earlyProbes ?? true) && slots >= 2 && plans.length > 0 && plans.length < slots;
+    // Made ahead, the first round is the one the prelude made: the probes where it made them (earlyRound), else the trace.
+    const early = (aheadRuns === null || aheadProbes !== null) && (opts.earlyProbes ?? true) && earlyRound(plans.length, slots);
     const earlyTimeoutMs = mutantTimeoutMs(opts.baselineMs, opts.baselineMs, opts.timeoutFactor);
     const runEarlyProbes = async (): Promise<Map<string, MutantRun>> => {
       const out = new Map<string, MutantRun>();
@@ -1091,7 +1091,7 @@ function keyer(salt: string, command: readonly string[], env: Readonly<Record<st
   return (what, selection, edits) => sha256Hex(JSON.stringify(['sealgate-credit-v4', salt, what, sha256Hex(JSON.stringify(edits)), selection ?? command, env]));
 }
 
-/** What the first round's two runs (the control and the trace) are made with. */
+/** What the first round's control and trace are made with. */
 interface RoundRuns {
   readonly opts: Pick<OracleOptions, 'workTree' | 'command' | 'junit' | 'controlTimeoutMs' | 'sandbox' | 'cacheDir'>;
   readonly env: Readonly<Record<string, string>>;
@@ -1165,8 +1165,8 @@ async function traceRun(plans: readonly SymbolPlan[], c: RoundRuns, known: Reado
 }
 
 /**
- * The oracle's first round (the control and the trace) made by the credit prelude while the
- * sealed run goes on: no input of these two runs is a test result. The oracle takes their
+ * The oracle's first round (the control, and the trace or the probes) made by the credit prelude
+ * while the sealed run goes on: no input of these runs is a test result. The oracle takes their
  * results as its own runs only when it would make the very same runs (`made`, aheadKey, the
  * base copy included), and ends them otherwise (`cancel`).
  */
@@ -1176,7 +1176,7 @@ export interface AheadRound {
   /** The runs it really made (neither cache hits nor ended ones), by cache key; null when it made none. Never rejects. */
   readonly runs: Promise<ReadonlyMap<string, Cached> | null>;
   /**
-   * The probes it made whole, as runs (earlyAhead): what the oracle's first round would make
+   * The probes it made whole, as runs (earlyRound): what the oracle's first round would make
    * instead of the trace; by cache key (those the cache held it did not make). Kept as runs,
    * since which tests they show depends on the sealed run's results. Null when it made the
    * trace instead, or nothing. Never rejects.
@@ -1195,7 +1195,7 @@ export function aheadKey(o: AheadOptions, prepared: string | null): string {
 }
 
 /** Does the oracle's first round make the probes whole instead of the trace (symbols fewer than workers)? */
-function earlyAhead(symbols: number, workers: number): boolean {
+function earlyRound(symbols: number, workers: number): boolean {
   return workers >= 2 && symbols > 0 && symbols < workers;
 }
 
@@ -1236,10 +1236,10 @@ export function startAhead(plans: readonly SymbolPlan[], o: AheadOptions, prepar
       const out = new Map<string, Cached>();
       const c: RoundRuns = { opts: o, env, key: keyer(o.cacheSalt, o.command, o.fastEnv ? env : null), baseRoot: () => root, scratch: scratch.dir, made: (k, v) => out.set(k, v), signal: stop.signal };
       const workers = o.workers ?? 2;
-      if (earlyAhead(plans.length, workers)) {
+      if (earlyRound(plans.length, workers)) {
         // What the oracle's first round makes here: the control and every probe whole, no trace.
-        const made = new Map<string, TestRun>();
-        probeRuns = made;
+        const probesMade = new Map<string, TestRun>();
+        probeRuns = probesMade;
         const probes = async (): Promise<void> => {
           await Promise.all(
             plans.map(async (p, i) => {
@@ -1248,7 +1248,7 @@ export function startAhead(plans: readonly SymbolPlan[], o: AheadOptions, prepar
               const logDir = mkdtempSync(join(scratch.dir, `probe-${i}-`));
               const files = new Map([[p.path, applyEdits(readFileSync(join(o.workTree, p.path), 'utf8'), p.probe.edits)] as const]);
               const run = await runTestCommand(root, o.command, o.junit, env, o.controlTimeoutMs, logDir, o.sandbox, { files, signal: stop.signal });
-              if (!stop.signal.aborted) made.set(k, run);
+              if (!stop.signal.aborted) probesMade.set(k, run);
             }),
           );
         };

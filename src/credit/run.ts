@@ -81,8 +81,8 @@ export interface CreditPrelude {
    */
   readonly based: Promise<PreparedBase | null>;
   /**
-   * The oracle's first round (the control and the trace) started on the drafts while the sealed
-   * run goes on (startAhead), when the caller said how the credit step's runs are made
+   * The oracle's first round (the control, and the trace or the probes) started on the drafts
+   * while the sealed run goes on (startAhead), when the caller said how the credit step's runs are made
    * (PreludeRuns); the oracle takes it only when made from the very inputs it would use.
    */
   readonly ahead: Promise<AheadRound | null>;
@@ -182,8 +182,8 @@ export function startCreditPrelude(repo: string, tree: RunnerTree, config: Confi
       }
     });
     based.catch(() => undefined);
-    // The control and the trace need no test result either: where the sealed run keeps to one
-    // process (runsInOneProcess), they start on the drafts and run beside it, on the idle cores.
+    // The oracle's first round needs no test result either: where the sealed run keeps to one
+    // process (runsInOneProcess), it starts on the drafts and runs beside it, on the idle cores.
     const ahead = runs === undefined || config.test.junit.length === 0 || !runsInOneProcess(command) ? Promise.resolve(null) : drafted.then((d) => (d.drafts.length === 0 ? null : startAhead(d.drafts, aheadOptions(repo, tree, config, params, changed, runs), d.drafts.some((p) => p.path.endsWith('.py')) ? based : null)));
     ahead.catch(() => undefined);
     return { args, drafted, based, ahead };
@@ -199,6 +199,16 @@ function creditRunEnv(callerEnv: Readonly<Record<string, string | undefined>>, p
   return { plan, env: { ...pinnedEnv(callerEnv, { seed: params.seed, clock: params.clock, locale: params.locale, digest }, plan, config.test.env), PYTHONDONTWRITEBYTECODE: '1' } };
 }
 
+/** The variables that skip work no test outcome depends on (judgingEnvFor), for the tree's files. */
+function fastEnvFor(command: readonly string[], config: Config, treeFiles: readonly string[]): JudgingEnv | null {
+  return judgingEnvFor(command, config.test.env, (rel) => treeFiles.includes(rel));
+}
+
+/** What binds a cached credit run to its proposal: the sealed digest, the patch, the base. */
+function creditCacheSalt(digest: string, patchSha: string, base: string): string {
+  return JSON.stringify([digest, patchSha, base]);
+}
+
 /** The first round's inputs as the credit step will compute them, from the sealed digest it will verify (digest.txt). */
 function aheadOptions(repo: string, tree: RunnerTree, config: Config, params: SealParams, changed: Changed, runs: PreludeRuns): AheadOptions {
   const digest = readBoundedFile(layoutPath(repo, 'digest'), 1024, LAYOUT.digest).toString('utf8').trim();
@@ -211,11 +221,11 @@ function aheadOptions(repo: string, tree: RunnerTree, config: Config, params: Se
     command,
     junit: config.test.junit,
     env,
-    fastEnv: judgingEnvFor(command, config.test.env, (rel) => treeFiles.includes(rel))?.env ?? null,
+    fastEnv: fastEnvFor(command, config, treeFiles)?.env ?? null,
     sandbox: openCreditBox({ repo, config, env: runs.env, cacheDir: runs.cacheDir, clock: plan, ...(runs.bwrap !== undefined ? { bwrap: runs.bwrap } : {}) }),
     controlTimeoutMs: config.test.timeoutSeconds * 1000,
     cacheDir: runs.cacheDir,
-    cacheSalt: JSON.stringify([digest, changed.patch_sha256, changed.base]),
+    cacheSalt: creditCacheSalt(digest, changed.patch_sha256, changed.base),
     workers: runs.workers,
   };
 }
@@ -602,7 +612,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   try {
     if (drafts.length > 0 && eligible.size > 0) {
       const command = cheapCommand(results.command);
-      fast = judgingEnvFor(command, opts.config.test.env, (rel) => treeFiles.includes(rel));
+      fast = fastEnvFor(command, opts.config, treeFiles);
       oracle = await runOracle(drafts, {
         judged,
         workTree: root,
@@ -626,7 +636,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
         narrowTargets: (targets) => narrowCommand(command, targets),
         testsOfTargets: testsOfTargetsFor(caseSources, namedCases, detectRunner(command)),
         cacheDir,
-        cacheSalt: JSON.stringify([digest, patchSha, changed.base]),
+        cacheSalt: creditCacheSalt(digest, patchSha, changed.base),
         ...(opts.progress ? { progress: opts.progress } : {}),
         // A prelude that failed to make its copy leaves the oracle to make its own, as without one.
         ...(fromPrelude !== null ? { prepared: fromPrelude.based.catch(() => null), ahead: fromPrelude.ahead } : {}),

@@ -36,10 +36,10 @@ for (const kind of Object.keys(PROJECTS) as (keyof typeof PROJECTS)[]) {
       assert.equal(p.exit, 0, p.stderr);
       const r = await a.cli(['runner', '--repo', a.dir, '--runner-job', RUNNER, '--seed', '42', '--now', NOW, '--workers', '1', '--verbose']);
       assert.equal(r.stdout, 'ALLOW\n', r.stderr);
-      // pytest keeps to one process: the first control and the trace ran beside the sealed run,
+      // pytest keeps to one process: the first round of credit runs went beside the sealed run,
       // and the credit step took them (made from the very inputs it uses). The others' own
       // workers keep the cores busy: nothing runs beside them.
-      if (kind === 'pytest') assert.match(r.stderr, /credit: the first control and the trace ran beside the sealed run/);
+      if (kind === 'pytest') assert.match(r.stderr, /credit: the first round of runs \(the control, with the trace or the probes\) ran beside the sealed run/);
       else assert.doesNotMatch(r.stderr, /beside the sealed run/);
       const results = JSON.parse(readFileSync(join(a.dir, LAYOUT.results), 'utf8')) as { cases: { id: string; file: string | null; status: string }[] };
       assert.ok(results.cases.length >= 2, JSON.stringify(results.cases));

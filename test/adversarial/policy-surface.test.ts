@@ -17,6 +17,10 @@ const SCENARIOS: { name: string; edits: () => Record<string, string | null>; bas
   { name: 'the test command is replaced by a script that writes its own JUnit', edits: () => ({ 'sealgate.config.json': asConfig({ ...config, test: { ...config.test, command: ['node', 'fake-junit.mjs'] } }), 'fake-junit.mjs': "import { writeFileSync } from 'node:fs';\nwriteFileSync('junit.xml', '<testsuites/>');\n" }), reason: /sealgate\.config\.json/ },
   { name: 'the mutant budget is lowered', edits: () => ({ 'sealgate.config.json': asConfig({ ...config, credit: { mutantBudget: 1 } }) }), reason: /sealgate\.config\.json/ },
   { name: 'a test-runner config is added (tsconfig paths redirect the tests to another module)', edits: () => ({ 'tsconfig.json': '{ "compilerOptions": { "paths": { "../src/pricing.js": ["./stub.ts"] } } }\n' }), reason: /tsconfig\.json, a policy file \(matches "tsconfig\*\.json"\)/ },
+  // With ts-jest 29.3 and later, `isolatedModules: true` in tsconfig.json makes sealgate skip the
+  // type check of TS mutants (tsJestTranspilesOnly): neither file may be changed to steer that.
+  { name: 'tsconfig.json is given isolatedModules, to switch the type check of the mutants off', edits: () => ({ 'tsconfig.json': '{ "compilerOptions": { "isolatedModules": true } }\n' }), reason: /tsconfig\.json, a policy file \(matches "tsconfig\*\.json"\)/ },
+  { name: 'a jest config points ts-jest at another tsconfig (one that type-checks) behind tsconfig.json', edits: () => ({ 'jest.config.js': "module.exports = require('./jest.shared.js');\n", 'jest.shared.js': "module.exports = { transform: { '^.+\\\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.strict.json' }] } };\n" }), reason: /jest\.config\.js, a policy file \(matches "jest\.config\.\*"\)/ },
   { name: 'an .npmrc is added', edits: () => ({ '.npmrc': 'node-options=--require ./hook.cjs\n' }), reason: /adds \.npmrc, a policy file/ },
   {
     // A package installed from the tree: pytest loads its pytest11 entry point as a plugin (python -m pytest puts the root on sys.path), a conftest under another name.

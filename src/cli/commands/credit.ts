@@ -143,7 +143,7 @@ Exit: 0 PASS, 1 E_CREDIT_MISSING or a refusal (its code on stdout), 2 bad argume
     if (s.typeCheckStalled !== null) ctx.stderr(`credit: ${s.typeCheckStalled}\n`);
     const bc = s.bytecode;
     if (bc) ctx.stderr(bc.skipped === null ? `credit: byte code for the Python files no run changes was made before the runs (${bc.files} file(s), ${bc.rewritten} of them pytest's rewritten test modules); every run found the same, none for a changed file\n` : `credit: no byte code was made before the runs: ${bc.skipped}\n`);
-    if (s.ahead === 'used') ctx.stderr('credit: the first control and the trace ran beside the sealed run (sealgate runner), made as the credit step makes them\n');
+    if (s.ahead === 'used') ctx.stderr('credit: the first round of runs (the control, with the trace or the probes) ran beside the sealed run (sealgate runner), made as the credit step makes them\n');
     if (s.ahead === 'ended') ctx.stderr('credit: the control and the trace started beside the sealed run were made from other inputs than this step uses, so they were ended and made again\n');
     const fe = s.fastEnvDetail;
     if (s.fastEnv === 'kept' && fe) ctx.stderr(`credit: in the credit runs ${fe.skips} (${fe.vars.join(', ')}): the first control passed every test the sealed run passed\n`);

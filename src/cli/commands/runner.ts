@@ -232,7 +232,7 @@ async function runSteps(ctx: CommandContext, shared: RunnerShared, repo: string,
     for (const [k, [label, name, argv]] of plan.entries()) {
       // The credit step's mutants are drafted and checked (seconds of TypeScript where the runner
       // type-checks) while the sealed run goes on: they need the tree, the seal and changed.json, no test result.
-      // So are its control and trace runs, made as the credit step will make them (its cache, its bubblewrap).
+      // So is the oracle's first round, made as the credit step will make it (its cache, its bubblewrap, its workers).
       if (name === 'run' && shared.creditPrelude !== undefined) {
         const credit = await import('../../credit/run.js');
         const bwrap = ctx.env.SEALGATE_BWRAP;
