@@ -9,7 +9,8 @@
 // Per commit and variant (`fix`: the real commit; `sabotage`: its regression test weakened):
 // a fresh repository at the parent with the project's dependencies linked in, a sealgate
 // config committed there (the base), the patch in patches/001.diff, then the bench's own
-// checks (plain runs of the suite on the patched tree: one to warm up, then the median of
+// checks (plain runs of the suite on the patched tree, without NODE_EXTRA_CA_CERTS as
+// sealgate's own runs are: one to warm up, then the median of
 // CREDIT_REAL_PLAIN_RUNS timed ones, default 3; the production change put
 // back, the suite again: do the patch's tests fail?), then `sealgate propose`,
 // `sealgate runner` (timed) and `sealgate verify`. Sabotaged and untested commits also run
@@ -301,10 +302,22 @@ function sh(cmd, args, cwd, env, allowFail = false) {
 const git = (cwd, env, ...args) => sh('git', args, cwd, env).stdout;
 
 /** Runs the project's test command once; its JUnit cases, exit status and wall time. */
+/**
+ * The plain run's environment: the caller's, without NODE_EXTRA_CA_CERTS. sealgate's runs never
+ * pass it to a test (an allowlist: src/runner/env.ts), and it costs every Node process of the
+ * suite about 80 ms here (the main one and each worker): left in, it would pad the plain run
+ * and flatter the ratio.
+ */
+export function plainEnv(env) {
+  const out = { ...env };
+  delete out.NODE_EXTRA_CA_CERTS;
+  return out;
+}
+
 function runSuite(project, cwd, env) {
   for (const j of project.test.junit) rmSync(join(cwd, j), { force: true });
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(project.test.command[0], project.test.command.slice(1), { cwd, env, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024, timeout: (project.test.timeoutSeconds ?? 600) * 1000 });
+  const r = spawnSync(project.test.command[0], project.test.command.slice(1), { cwd, env: plainEnv(env), encoding: 'utf8', maxBuffer: 512 * 1024 * 1024, timeout: (project.test.timeoutSeconds ?? 600) * 1000 });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   if (r.error && r.error.code !== 'ETIMEDOUT') throw new HarnessError(`${project.test.command.join(' ')}: ${r.error.message}`);
   const cases = [];

@@ -1,3 +1,4 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import { sha256Hex } from '../core/ids.js';
 
 /** One text edit: replace [start, end) of the file with `text`. */
@@ -62,6 +63,77 @@ export function revertMutant(span: { readonly symbol: string; readonly path: str
 export interface NullPart {
   readonly label: string;
   readonly edits: readonly Edit[];
+  /** For a renamed local: its name before (a real mutant whose own text holds it cannot carry the rename). */
+  readonly renames?: string;
+}
+
+/**
+ * The words a symbol's null changes are written with: the comment's text and the renamed
+ * local's suffix. Drawn from a key the tests never see (noiseFor), so no fixed text marks a
+ * null mutant: with `/* sealgate *\/` in every null, a test could pass every null run by
+ * spotting it and fail every real one by a pinned hash (test/adversarial/null-marker.test.ts).
+ */
+export interface Noise {
+  readonly word: string;
+  readonly suffix: string;
+}
+
+/** A fresh noise key (64 hex digits): what a credit step uses when it keeps no cache. */
+export function randomNoiseKey(): string {
+  return randomBytes(32).toString('hex');
+}
+
+/** The noise of one symbol under a key: lower-case letters from HMAC-SHA-256(key, symbol). */
+export function noiseFor(key: string, symbol: string): Noise {
+  const h = createHmac('sha256', key).update(`sealgate-noise\u0000${symbol}`).digest();
+  const letters = (from: number, n: number): string => Array.from(h.subarray(from, from + n), (b) => String.fromCharCode(97 + (b % 26))).join('');
+  return { word: letters(0, 8), suffix: letters(8, 6) };
+}
+
+/** Does `text` hold `name` as a whole word, not after a lone dot (a property or an attribute of that name is another thing; a spread `...name` is the name)? */
+export function holdsName(text: string, name: string): boolean {
+  const re = new RegExp(`(?<!(?<!\\.)\\.\\s*)(?<![\\w$])${name.replace(/[$]/g, '\\$')}(?![\\w$])`, 'u');
+  return re.test(text);
+}
+
+/**
+ * A real mutant (its revert or a behavioural one) carrying its symbol's null changes as well,
+ * so that a null run differs from a real one only by what the real one changes: no comment,
+ * no-op statement, line break or renamed local marks the null (a test that passed whenever it
+ * saw one and failed on every other change would "kill" the real mutants and pass the nulls:
+ * test/adversarial/null-camouflage.test.ts). `text` is the file the edits apply to. Where the
+ * mutant replaces a range holding the renamed local, the rename goes into its text too when
+ * that text holds the range's own text (a return value or a condition wrapped: the last such
+ * place), and otherwise goes with the text it stood in (a statement deleted, the base version
+ * put back). Null when the mutant cannot carry every part: its text still names the local (the
+ * rename would miss it), or a part falls inside a range it replaces.
+ */
+export function camouflage(m: Mutant, noise: readonly NullPart[], text: string): Mutant | null {
+  if (noise.length === 0) return m;
+  const replaced = m.edits.filter((e) => e.end > e.start);
+  const within = (r: Edit, e: Edit): boolean => r.start <= e.start && e.end <= r.end;
+  let own: readonly Edit[] = m.edits;
+  const parts: Edit[][] = [];
+  for (const p of noise) {
+    if (p.renames === undefined) {
+      parts.push([...p.edits]);
+      continue;
+    }
+    const from = p.renames;
+    own = own.map((r) => {
+      if (r.end <= r.start) return r;
+      const inner = p.edits.filter((e) => within(r, e));
+      const orig = text.slice(r.start, r.end);
+      const at = r.text.lastIndexOf(orig);
+      if (inner.length === 0 || at < 0) return r;
+      const renamed = applyEdits(orig, inner.map((e) => ({ start: e.start - r.start, end: e.end - r.start, text: e.text })));
+      return { ...r, text: r.text.slice(0, at) + renamed + r.text.slice(at + orig.length) };
+    });
+    if (own.some((e) => holdsName(e.text, from))) return null;
+    parts.push(p.edits.filter((e) => !replaced.some((r) => within(r, e))));
+  }
+  const edits = combineEdits([own, ...parts]);
+  return edits === null ? null : { ...m, edits };
 }
 
 /**
@@ -98,7 +170,14 @@ function listed(labels: readonly string[]): string {
  * test it runs, so the symbol earns nothing: it fails closed).
  */
 export function nullMutant(span: { readonly symbol: string; readonly path: string; readonly startLine: number }, parts: readonly NullPart[], valid: (edits: readonly Edit[]) => boolean): Mutant {
-  const make = (chosen: readonly NullPart[], edits: readonly Edit[]): Mutant => ({
+  return nullWithParts(span, parts, valid).mutant;
+}
+
+/** nullMutant, with the parts it chose (the noise every real mutant of the symbol carries too: camouflage). */
+export function nullWithParts(span: { readonly symbol: string; readonly path: string; readonly startLine: number }, parts: readonly NullPart[], valid: (edits: readonly Edit[]) => boolean): { mutant: Mutant; parts: readonly NullPart[] } {
+  const make = (chosen: readonly NullPart[], edits: readonly Edit[]): { mutant: Mutant; parts: readonly NullPart[] } => ({
+    parts: chosen,
+    mutant: {
     id: `${span.symbol}#null`,
     symbol: span.symbol,
     path: span.path,
@@ -107,6 +186,7 @@ export function nullMutant(span: { readonly symbol: string; readonly path: strin
     line: span.startLine,
     description: `null: ${listed(chosen.map((p) => p.label))} added`,
     edits,
+    },
   });
   for (let size = parts.length; size > 0; size--) {
     for (const chosen of subsets(parts, size)) {
@@ -179,6 +259,8 @@ export interface SymbolMutants {
   readonly candidates: readonly Mutant[];
   /** The one null mutant: bytes change, behaviour does not (a no-op statement, a comment, layout, a renamed local, all at once). */
   readonly nulls: readonly Mutant[];
+  /** The null mutant's parts: every real mutant carries them too (camouflage); the candidates already do. */
+  readonly noise: readonly NullPart[];
   /** Function bodies were found for the symbol (false: a module or class-level symbol). */
   readonly hasBody: boolean;
 }

@@ -3,7 +3,7 @@ import { getParser } from '../symbols/treesitter.js';
 import type { SymbolChange } from './change.js';
 import { touchesChange } from './change.js';
 import type { Edit, MutantCategory, NullPart, Site } from './mutant.js';
-import { applyEdits, freshName, isModuleSymbol, nullMutant, probeMutant, toMutants, type SymbolMutants, type SymbolSpan } from './mutant.js';
+import { applyEdits, camouflage, freshName, holdsName, isModuleSymbol, noiseFor, nullWithParts, probeMutant, randomNoiseKey, toMutants, type Mutant, type Noise, type SymbolMutants, type SymbolSpan } from './mutant.js';
 
 const PROBE = "raise RuntimeError('sealgate-probe')";
 
@@ -74,12 +74,13 @@ const SEES_NAMES = /\b(?:locals|vars|eval|exec|globals|_getframe|currentframe)\s
 /**
  * The renamed-local null mutant: the first name bound by a plain assignment (`x = …`) in a
  * function body, renamed with a fresh name everywhere it occurs in that body as a name (not
- * an attribute, not a keyword argument). Never a parameter (callers may pass it by keyword).
+ * an attribute, not a keyword argument), as the old name and the noise's suffix. Never a
+ * parameter (callers may pass it by keyword), nor a name in `avoid` (the revert's texts).
  * Null when the body can see its names (`locals()`, `f"{x=}"` and the like), binds the name
  * otherwise too (`global`, `nonlocal`, an import, a nested def or class, a `match`), or the
  * result does not parse.
  */
-function renameLocalPy(text: string, bodies: readonly Node[], parses: (t: string) => boolean): { from: string; to: string; edits: Edit[] } | null {
+function renameLocalPy(text: string, bodies: readonly Node[], parses: (t: string) => boolean, suffix: string, avoid: readonly string[]): { from: string; to: string; edits: Edit[] } | null {
   for (const b of bodies) {
     if (SEES_NAMES.test(b.text)) continue;
     const fn = b.parent;
@@ -100,10 +101,10 @@ function renameLocalPy(text: string, bodies: readonly Node[], parses: (t: string
       } else if (n.type === 'keyword_argument') continue;
       else for (const id of n.descendantsOfType(['identifier', 'dotted_name'])) if (id) blocked.add(id.text.split('.')[0] ?? id.text);
     }
-    const assigned = b.descendantsOfType('assignment').map((a) => a?.childForFieldName('left')).find((l) => l?.type === 'identifier' && !blocked.has(l.text));
+    const assigned = b.descendantsOfType('assignment').map((a) => a?.childForFieldName('left')).find((l) => l?.type === 'identifier' && !blocked.has(l.text) && !avoid.some((t) => holdsName(t, l.text)));
     if (!assigned) continue;
     const from = assigned.text;
-    const to = freshName(text, `sealgate_local_${from}`);
+    const to = freshName(text, `${from}_${suffix}`);
     const edits: Edit[] = [];
     for (const id of b.descendantsOfType('identifier')) {
       if (id?.text !== from) continue;
@@ -118,7 +119,7 @@ function renameLocalPy(text: string, bodies: readonly Node[], parses: (t: string
 }
 
 /** Mutants of one symbol in a Python file. */
-export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolChange): Promise<SymbolMutants> {
+export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolChange, noise: Noise = noiseFor(randomNoiseKey(), span.symbol)): Promise<SymbolMutants> {
   const parser = await getParser('python');
   const tree = parser.parse(text);
   if (!tree) throw new Error(`tree-sitter could not parse ${span.path}`);
@@ -176,11 +177,11 @@ export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolCh
     };
     // A comment on a body that shares its `def` line goes at the end of that body (at its
     // entry it would swallow the rest of the line).
-    const commentEdits = entryEdits('# sealgate').map((e, i): Edit => {
+    const commentEdits = entryEdits(`# ${noise.word}`).map((e, i): Edit => {
       const b = hasBody ? bodies[i] : undefined;
       if (b === undefined || b.startPosition.row !== b.parent?.startPosition.row) return e;
       const end = idx(b.endIndex);
-      return { start: end, end, text: '  # sealgate' };
+      return { start: end, end, text: `  # ${noise.word}` };
     });
     // The null parts (insertions at one place are joined in this order).
     const parts: NullPart[] = [
@@ -188,11 +189,13 @@ export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolCh
       { label: 'a comment', edits: commentEdits },
       { label: 'a no-op expression', edits: entryEdits('()') },
     ];
-    const renamed = renameLocalPy(text, bodies, parses);
-    if (renamed !== null) parts.push({ label: `a renamed local (${renamed.from} -> ${renamed.to})`, edits: renamed.edits });
+    // Never a local the revert's own text names: the revert carries the rename too (camouflage).
+    const renamed = renameLocalPy(text, bodies, parses, noise.suffix, (change?.revert ?? []).map((e) => e.text));
+    if (renamed !== null) parts.push({ label: `a renamed local (${renamed.from} -> ${renamed.to})`, edits: renamed.edits, renames: renamed.from });
     // Checked by parsing only where the unmutated file parses (tree-sitter may not know all of its syntax).
     const checkable = parses(text);
-    const nulls = [nullMutant(span, parts, (edits) => !checkable || parses(applyEdits(text, edits)))];
+    const chosen = nullWithParts(span, parts, (edits) => !checkable || parses(applyEdits(text, edits)));
+    const nulls = [chosen.mutant];
 
     const inChanged = (n: Node): boolean => span.changedLines.some(([a, b]) => line(n) >= a && endLine(n) <= b);
     const sites: Site[] = [];
@@ -278,7 +281,11 @@ export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolCh
     };
     for (const b of bodies) visit(b, true);
     if (!hasBody) visit(tree.rootNode, false);
-    const candidates = toMutants(span.symbol, span.path, sites).filter((m) => {
+    // Each carries the null's changes too (a mutant that cannot is left out), so only its own change tells it from the null.
+    const candidates = toMutants(span.symbol, span.path, sites)
+      .map((m) => camouflage(m, chosen.parts, text))
+      .filter((m): m is Mutant => {
+      if (m === null) return false;
       // A mutant that does not parse is discarded before it runs.
       const t = parser.parse(applyEdits(text, m.edits));
       if (!t) return false;
@@ -288,7 +295,7 @@ export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolCh
         t.delete();
       }
     });
-    return { probe, trace, candidates, nulls, hasBody };
+    return { probe, trace, candidates, nulls, noise: chosen.parts, hasBody };
   } finally {
     tree.delete();
   }

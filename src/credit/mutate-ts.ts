@@ -3,7 +3,7 @@ import type * as TS from 'typescript';
 import type { SymbolChange } from './change.js';
 import { touchesChange } from './change.js';
 import type { Edit, MutantCategory, NullPart, Site } from './mutant.js';
-import { applyEdits, freshName, isModuleSymbol, nullMutant, probeMutant, toMutants, type SymbolMutants, type SymbolSpan } from './mutant.js';
+import { applyEdits, camouflage, freshName, holdsName, isModuleSymbol, noiseFor, nullWithParts, probeMutant, randomNoiseKey, toMutants, type Mutant, type Noise, type SymbolMutants, type SymbolSpan } from './mutant.js';
 
 // Required when this module is first used, not imported: the bundle must not load the 9 MB compiler at startup.
 const ts = createRequire(import.meta.url)('typescript') as typeof TS;
@@ -79,7 +79,7 @@ function isFnLike(n: TS.Node): n is FnLike {
  * Mutants of one symbol in a TS/JS file: a probe, null mutants and the behavioural candidates.
  * With `change`, behavioural mutants sit only on the tokens the patch changed.
  */
-export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange): SymbolMutants {
+export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange, noise: Noise = noiseFor(randomNoiseKey(), span.symbol)): SymbolMutants {
   const sf = ts.createSourceFile(span.path, text, ts.ScriptTarget.ES2022, true, scriptKindOf(span.path));
   const typed = /\.[cm]?tsx?$/.test(span.path);
   const lineOf = (pos: number): number => sf.getLineAndCharacterOfPosition(pos).line + 1;
@@ -138,12 +138,14 @@ export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange):
   };
   const parts: NullPart[] = [
     { label: 'a no-op statement', edits: nullEdits('void 0', '(void 0, (', '))') },
-    { label: 'a comment', edits: nullEdits('/* sealgate */', '/* sealgate */ (', ')') },
+    { label: 'a comment', edits: nullEdits(`/* ${noise.word} */`, `/* ${noise.word} */ (`, ')') },
     { label: 'a line break', edits: nullEdits('\n', '\n(', ')') },
   ];
-  const renamed = renameLocalTs(text, span.path, sf, bodies);
-  if (renamed !== null) parts.push({ label: `a renamed local (${renamed.from} -> ${renamed.to})`, edits: renamed.edits });
-  const nulls = [nullMutant(span, parts, (edits) => parsesTs(span.path, applyEdits(text, edits)))];
+  // Never a local the revert's own text names: the revert carries the rename too (camouflage).
+  const renamed = renameLocalTs(text, span.path, sf, bodies, noise.suffix, (change?.revert ?? []).map((e) => e.text));
+  if (renamed !== null) parts.push({ label: `a renamed local (${renamed.from} -> ${renamed.to})`, edits: renamed.edits, renames: renamed.from });
+  const chosen = nullWithParts(span, parts, (edits) => parsesTs(span.path, applyEdits(text, edits)));
+  const nulls = [chosen.mutant];
 
   // Behavioural sites: inside the bodies, or (no body) inside the changed lines.
   const inChanged = (n: TS.Node): boolean => {
@@ -220,19 +222,23 @@ export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange):
   };
   for (const b of bodies) visit(b.body, true);
   if (!hasBody) visit(sf, false);
-  const candidates = toMutants(span.symbol, span.path, dedupeOverlaps(sites)).filter((m) => parsesTs(span.path, applyEdits(text, m.edits)));
-  return { probe, trace, candidates, nulls, hasBody };
+  // Each carries the null's changes too (a mutant that cannot is left out), so only its own change tells it from the null.
+  const candidates = toMutants(span.symbol, span.path, dedupeOverlaps(sites))
+    .map((m) => camouflage(m, chosen.parts, text))
+    .filter((m): m is Mutant => m !== null && parsesTs(span.path, applyEdits(text, m.edits)));
+  return { probe, trace, candidates, nulls, noise: chosen.parts, hasBody };
 }
 
 
 /**
  * The renamed-local null mutant: the first `const`/`let`/`var` binding with a plain name
  * declared in the symbol's bodies, renamed with a fresh name at its declaration and every
- * reference the binder resolves to it (a shorthand `{ x }` becomes `{ x: fresh }`). Null when
- * no such local exists, the body can see its own names (`eval`, `with`, `arguments`), or the
- * result does not parse.
+ * reference the binder resolves to it (a shorthand `{ x }` becomes `{ x: fresh }`); the fresh
+ * name is the old one and the noise's suffix. Never a local named in `avoid` (the revert's
+ * texts). Null when no such local exists, the body can see its own names (`eval`, `with`,
+ * `arguments`), or the result does not parse.
  */
-function renameLocalTs(text: string, path: string, sf: TS.SourceFile, bodies: readonly FnLike[]): { from: string; to: string; edits: Edit[] } | null {
+function renameLocalTs(text: string, path: string, sf: TS.SourceFile, bodies: readonly FnLike[], suffix: string, avoid: readonly string[]): { from: string; to: string; edits: Edit[] } | null {
   if (bodies.length === 0) return null;
   // One file, no libraries: the binder's local symbols are all a rename needs.
   const host = ts.createCompilerHost({ noLib: true, noResolve: true });
@@ -252,8 +258,8 @@ function renameLocalTs(text: string, path: string, sf: TS.SourceFile, bodies: re
     if (sees) continue;
     for (const d of decls) {
       const sym = checker.getSymbolAtLocation(d);
-      if (sym === undefined) continue;
-      const to = freshName(text, `sealgateLocal_${d.text}`);
+      if (sym === undefined || avoid.some((t) => holdsName(t, d.text))) continue;
+      const to = freshName(text, `${d.text}_${suffix}`);
       const edits: Edit[] = [];
       const visit = (n: TS.Node): void => {
         if (ts.isShorthandPropertyAssignment(n) && checker.getShorthandAssignmentValueSymbol(n) === sym) {

@@ -1,6 +1,7 @@
 import { availableParallelism, homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { readFileSync, statSync } from 'node:fs';
+import { createHmac } from 'node:crypto';
+import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import type { Policy } from '../policy/read.js';
 import type { RunnerTree } from '../tree/build.js';
@@ -25,7 +26,7 @@ import { parseResults, type Results } from '../runner/results.js';
 import { ChangedSchema, type Changed } from '../symbols/schema.js';
 import { mutatePy } from './mutate-py.js';
 import { configuresRewriting, precompilePython, type PrecompileResult } from './pycache.js';
-import { applyEdits, revertMutant, selectMutants, type Mutant, type SymbolMutants } from './mutant.js';
+import { applyEdits, camouflage, noiseFor, randomNoiseKey, revertMutant, selectMutants, type Mutant, type SymbolMutants } from './mutant.js';
 import { checkPyCompiles, checkRunnerTypeChecks, makeTsValidityWorker, pickValidAsync, type AsyncValidity } from './valid.js';
 import { checkSymbolChange, type SymbolChange } from './change.js';
 import { runGit } from '../diff/git.js';
@@ -109,8 +110,48 @@ export async function disposePrelude(p: CreditPrelude | null | undefined): Promi
   b?.dispose();
 }
 
-function draftArgs(root: string, changedBytes: Buffer, budget: number, seed: string, base: string, repo: string, typeCheck: boolean, command: readonly string[]): string {
-  return JSON.stringify([root, sha256Hex(changedBytes), budget, seed, base, resolve(repo), typeCheck, command]);
+function draftArgs(root: string, changedBytes: Buffer, budget: number, seed: string, base: string, repo: string, typeCheck: boolean, command: readonly string[], noiseKey: string): string {
+  return JSON.stringify([root, sha256Hex(changedBytes), budget, seed, base, resolve(repo), typeCheck, command, sha256Hex(noiseKey)]);
+}
+
+/** The noise secret of a process that keeps no cache folder: one for its prelude and its credit step alike. */
+let processSecret: string | null = null;
+const SECRET = /^[0-9a-f]{64}$/;
+
+/** The noise secret kept in the cache folder (hidden from every test like the rest of it), made on first use. */
+function cacheSecret(dir: string): string {
+  const path = join(dir, 'noise.key');
+  try {
+    const t = readFileSync(path, 'utf8');
+    if (SECRET.test(t)) return t;
+  } catch {
+    /* none yet */
+  }
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const tmp = join(dir, `.noise.key.${process.pid}.tmp`);
+  writeFileSync(tmp, randomNoiseKey(), { mode: 0o600 });
+  try {
+    // A first one made by another process at the same moment wins; a damaged one is replaced.
+    linkSync(tmp, path);
+  } catch {
+    if (!SECRET.test(readFileSync(path, 'utf8'))) renameSync(tmp, path);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+  const t = readFileSync(path, 'utf8');
+  if (!SECRET.test(t)) throw new Error(`the noise key ${path} is not 64 hex digits`);
+  return t;
+}
+
+/**
+ * The key the null changes of one proposal are written with (noiseFor): HMAC-SHA-256 of a
+ * secret no test sees (kept in the credit cache folder, so a rerun finds its cached runs; per
+ * process without one) over the patch, the base and the seed. A test cannot know the words
+ * ahead; the evidence names them afterwards, for that proposal only.
+ */
+export function noiseKeyFor(cacheDir: string | null, changed: Pick<Changed, 'patch_sha256' | 'base'>, seed: string): string {
+  const secret = cacheDir === null ? (processSecret ??= randomNoiseKey()) : cacheSecret(cacheDir);
+  return createHmac('sha256', secret).update(JSON.stringify(['sealgate-noise-v1', changed.patch_sha256, changed.base, seed])).digest('hex');
 }
 
 /** changed.json, strictly parsed, with the bytes it was parsed from (readDocument's checks). */
@@ -155,9 +196,10 @@ export function startCreditPrelude(repo: string, tree: RunnerTree, config: Confi
     const { changedBytes, changed } = readChanged(repo);
     const root = tree.root;
     const typeCheck = checkRunnerTypeChecks(command, readsTreeFile(root), readsDepFile(repo));
-    const args = draftArgs(root, changedBytes, config.credit.mutantBudget, params.seed, tree.baseCommit, repo, typeCheck, command);
+    const noiseKey = noiseKeyFor(runs?.cacheDir ?? null, changed, params.seed);
+    const args = draftArgs(root, changedBytes, config.credit.mutantBudget, params.seed, tree.baseCommit, repo, typeCheck, command, noiseKey);
     // After the current task: the sealed run's own start goes first.
-    const drafted = new Promise<void>((go) => setImmediate(go)).then(() => draftSymbols(root, changed, config.credit.mutantBudget, params.seed, tree.baseCommit, repo, typeCheck));
+    const drafted = new Promise<void>((go) => setImmediate(go)).then(() => draftSymbols(root, changed, config.credit.mutantBudget, params.seed, tree.baseCommit, repo, typeCheck, noiseKey));
     // Nobody may be waiting (the run step refused, or the credit step drafted again): a failure
     // is the credit step's to report, never an unhandled rejection; the checked plans' either.
     drafted.then((d) => d.judged.catch(() => undefined), () => undefined);
@@ -275,8 +317,8 @@ async function symbolsOf(language: string, path: string, text: string): Promise<
 /** Mutants for every changed symbol the oracle supports: on its changed tokens, its revert, its null mutant. */
 /** `repo` is the tree the mutants are planned on; `gitRepo` the repository holding the base commit (default: `repo`). */
 /** `typeCheck`: the test runner type-checks TS (checkRunnerTypeChecks), so TS mutants are type-checked before they run. */
-export async function planSymbols(repo: string, changed: Changed, budget: number, seed: string, baseRev: string = changed.base, gitRepo: string = repo, typeCheck = false): Promise<{ plans: SymbolPlan[]; unsupported: Map<string, string> }> {
-  const d = await draftSymbols(repo, changed, budget, seed, baseRev, gitRepo, typeCheck);
+export async function planSymbols(repo: string, changed: Changed, budget: number, seed: string, baseRev: string = changed.base, gitRepo: string = repo, typeCheck = false, noiseKey: string = randomNoiseKey()): Promise<{ plans: SymbolPlan[]; unsupported: Map<string, string> }> {
+  const d = await draftSymbols(repo, changed, budget, seed, baseRev, gitRepo, typeCheck, noiseKey);
   return { plans: await d.judged, unsupported: d.unsupported };
 }
 
@@ -285,9 +327,10 @@ export async function planSymbols(repo: string, changed: Changed, budget: number
  * change, no behavioural mutant or revert yet), and `judged`, the plans with their valid
  * mutants, which the validity checks (TypeScript's type check: seconds) make while the first
  * runs go on. The oracle runs the trace, the control and the probes on the drafts, and judges
- * with the plans. `judged` never rejects unhandled: await it.
+ * with the plans. `judged` never rejects unhandled: await it. `noiseKey` writes the null
+ * changes (noiseFor); the credit step's comes from noiseKeyFor, a fresh random one otherwise.
  */
-export async function draftSymbols(repo: string, changed: Changed, budget: number, seed: string, baseRev: string = changed.base, gitRepo: string = repo, typeCheck = false): Promise<{ drafts: SymbolPlan[]; judged: Promise<SymbolPlan[]>; unsupported: Map<string, string>; typeCheckStalled: () => string | null }> {
+export async function draftSymbols(repo: string, changed: Changed, budget: number, seed: string, baseRev: string = changed.base, gitRepo: string = repo, typeCheck = false, noiseKey: string = randomNoiseKey()): Promise<{ drafts: SymbolPlan[]; judged: Promise<SymbolPlan[]>; unsupported: Map<string, string>; typeCheckStalled: () => string | null }> {
   const drafts: SymbolPlan[] = [];
   const later: (() => Promise<SymbolPlan>)[] = [];
   const unsupported = new Map<string, string>();
@@ -369,9 +412,12 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
     const change: SymbolChange | undefined = pieces
       ? checkSymbolChange(loc.language, text, pieces, f.base, f.base === null ? null : (f.baseSymbols?.symbols.get(name) ?? null))
       : undefined;
-    const m: SymbolMutants = loc.language === 'python' ? await mutatePy(text, span, change) : (await import('./mutate-ts.js')).mutateTs(text, span, change);
-    const built = change?.revert ? revertMutant(span, change.revert) : null;
-    const noRevert = change?.noRevert ?? (change === undefined ? 'the symbol could not be found again in its file' : undefined);
+    const noise = noiseFor(noiseKey, symbol);
+    const m: SymbolMutants = loc.language === 'python' ? await mutatePy(text, span, change, noise) : (await import('./mutate-ts.js')).mutateTs(text, span, change, noise);
+    // The revert carries the null's changes too (camouflage), or there is none.
+    const built = change?.revert ? camouflage(revertMutant(span, change.revert), m.noise, text) : null;
+    const noRevert =
+      change?.noRevert ?? (change === undefined ? 'the symbol could not be found again in its file' : change.revert && built === null ? "the base version cannot carry the null mutant's changes (they fall inside what it puts back)" : undefined);
     const draft: SymbolPlan = {
       symbol,
       path: loc.path,
@@ -601,8 +647,9 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   // The validity checks of the mutants (seconds of TypeScript where the runner type-checks) go on
   // while the oracle's first runs do; under `sealgate runner` they started during the sealed run
   // (startCreditPrelude), and are used when they were drafted from exactly these inputs.
-  const args = draftArgs(root, changedBytes, opts.config.credit.mutantBudget, params.seed, opts.tree.baseCommit, repo, typeCheck, results.command);
-  const { drafts, judged, unsupported, typeCheckStalled } = await (opts.prelude?.args === args ? opts.prelude.drafted : draftSymbols(root, changed, opts.config.credit.mutantBudget, params.seed, opts.tree.baseCommit, repo, typeCheck));
+  const noiseKey = noiseKeyFor(cacheDir, changed, params.seed);
+  const args = draftArgs(root, changedBytes, opts.config.credit.mutantBudget, params.seed, opts.tree.baseCommit, repo, typeCheck, results.command, noiseKey);
+  const { drafts, judged, unsupported, typeCheckStalled } = await (opts.prelude?.args === args ? opts.prelude.drafted : draftSymbols(root, changed, opts.config.credit.mutantBudget, params.seed, opts.tree.baseCommit, repo, typeCheck, noiseKey));
 
   let oracle: OracleResult | null = null;
   let fast: JudgingEnv | null = null;

@@ -14,7 +14,8 @@ import { PRICING, TAX, TESTS, assertNoCredit, refundTax, replaceTaxTest, runScen
 
 /** Normalisers over the function's source text, as JS source (the test file and this file both use them). */
 const STRIP_COMMENTS = String.raw`.replace(/\s*\/\*[\s\S]*?\*\/;?/g, '').replace(/\/\/[^\n]*/g, '')`;
-const UNRENAME = String.raw`.replace(/sealgateLocal_(\w+)/g, '$1')`;
+// The renamed local is the old name and six letters drawn from a secret (noiseFor): this undoes any such suffix.
+const UNRENAME = String.raw`.replace(/([A-Za-z]\w*?)_[a-z]{6}\b/g, '$1')`;
 const NO_NOOP = String.raw`.replace(/void\s*0/g, '')`;
 const NO_SEMI = String.raw`.replace(/;/g, '')`;
 const NO_SPACE = String.raw`.replace(/\s+/g, '')`;
@@ -67,7 +68,7 @@ test('tests that normalise away some kinds of null change still fail the one nul
   const ev = o.credit.evidence?.[TAX];
   const nulls = ev?.mutants?.filter((m) => m.kind === 'null') ?? [];
   assert.equal(nulls.length, 1, `one null mutant: ${JSON.stringify(ev?.mutants)}`);
-  assert.match(nulls[0]?.description ?? '', /^null: a no-op statement, a comment, a line break and a renamed local \(exact -> sealgateLocal_exact\) added$/);
+  assert.match(nulls[0]?.description ?? '', /^null: a no-op statement, a comment, a line break and a renamed local \(exact -> exact_[a-z]{6}\) added$/);
   for (const name of Object.keys(NORMALISED)) {
     const id = `pricing::tax source, ${name}`;
     // It passed the baseline and the control (it reached the symbol) and would have earned credit:
@@ -86,10 +87,10 @@ test('each normaliser sees exactly the kinds of change it claims to (checked wit
   const open = source.indexOf('{') + 1;
   const insert = (s: string): string => source.slice(0, open) + s + source.slice(open);
   const single: Record<string, string> = {
-    comment: insert(' /* sealgate */;'),
+    comment: insert(' /* kvorlixa */;'),
     'line break': insert(' \n;'),
     'no-op statement': insert(' void 0;'),
-    'renamed local': source.replace(/\bexact\b/g, 'sealgateLocal_exact'),
+    'renamed local': source.replace(/\bexact\b/g, 'exact_qmztbw'),
   };
   const sees: Record<string, string[]> = {
     'comments stripped': ['line break', 'no-op statement', 'renamed local'],

@@ -23,6 +23,7 @@ interface Lib {
   summarise(rows: Row[]): { reallyTestedAllow: { met: boolean }; sabotagedRejectedUnderRevert: { met: boolean; refused: number }; sabotagedFlaggedUnderDefault: { met: boolean }; speed: { met: boolean; median: number | null; worst: number | null } };
   fetchHelp(project: unknown, dir: string): string;
   symbolOutcomes(credit: unknown, changed?: string[]): { symbol: string; credit: string; revert: string | null; mutants: number }[];
+  plainEnv(env: Record<string, string | undefined>): Record<string, string | undefined>;
 }
 
 const specifier = new URL('../../scripts/bench/credit-real.mjs', import.meta.url).href;
@@ -162,4 +163,10 @@ test('symbolOutcomes reads credit and a revert outcome where the evidence has on
   };
   assert.deepEqual(lib.symbolOutcomes(credit).map((s) => [s.symbol, s.credit, s.revert, s.mutants]), [['a', 'credited', 'killed', 2], ['b', 'missing', 'survived', 0], ['c', 'n/a', null, 0]]);
   assert.deepEqual(lib.symbolOutcomes(undefined), []);
+});
+
+test('the plain run goes without NODE_EXTRA_CA_CERTS, as sealgate\'s runs do, and keeps everything else', () => {
+  const env = { PATH: '/usr/bin', NODE_EXTRA_CA_CERTS: '/etc/ssl/extra.pem', HOME: '/h' };
+  assert.deepEqual(lib.plainEnv(env), { PATH: '/usr/bin', HOME: '/h' });
+  assert.equal(env.NODE_EXTRA_CA_CERTS, '/etc/ssl/extra.pem', 'the caller\'s copy is left alone');
 });

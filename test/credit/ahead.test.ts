@@ -33,6 +33,9 @@ if (process.env.SG_TEST_EVENTS) appendFileSync(process.env.SG_TEST_EVENTS, 'end 
 process.exit(cases.every(([, p]) => p) ? 0 : 1);
 `;
 
+/** One noise key for every drafting here, as the credit step keeps one per cache folder (noiseKeyFor): the runs' edits, and so the cache, agree. */
+const NOISE_KEY = 'ahead-test-noise-key';
+
 describe('the first round made beside the sealed run', { concurrency: false }, () => {
   let repo: ReturnType<typeof standInRepo>;
   let scratch: string;
@@ -50,13 +53,13 @@ describe('the first round made beside the sealed run', { concurrency: false }, (
     return { workTree: repo.dir, depsFrom: repo.dir, command: ['node', 'runner.mjs'], junit: ['junit.xml'], env, fastEnv: null, sandbox, controlTimeoutMs: 300_000, cacheDir, cacheSalt: 'test' };
   };
   const oracle = async (o: AheadOptions, ahead: AheadRound | null): Promise<OracleResult> => {
-    const { drafts, judged } = await draftSymbols(repo.dir, changed(), 4, 'seed-1');
+    const { drafts, judged } = await draftSymbols(repo.dir, changed(), 4, 'seed-1', undefined, undefined, undefined, NOISE_KEY);
     return runOracle(drafts, {
       ...o, judged, baselineMs: 1000, workers: 2, seed: 'seed-1', eligible: new Set(IDS), ignore: new Set(), narrow: () => null, narrowTargets: () => null, filesOf: () => ['test/calc.test.mjs'],
       ...(ahead !== null ? { ahead: Promise.resolve(ahead) } : {}),
     });
   };
-  const ahead = async (o: AheadOptions): Promise<AheadRound> => startAhead((await draftSymbols(repo.dir, changed(), 4, 'seed-1')).drafts, o, null);
+  const ahead = async (o: AheadOptions): Promise<AheadRound> => startAhead((await draftSymbols(repo.dir, changed(), 4, 'seed-1', undefined, undefined, undefined, NOISE_KEY)).drafts, o, null);
   const view = (r: OracleResult) => ({
     usable: [...r.usable].sort(),
     mutants: (r.mutants.get(SYM) ?? []).map((m) => [m.mutant.id, m.status, m.failed, m.ranAgainst]),
@@ -133,7 +136,7 @@ describe('the first round made beside the sealed run', { concurrency: false }, (
     const a = await ahead(o);
     await a.runs;
     const seen = readLog(log).length;
-    const { drafts, judged } = await draftSymbols(repo.dir, changed(), 4, 'seed-1');
+    const { drafts, judged } = await draftSymbols(repo.dir, changed(), 4, 'seed-1', undefined, undefined, undefined, NOISE_KEY);
     const r = await runOracle(drafts, { ...o, judged, baselineMs: 1000, workers: 1, seed: 'seed-1', eligible: new Set(IDS), ignore: new Set(), narrow: () => null, narrowTargets: () => null, filesOf: () => ['test/calc.test.mjs'], ahead: Promise.resolve(a) });
     const later = readLog(log).slice(seen);
     assert.equal(r.ahead, 'used');
@@ -144,7 +147,7 @@ describe('the first round made beside the sealed run', { concurrency: false }, (
   it('with one worker (runner --workers 1) it makes one run at a time beside the sealed run: the control, then the trace', async () => {
     const log = logFile();
     const events = logFile();
-    const a = startAhead((await draftSymbols(repo.dir, changed(), 4, 'seed-1')).drafts, { ...options(log, { SG_TEST_EVENTS: events }), workers: 1 }, null);
+    const a = startAhead((await draftSymbols(repo.dir, changed(), 4, 'seed-1', undefined, undefined, undefined, NOISE_KEY)).drafts, { ...options(log, { SG_TEST_EVENTS: events }), workers: 1 }, null);
     assert.equal((await a.runs)?.size, 2);
     assert.deepEqual(readLog(events), ['start control', 'end control', 'start trace', 'end trace']);
   });

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { checkSymbolChange, touchesChange } from '../../src/credit/change.js';
-import { applyEdits } from '../../src/credit/mutant.js';
+import { applyEdits, combineEdits, type Edit, type NullPart } from '../../src/credit/mutant.js';
 import { mutateTs } from '../../src/credit/mutate-ts.js';
 import { mutatePy } from '../../src/credit/mutate-py.js';
 import { extractFile } from '../../src/symbols/jobs.js';
@@ -12,6 +12,12 @@ const PATCHED = BASE.replace(
   '  return Math.round((amountCents * rateBasisPoints) / 10_000);\n}',
   '  // Refunds mirror their sale.\n  const exact = (Math.abs(amountCents) * rateBasisPoints) / 10_000;\n  return Math.sign(amountCents) * Math.round(exact);\n}',
 );
+
+/** A mutant's own edits: those that are not its symbol's null changes (every real mutant carries those too). */
+function ownEdits(edits: readonly Edit[], noise: readonly NullPart[]): Edit[] {
+  const n = combineEdits(noise.map((p) => p.edits)) ?? [];
+  return edits.filter((e) => !n.some((x) => x.start === e.start && x.end === e.end && x.text === e.text));
+}
 
 async function changeOf(lang: string, path: string, base: string | null, patched: string, name: string) {
   const p = await extractFile(lang, path, Buffer.from(patched), { docstringChanges: false });
@@ -39,14 +45,14 @@ describe('the change of a symbol, token by token', () => {
     const { change } = await changeOf('typescript', 'src/pricing.ts', BASE, PATCHED, 'taxCents');
     const lines = PATCHED.split('\n');
     const start = lines.findIndex((l) => l.includes('function taxCents')) + 1;
-    const m = mutateTs(PATCHED, { symbol: 'src/pricing.ts::taxCents', path: 'src/pricing.ts', startLine: start, endLine: start + 5, changedLines: [[start + 1, start + 3]] }, change);
+    const m = mutateTs(PATCHED, { symbol: 'src/pricing.ts::taxCents', path: 'src/pricing.ts', startLine: start, endLine: start + 5, changedLines: [[start + 1, start + 3]] }, change, { word: 'kvorlixa', suffix: 'qmztbw' });
     assert.ok(m.candidates.length > 0);
-    for (const c of m.candidates) assert.ok(touchesChange(change.changed, c.edits), c.description);
+    for (const c of m.candidates) assert.ok(touchesChange(change.changed, ownEdits(c.edits, m.noise)), c.description);
     assert.ok(!m.candidates.some((c) => c.description.includes('10000 -> 10001') || c.description.includes('10_000')), 'the unchanged divisor is not mutated');
     // One null mutant, every null change at once.
-    assert.deepEqual(m.nulls.map((n) => [n.id, n.description]), [['src/pricing.ts::taxCents#null', 'null: a no-op statement, a comment, a line break and a renamed local (exact -> sealgateLocal_exact) added']]);
+    assert.deepEqual(m.nulls.map((n) => [n.id, n.description]), [['src/pricing.ts::taxCents#null', 'null: a no-op statement, a comment, a line break and a renamed local (exact -> exact_qmztbw) added']]);
     const text = applyEdits(PATCHED, m.nulls[0]?.edits ?? []);
-    for (const bit of ['void 0;', '/* sealgate */', 'const sealgateLocal_exact =', 'Math.round(sealgateLocal_exact)']) assert.ok(text.includes(bit), bit);
+    for (const bit of ['void 0;', '/* kvorlixa */', 'const exact_qmztbw =', 'Math.round(exact_qmztbw)']) assert.ok(text.includes(bit), bit);
   });
 
   it('an added symbol: all of it is the change, and there is no revert', async () => {
@@ -67,7 +73,7 @@ describe('the change of a symbol, token by token', () => {
     assert.equal(applyEdits(patched, change.revert), BASE);
     const m = mutateTs(patched, { symbol: 'src/pricing.ts::<module>', path: 'src/pricing.ts', startLine: 1, endLine: patched.split('\n').length, changedLines: [[1, patched.split('\n').length]] }, change);
     assert.ok(m.candidates.length > 0);
-    for (const c of m.candidates) assert.ok(c.edits.every((e) => e.start > fnEnd), `${c.description} is on the module's own new statements`);
+    for (const c of m.candidates) assert.ok(ownEdits(c.edits, m.noise).every((e) => e.start > fnEnd), `${c.description} is on the module's own new statements`);
     assert.match(m.probe.description, /file loads/);
   });
 
@@ -95,7 +101,7 @@ describe('the change of a symbol, token by token', () => {
     assert.equal(applyEdits(patched, change.revert), base);
     const m = await mutatePy(patched, { symbol: 'm.py::tax', path: 'm.py', startLine: 1, endLine: 3, changedLines: [[2, 3]] }, change);
     assert.ok(m.candidates.length > 0);
-    for (const c of m.candidates) assert.ok(touchesChange(change.changed, c.edits), c.description);
+    for (const c of m.candidates) assert.ok(touchesChange(change.changed, ownEdits(c.edits, m.noise)), c.description);
     assert.ok(!m.candidates.some((c) => c.description.includes('10000 -> 10001')), 'the unchanged divisor is not mutated');
   });
 });

@@ -5,7 +5,7 @@ import ts from 'typescript';
 import { runInThisContext } from 'node:vm';
 import { mutateTs } from '../../src/credit/mutate-ts.js';
 import { mutatePy } from '../../src/credit/mutate-py.js';
-import { applyEdits, combineEdits, nullMutant, selectMutants, type Mutant, type NullPart } from '../../src/credit/mutant.js';
+import { applyEdits, camouflage, combineEdits, holdsName, noiseFor, nullMutant, selectMutants, type Mutant, type NullPart } from '../../src/credit/mutant.js';
 import { cheapCommand, detectRunner, narrowCommand, runsInOneProcess } from '../../src/credit/select.js';
 import { getParser } from '../../src/symbols/treesitter.js';
 
@@ -19,6 +19,9 @@ export function clamp(v: number, lo: number, hi: number): number {
 export const twice = (n: number) => n * 2;
 export function empty(): void {}
 `;
+
+/** The words of the null changes in these tests (the credit step draws them from a secret key: noiseFor). */
+const NOISE = { word: 'kvorlixa', suffix: 'qmztbw' } as const;
 
 const span = (symbol: string, startLine: number, endLine: number, path = 'src/a.ts') => ({ symbol, path, startLine, endLine, changedLines: [[startLine, endLine]] as [number, number][] });
 
@@ -186,14 +189,14 @@ describe('the renamed-local null mutant', () => {
       '  return o.sum + extra + (() => sum)();',
       '}',
     ].join('\n');
-    const m = mutateTs(text, span('src/a.ts::total', 2, 7));
+    const m = mutateTs(text, span('src/a.ts::total', 2, 7), undefined, NOISE);
     const r = m.nulls.find((n) => n.description.includes('renamed local'));
     assert.ok(r, m.nulls.map((n) => n.description).join('; '));
     const out = applyEdits(text, r.edits);
-    assert.match(r.description, /\(sum -> sealgateLocal_sum\)/);
-    assert.equal(text.includes('sealgateLocal_sum'), false);
+    assert.match(r.description, /\(sum -> sum_qmztbw\)/);
+    assert.equal(text.includes('sum_qmztbw'), false);
     assert.match(out, /^const sum = 99;/, 'the module-level binding of the same name is left alone');
-    assert.match(out, /\{ sum: sealgateLocal_sum, other: \{ sum: 1 \} \}/);
+    assert.match(out, /\{ sum: sum_qmztbw, other: \{ sum: 1 \} \}/);
     assert.match(out, /o\.sum/);
     assert.equal(run(out), run(text));
     assert.equal(run(text), 600 + 3 + 600);
@@ -212,10 +215,10 @@ describe('the renamed-local null mutant', () => {
       '    return sum_ + extra + d["sum_"] + (lambda: sum_)()',
       '',
     ].join('\n');
-    const m = await mutatePy(text, span('a.py::total', 1, 6, 'a.py'));
+    const m = await mutatePy(text, span('a.py::total', 1, 6, 'a.py'), undefined, NOISE);
     const r = m.nulls.find((n) => n.description.includes('renamed local'));
     assert.ok(r, m.nulls.map((n) => n.description).join('; '));
-    assert.match(r.description, /\(sum_ -> sealgate_local_sum_\)/);
+    assert.match(r.description, /\(sum_ -> sum__qmztbw\)/);
     const out = applyEdits(text, r.edits);
     assert.match(out, /dict\(sum_=1\)/);
     assert.match(out, /d\["sum_"\]/);
@@ -291,20 +294,20 @@ describe('the null mutant: every null change in one run', () => {
       return typeof v === 'function' ? (v as (n: number) => unknown)(4) : v;
     };
     const cases: [string, string, number, number, RegExp][] = [
-      ['export function f(n: number) {\n  const d = n * 2;\n  return d + 1;\n}\n', 'f', 1, 4, /^null: a no-op statement, a comment, a line break and a renamed local \(d -> sealgateLocal_d\) added$/],
-      ['export const f = (n: number) => [n].map((y) => { const z = y + 1; return z; })[0];\n', 'f', 1, 1, /^null: a no-op statement, a comment, a line break and a renamed local \(z -> sealgateLocal_z\) added$/],
+      ['export function f(n: number) {\n  const d = n * 2;\n  return d + 1;\n}\n', 'f', 1, 4, /^null: a no-op statement, a comment, a line break and a renamed local \(d -> d_qmztbw\) added$/],
+      ['export const f = (n: number) => [n].map((y) => { const z = y + 1; return z; })[0];\n', 'f', 1, 1, /^null: a no-op statement, a comment, a line break and a renamed local \(z -> z_qmztbw\) added$/],
       ['export const f = (n: number) => ({ n });\n', 'f', 1, 1, /^null: a no-op statement, a comment and a line break added$/],
       ['import { x } from "./x.js";\nexport const f = 3;\n', 'f', 2, 2, /^null: a no-op statement, a comment and a line break added$/],
     ];
     for (const [src, name, s, e, want] of cases) {
       const symbol = s === e && src.startsWith('import') ? 'src/a.ts::<module>' : `src/a.ts::${name}`;
-      const m = mutateTs(src, span(symbol, s, e));
+      const m = mutateTs(src, span(symbol, s, e), undefined, NOISE);
       assert.equal(m.nulls.length, 1, src);
       const n = m.nulls[0] as Mutant;
       assert.match(n.description, want);
       const out = applyEdits(src, n.edits);
       assert.ok(parsesTs(out), out);
-      for (const bit of ['void 0', '/* sealgate */', '\n']) assert.ok(out.length > src.length && out.includes(bit), `${bit} in ${out}`);
+      for (const bit of ['void 0', '/* kvorlixa */', '\n']) assert.ok(out.length > src.length && out.includes(bit), `${bit} in ${out}`);
       if (!src.startsWith('import')) assert.deepEqual(run(out, name), run(src, name), out);
     }
   });
@@ -312,17 +315,17 @@ describe('the null mutant: every null change in one run', () => {
   it('Python: one null mutant; a body on its def line gets the comment at the end, a renamed first statement keeps its insertion', async () => {
     const { execFileSync } = await import('node:child_process');
     const cases: [string, RegExp][] = [
-      ['def f(a):\n    x = a + 1\n    return x\n', /^null: a no-op statement, a comment, a no-op expression and a renamed local \(x -> sealgate_local_x\) added$/],
+      ['def f(a):\n    x = a + 1\n    return x\n', /^null: a no-op statement, a comment, a no-op expression and a renamed local \(x -> x_qmztbw\) added$/],
       ['def f(a): return a + 1\n', /^null: a no-op statement, a comment and a no-op expression added$/],
       ['def f(a):\n    if a:\n        return 1\n    return 2\n', /^null: a no-op statement, a comment and a no-op expression added$/],
     ];
     for (const [src, want] of cases) {
-      const m = await mutatePy(src, span('a.py::f', 1, src.split('\n').length - 1, 'a.py'));
+      const m = await mutatePy(src, span('a.py::f', 1, src.split('\n').length - 1, 'a.py'), undefined, NOISE);
       assert.equal(m.nulls.length, 1, src);
       const n = m.nulls[0] as Mutant;
       assert.match(n.description, want);
       const out = applyEdits(src, n.edits);
-      for (const bit of ['pass', '# sealgate', '()']) assert.ok(out.includes(bit), `${bit} in ${out}`);
+      for (const bit of ['pass', '# kvorlixa', '()']) assert.ok(out.includes(bit), `${bit} in ${out}`);
       const call = '\nprint(f(0), f(3))\n';
       assert.equal(execFileSync('python3', ['-c', out + call], { encoding: 'utf8' }), execFileSync('python3', ['-c', src + call], { encoding: 'utf8' }), out);
     }
@@ -348,7 +351,73 @@ describe('the null mutant: every null change in one run', () => {
       const call = '\nprint(f(3))\n';
       assert.equal(execFileSync('python3', ['-c', applyEdits(src, m.nulls[0]?.edits ?? []) + call], { encoding: 'utf8' }), execFileSync('python3', ['-c', src + call], { encoding: 'utf8' }));
     }
-    const oneLine = applyEdits('def f(a): return a + 1\n', (await mutatePy('def f(a): return a + 1\n', span('a.py::f', 1, 1, 'a.py'))).nulls[0]?.edits ?? []);
-    assert.match(oneLine, /return a \+ 1 {2}# sealgate\n$/, 'the comment goes after the body, not over it');
+    const oneLine = applyEdits('def f(a): return a + 1\n', (await mutatePy('def f(a): return a + 1\n', span('a.py::f', 1, 1, 'a.py'), undefined, NOISE)).nulls[0]?.edits ?? []);
+    assert.match(oneLine, /return a \+ 1 {2}# kvorlixa\n$/, 'the comment goes after the body, not over it');
+  });
+});
+
+describe('camouflage: every real mutant carries its null changes', () => {
+  it('TS: each candidate carries the comment, the no-op and the renamed local; only its own change tells it from the null', () => {
+    const m = mutateTs(TS_SRC, span('src/a.ts::clamp', 2, 7), undefined, NOISE);
+    assert.match(m.nulls[0]?.description ?? '', /renamed local \(label -> label_qmztbw\)/);
+    assert.ok(m.candidates.length >= 5);
+    for (const c of m.candidates) {
+      const out = applyEdits(TS_SRC, c.edits);
+      for (const bit of ['/* kvorlixa */', 'void 0']) assert.ok(out.includes(bit), `${c.description}: ${bit} in\n${out}`);
+      // The local is renamed wherever the mutant left it.
+      assert.ok(!holdsName(out.slice(out.indexOf('function clamp')), 'label'), `${c.description}: label left in\n${out}`);
+      assert.ok(parsesTs(out), out);
+    }
+  });
+  it('Python: each candidate carries the comment, the no-op statement and expression, and the renamed local', async () => {
+    const PY = `def tax(amount, rate):\n    total = amount * rate // 100\n    if amount < 0:\n        return -total\n    return round(total)\n`;
+    const m = await mutatePy(PY, span('t.py::tax', 1, 5, 't.py'), undefined, NOISE);
+    assert.match(m.nulls[0]?.description ?? '', /renamed local \(total -> total_qmztbw\)/);
+    assert.ok(m.candidates.length >= 4);
+    for (const c of m.candidates) {
+      const out = applyEdits(PY, c.edits);
+      for (const bit of ['# kvorlixa', 'pass', '()']) assert.ok(out.includes(bit), `${c.description}: ${bit} in\n${out}`);
+      assert.ok(!holdsName(out, 'total'), `${c.description}: total left in\n${out}`);
+    }
+  });
+  it('a mutant whose own text names the renamed local, or that replaces a range an insertion falls in, cannot carry them', () => {
+    const mk = (edits: { start: number; end: number; text: string }[]): Mutant => ({ id: 'f#m', symbol: 'f', path: 'a.ts', kind: 'behavioural', category: 'return', line: 1, description: 'm', edits });
+    // text: "{ const x = 1; return x + 2; }"
+    const noise: NullPart[] = [
+      { label: 'a comment', edits: [{ start: 1, end: 1, text: ' /* w */' }] },
+      { label: 'a renamed local (x -> x_s)', edits: [{ start: 8, end: 9, text: 'x_s' }, { start: 22, end: 23, text: 'x_s' }], renames: 'x' },
+    ];
+    const text = '{ const x = 1; return x + 2; }';
+    // The return value wrapped: the rename goes into the wrapped text (its last copy).
+    const wrapped = camouflage(mk([{ start: 22, end: 27, text: 'alt(x + 2)' }]), noise, text);
+    assert.ok(wrapped);
+    assert.equal(applyEdits(text, wrapped.edits), '{ /* w */ const x_s = 1; return alt(x_s + 2); }');
+    // A text naming x apart from the range it replaces: the rename would miss it.
+    assert.equal(camouflage(mk([{ start: 22, end: 27, text: 'x * 2' }]), noise, text), null);
+    assert.equal(camouflage(mk([{ start: 22, end: 27, text: 'f(x, x + 2)' }]), noise, text), null);
+    // A property named x is another thing.
+    assert.ok(camouflage(mk([{ start: 22, end: 27, text: 'o.x' }]), noise, text));
+    // The statement deleted: the rename edit inside it goes with it, the rest stays.
+    const del = camouflage(mk([{ start: 15, end: 28, text: ';' }]), noise, text);
+    assert.ok(del);
+    assert.equal(applyEdits(text, del.edits), '{ /* w */ const x_s = 1; ; }');
+    // An insertion inside a range the mutant replaces cannot go anywhere.
+    assert.equal(camouflage(mk([{ start: 0, end: 5, text: '{ let' }]), noise, text), null);
+    // No noise: the mutant as it is.
+    const plain = mk([{ start: 24, end: 25, text: '-' }]);
+    assert.equal(camouflage(plain, [], text), plain);
+  });
+  it('property: the words come from the key alone; another key gives other words', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), fc.string(), (k1, k2, sym) => {
+        fc.pre(k1 !== k2);
+        const a = noiseFor(k1, sym);
+        assert.deepEqual(noiseFor(k1, sym), a);
+        assert.match(a.word, /^[a-z]{8}$/);
+        assert.match(a.suffix, /^[a-z]{6}$/);
+        const b = noiseFor(k2, sym);
+        assert.ok(a.word !== b.word || a.suffix !== b.suffix, `${k1} and ${k2} gave the same words`);
+      }),
+    );
   });
 });

@@ -30,6 +30,8 @@ describe('the credit prelude', { concurrency: false }, () => {
   let policy: Policy;
   let cache: string;
   const env = childEnv();
+  // As `sealgate runner` starts it: the credit step's cache folder (its noise key is kept there).
+  const runs = () => ({ env, cacheDir: cache, workers: 2 });
   const score = (prelude: CreditPrelude | null) => scoreCredit({ repo: repo.dir, runnerJob: RUNNER, config: policy.config, policy, tree, env, cacheDir: cache, workers: 2, write: false, prelude });
 
   before(async () => {
@@ -55,7 +57,7 @@ describe('the credit prelude', { concurrency: false }, () => {
 
   it('drafted from the very inputs the credit step reads: used, with the credit drafting again gives', async () => {
     const alone = await score(null);
-    const p = startCreditPrelude(repo.dir, tree, policy.config);
+    const p = startCreditPrelude(repo.dir, tree, policy.config, runs());
     assert.ok(p !== null);
     const s = spied(p);
     const withPrelude = await score(s.prelude);
@@ -66,10 +68,10 @@ describe('the credit prelude', { concurrency: false }, () => {
 
   it('drafted from other inputs (another budget, another seed, other bytes of changed.json): ignored, drafted again', async () => {
     const alone = await score(null);
-    const other = startCreditPrelude(repo.dir, tree, { ...policy.config, credit: { ...policy.config.credit, mutantBudget: 1 } });
+    const other = startCreditPrelude(repo.dir, tree, { ...policy.config, credit: { ...policy.config.credit, mutantBudget: 1 } }, runs());
     assert.ok(other !== null);
     const args = JSON.parse(other.args) as unknown[];
-    const real = startCreditPrelude(repo.dir, tree, policy.config);
+    const real = startCreditPrelude(repo.dir, tree, policy.config, runs());
     assert.ok(real !== null);
     const realArgs = JSON.parse(real.args) as unknown[];
     // every field of the inputs counts: the budget here, the seed, changed.json's hash, the tree

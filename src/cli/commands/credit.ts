@@ -48,6 +48,8 @@ reach the symbol (or the trace, where it names each reaching pytest test); its r
 behaviour kept) and behavioural mutants on the tokens the patch changed (chosen from the
 sealed seed, credit.mutantBudget per symbol) find which of them notice the change; the
 control runs again after them. A test failing a control or the null mutant earns nothing.
+The null mutant's words come from a secret no test sees (noise.key in the cache folder; a
+fresh one per process with --no-cache), and every real mutant carries the same changes.
 credit.require "revert" credits a modified symbol only by a kill of its revert (its
 behavioural mutants then do not run). Every control, trace, probe and mutant run gets a
 fresh copy of the tree at /sealgate/work inside the bubblewrap sandbox, as \`sealgate run\`
@@ -63,7 +65,7 @@ the credit (or write it to --out).
   --repo DIR      the repository (default: .)
   --policy FILE   a sealgate config outside the repository (default: the one at base_commit)
   --workers N     parallel mutant runs (default: the number of cores)
-  --cache DIR     mutant result cache (default: $XDG_CACHE_HOME/sealgate/credit)
+  --cache DIR     mutant result cache and noise key (default: $XDG_CACHE_HOME/sealgate/credit)
   --no-cache      neither read nor write the cache
   --json          also print a JSON summary (credit id, pass, counts) on stderr
   --cases FILE    a case file: {"changed": [...], "cases": [{id, digest, kind, status, symbols}]}
