@@ -421,3 +421,43 @@ describe('camouflage: every real mutant carries its null changes', () => {
     );
   });
 });
+
+describe('camouflage keeps each mutant\'s behaviour', () => {
+  it('TS: a camouflaged mutant computes what the same mutant without the null changes computes, on every input tried', () => {
+    const src = [
+      'export function score(a: number, b: number): number {',
+      '  const total = a * 2 + b;',
+      '  let bonus = 0;',
+      '  if (total > 10) bonus = total - 10;',
+      '  return total > 100 ? 100 : total + bonus;',
+      '}',
+      '',
+    ].join('\n');
+    const m = mutateTs(src, span('src/a.ts::score', 1, 6), undefined, NOISE);
+    assert.match(m.nulls[0]?.description ?? '', /renamed local \(total -> total_qmztbw\)/);
+    const load = (code: string): ((a: number, b: number) => unknown) => {
+      const js = ts.transpileModule(code, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText;
+      const mod = { exports: {} as Record<string, unknown> };
+      (runInThisContext(`(function (module, exports) { ${js}\n})`) as (x: typeof mod, e: typeof mod.exports) => void)(mod, mod.exports);
+      return mod.exports.score as (a: number, b: number) => unknown;
+    };
+    const outcome = (f: (a: number, b: number) => unknown, a: number, b: number): unknown => {
+      try {
+        return f(a, b);
+      } catch (err) {
+        return `throws ${(err as Error).name}`;
+      }
+    };
+    // The null changes taken out again by hand: what is left is the mutant's own change.
+    const denoise = (code: string): string => code.replace(/void 0;\s*/g, '').replace(/\/\* kvorlixa \*\/;?\s*/g, '').replace(/total_qmztbw/g, 'total');
+    assert.ok(m.candidates.length >= 6, m.candidates.map((c) => c.description).join('; '));
+    const inputs = [[0, 0], [3, 1], [5, 2], [20, 7], [60, 1], [-4, 3]] as const;
+    for (const c of m.candidates) {
+      const camo = applyEdits(src, c.edits);
+      assert.ok(camo.includes('total_qmztbw') && camo.includes('/* kvorlixa */'), `${c.description}: carries the null changes\n${camo}`);
+      const own = denoise(camo);
+      assert.notEqual(own, src, `${c.description} changes something of its own`);
+      for (const [a, b] of inputs) assert.deepEqual(outcome(load(camo), a, b), outcome(load(own), a, b), `${c.description} on (${a}, ${b})\n${camo}`);
+    }
+  });
+});
