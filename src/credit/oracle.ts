@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { sha256Hex } from '../core/ids.js';
 import { applyEdits, type Edit, type Mutant } from './mutant.js';
@@ -652,10 +652,18 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
   let base: Workspace | undefined;
   const baseRoot = (): string => (base ??= makeWorkspace(opts.workTree, scratch.dir, opts.depsFrom ?? opts.workTree)).root;
 
+  /**
+   * The runner caches the first control left in its TMPDIR (jest's and tsx's transform caches:
+   * keepRunnerCaches), or null: every run after the first round starts with a copy of them, so
+   * none transforms the files no mutant changes again. Every one of those runs starts with the
+   * same copy, so no test can tell a null run from a real one by it.
+   */
+  const warmDir = join(scratch.dir, 'runner-caches');
+  let warm: string | null = null;
   /** One run on a fresh copy; `failed` is the tests of the report that failed or errored. */
   // `slot` is the worker; every run, whichever worker makes it, sees the same path inside the sandbox.
   const runFresh = async (_slot: number, files: ReadonlyMap<string, string>, command: readonly string[], env: Readonly<Record<string, string>>, timeoutMs: number, logDir: string): Promise<TestRun> =>
-    runTestCommand(baseRoot(), command, opts.junit, env, timeoutMs, logDir, opts.sandbox, { files });
+    runTestCommand(baseRoot(), command, opts.junit, env, timeoutMs, logDir, opts.sandbox, { files, seedTmp: warm });
 
   /** `made`: this very run, made ahead (a probe beside the sealed run, AheadRound), taken instead of running it. */
   const runMutant = async (m: Mutant, command: readonly string[], timeoutMs: number, against: readonly string[], slot: number, logDir: string, made?: TestRun): Promise<MutantRun> => {
@@ -723,7 +731,7 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     report();
     // 2. The control: the unmutated suite, made like every mutant run. It and the trace are
     // independent: with two workers or more they run side by side.
-    const round = (): RoundRuns => ({ opts, env, key, baseRoot, scratch: scratch.dir, ...(aheadRuns !== null ? { ahead: aheadRuns } : {}) });
+    const round = (): RoundRuns => ({ opts, env, key, baseRoot, scratch: scratch.dir, keepTmp: warmDir, ...(aheadRuns !== null ? { ahead: aheadRuns } : {}) });
     const runControl = (): Promise<Ran> => controlRun(round());
     const known = opts.filesOf === undefined ? null : new Set([...opts.eligible].flatMap((id) => (opts.filesOf as (t: string) => readonly string[])(id)));
     const runTrace = (): Promise<Traced> => traceRun(plans, round(), known);
@@ -761,10 +769,13 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     if (fast === 'kept' && !(first.control.status === 'ok' && [...opts.eligible].every((t) => passed.has(t)))) {
       fast = 'dropped';
       env = opts.env;
+      // The runner caches came from a run made the other way: the control made again keeps its own, or none.
+      rmSync(warmDir, { recursive: true, force: true });
       total += early ? plans.length + 1 : 2;
       first = await firstRound();
     }
     const { traced, control, earlyRuns } = first;
+    if (existsSync(warmDir)) warm = warmDir;
     // For the control, `failed` holds the tests that passed.
     const usable = new Set(control.status === 'ok' ? control.failed.filter((t) => opts.eligible.has(t)) : []);
     done += early ? 1 + plans.length : 2;
@@ -1103,6 +1114,8 @@ interface RoundRuns {
   /** Told of every run really made (not a cache hit, not taken from `ahead`, not ended by `signal`). */
   readonly made?: (key: string, v: Cached) => void;
   readonly signal?: AbortSignal;
+  /** Where the control's runner caches go (keepRunnerCaches), for the runs after the first round. */
+  readonly keepTmp?: string;
 }
 
 /** A run's result, cached and told, unless `signal` ended it: then it is no result, and null. */
@@ -1121,7 +1134,7 @@ async function controlRun(c: RoundRuns): Promise<Ran> {
   const ahead = c.ahead?.get(ck);
   if (ahead !== undefined) return { ...ahead, cached: false };
   const logDir = mkdtempSync(join(c.scratch, 'control-'));
-  const run = await runTestCommand(c.baseRoot(), c.opts.command, c.opts.junit, c.env, c.opts.controlTimeoutMs, logDir, c.opts.sandbox, { files: new Map(), ...(c.signal ? { signal: c.signal } : {}) });
+  const run = await runTestCommand(c.baseRoot(), c.opts.command, c.opts.junit, c.env, c.opts.controlTimeoutMs, logDir, c.opts.sandbox, { files: new Map(), ...(c.signal ? { signal: c.signal } : {}), ...(c.keepTmp !== undefined ? { keepTmp: c.keepTmp } : {}) });
   const times = Object.fromEntries(run.cases.map((x) => [x.id, x.duration_ms] as const));
   const fresh = { status: run.status, detail: run.detail, failed: run.cases.filter((x) => x.status === 'passed').map((x) => x.id), durationMs: run.durationMs, times };
   return keep(c, ck, fresh) ?? { ...fresh, cached: false };

@@ -50,7 +50,7 @@ export async function runTestCommand(
   timeoutMs: number,
   logDir: string,
   box: Box,
-  opts: { readonly trace?: boolean; readonly files?: ReadonlyMap<string, string>; readonly signal?: AbortSignal } = {},
+  opts: { readonly trace?: boolean; readonly files?: ReadonlyMap<string, string>; readonly signal?: AbortSignal; readonly seedTmp?: string | null; readonly keepTmp?: string } = {},
 ): Promise<TestRun> {
   if (command.length === 0) return { status: 'crash', detail: 'empty test command', durationMs: 0, cases: [], cwd: '', trace: null };
   return runInFreshCopy(
@@ -65,6 +65,8 @@ export async function runTestCommand(
       output: { stdoutPath: join(logDir, 'stdout.log'), stderrPath: join(logDir, 'stderr.log') },
       clean: junit,
       ...(opts.files ? { files: opts.files } : {}),
+      ...(opts.seedTmp !== undefined && opts.seedTmp !== null ? { seedTmp: opts.seedTmp } : {}),
+      ...(opts.keepTmp !== undefined ? { keepTmp: opts.keepTmp } : {}),
     },
     (out, dirs, plan): TestRun => {
       const durationMs = out.duration_ms;

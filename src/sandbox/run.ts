@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { accessSync, chmodSync, closeSync, constants, existsSync, lstatSync, lutimesSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, cpSync, existsSync, lstatSync, lutimesSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { packageRoot } from '../core/package-root.js';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix, relative, sep } from 'node:path';
@@ -208,6 +208,10 @@ export interface FreshRun {
   readonly clean?: readonly string[];
   /** Files (relative path to text) written over the copy: a mutant's. Replaced, never written through a link. */
   readonly files?: ReadonlyMap<string, string>;
+  /** A folder of runner caches (keepRunnerCaches) copied into the run's TMPDIR before it starts, every file stamped with the tree's one time. */
+  readonly seedTmp?: string;
+  /** After the run: its runner caches (RUNNER_CACHE) copied out to this folder, replacing what it held (keepRunnerCaches). */
+  readonly keepTmp?: string;
   /**
    * The source is used by this run alone (a `sealgate run` that built its tree for itself):
    * it is moved into place instead of copied, and what a copy leaves out (.git, review/,
@@ -251,6 +255,70 @@ function moveTree(source: string, work: string): boolean {
   chmodSync(work, 0o700);
   for (const n of drop) rmSync(join(work, n), { recursive: true, force: true });
   return true;
+}
+
+/**
+ * The folders of a run's TMPDIR a later run may start with: the transform caches jest
+ * (`jest_<uid>`, its default cacheDirectory under the temp folder) and tsx (`tsx-<uid>`) keep
+ * there, keyed by each file's bytes and the config. Nothing else a run leaves is kept.
+ */
+export const RUNNER_CACHE = /^(?:jest_[0-9a-z]+|tsx-[0-9]+)$/;
+/** Beyond these, no cache is kept (a run that fills its TMPDIR costs only itself). */
+export const MAX_RUNNER_CACHE_BYTES = 256 * 1024 * 1024;
+export const MAX_RUNNER_CACHE_ENTRIES = 50_000;
+
+/**
+ * Copy the runner caches (RUNNER_CACHE) a run left in `tmp` to `to`, replacing what `to` held.
+ * Only real folders holding nothing but folders and regular files, within the caps; anything
+ * else (a link, a pipe, a file it cannot read, too much) and nothing is kept: the next runs
+ * start without a cache, as every run did before.
+ */
+export function keepRunnerCaches(tmp: string, to: string): void {
+  rmSync(to, { recursive: true, force: true });
+  let names: string[];
+  try {
+    names = readdirSync(tmp).filter((n) => RUNNER_CACHE.test(n) && lstatSync(join(tmp, n)).isDirectory());
+  } catch {
+    return;
+  }
+  if (names.length === 0) return;
+  let bytes = 0;
+  let entries = 0;
+  const fits = (dir: string): boolean => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (++entries > MAX_RUNNER_CACHE_ENTRIES) return false;
+      const p = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (!fits(p)) return false;
+      } else if (e.isFile()) {
+        bytes += lstatSync(p).size;
+        if (bytes > MAX_RUNNER_CACHE_BYTES) return false;
+      } else return false;
+    }
+    return true;
+  };
+  try {
+    if (!names.every((n) => fits(join(tmp, n)))) return;
+    mkdirSync(to, { recursive: true, mode: 0o700 });
+    for (const n of names) cpSync(join(tmp, n), join(to, n), { recursive: true, dereference: false, verbatimSymlinks: true, errorOnExist: true, force: false });
+  } catch {
+    rmSync(to, { recursive: true, force: true });
+  }
+}
+
+/** Copy the caches kept by keepRunnerCaches into a run's TMPDIR, each file and folder with the tree's one time (core/times.ts): they say nothing of when they were made. */
+export function seedRunnerCaches(from: string, tmp: string): void {
+  if (!existsSync(from)) return;
+  for (const n of readdirSync(from)) {
+    if (!RUNNER_CACHE.test(n)) continue;
+    cpSync(join(from, n), join(tmp, n), { recursive: true, dereference: false, verbatimSymlinks: true, errorOnExist: true, force: false });
+    const stamp = (p: string): void => {
+      if (lstatSync(p).isDirectory()) for (const e of readdirSync(p)) stamp(join(p, e));
+      lutimesSync(p, TREE_TIME, TREE_TIME);
+    };
+    stamp(join(tmp, n));
+  }
+  lutimesSync(tmp, TREE_TIME, TREE_TIME);
 }
 
 /**
@@ -306,8 +374,10 @@ export async function runInFreshCopy<T>(box: Box, run: FreshRun, collect: (outco
     }
     // Deepest first (a folder's time changes when an entry in it is made); a clean path that removed nothing adds no folder.
     for (const d of [...touched].sort((a, b) => b.length - a.length)) lutimesSync(d, TREE_TIME, TREE_TIME);
+    if (run.seedTmp !== undefined) seedRunnerCaches(run.seedTmp, dirs.tmp);
     const plan = planSandbox({ isolation: box.isolation, bwrap: box.bwrap, host: box.host, command: run.command, env: run.env, ...(run.tmpFiles ? { tmpFiles: run.tmpFiles } : {}), run: dirs, deps: run.deps, limits: run.limits, output: run.output });
     const outcome = await runSandboxed(plan);
+    if (run.keepTmp !== undefined) keepRunnerCaches(dirs.tmp, run.keepTmp);
     return await collect(outcome, dirs, plan);
   } finally {
     try {
