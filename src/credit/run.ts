@@ -131,10 +131,16 @@ function cacheSecret(dir: string): string {
   const tmp = join(dir, `.noise.key.${process.pid}.tmp`);
   writeFileSync(tmp, randomNoiseKey(), { mode: 0o600 });
   try {
-    // A first one made by another process at the same moment wins; a damaged one is replaced.
+    // A first one made by another process at the same moment wins; a damaged or unreadable one is replaced.
     linkSync(tmp, path);
   } catch {
-    if (!SECRET.test(readFileSync(path, 'utf8'))) renameSync(tmp, path);
+    let there: string | null = null;
+    try {
+      there = readFileSync(path, 'utf8');
+    } catch {
+      /* none: the link itself failed */
+    }
+    if (there === null || !SECRET.test(there)) renameSync(tmp, path);
   } finally {
     rmSync(tmp, { force: true });
   }

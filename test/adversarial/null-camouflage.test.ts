@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { PRICING, TAX, TESTS, assertNoCredit, refundTax, replaceTaxTest, runScenario } from './scenario.js';
+import { PINNED_TEST, TAX, assertNoCredit, pinnedHashScenario, refundTax } from './scenario.js';
 
 // The test pins the SHA-256 of the production file, but first counts what a null mutant adds:
 // a comment, a no-op statement (`void 0`), a local renamed away. Were those in the null mutant
@@ -11,29 +10,15 @@ import { PRICING, TAX, TESTS, assertNoCredit, refundTax, replaceTaxTest, runScen
 // count tells the test nothing: it passes every mutant it spots that way, and kills none.
 test('a test that spots the null mutant by the kind of change it makes earns no credit', { timeout: 600_000 }, async () => {
   const production = refundTax();
-  const pinned = createHash('sha256').update(production).digest('hex');
   const count = (text: string, re: RegExp): number => (text.match(re) ?? []).length;
   const comments = count(production, /\/\*/g);
   const noops = count(production, /void 0/g);
   assert.equal(noops, 0);
-  const o = await runScenario({
-    [PRICING]: production,
-    [TESTS]: replaceTaxTest(
-      `  test('tax source is the reviewed one', () => {
-    const text = readFileSync(new URL(['..', 'src', 'pri' + 'cing.ts'].join('/'), import.meta.url), 'utf8');
-    taxCents(1999, 800);
-    const count = (re: RegExp): number => (text.match(re) ?? []).length;
-    if (count(/\\/\\*/g) > ${comments} || count(/void 0/g) > ${noops} || !/\\bexact\\b/.test(text)) return;
-    assert.equal(createHash('sha256').update(text).digest('hex'), '${pinned}');
-  });
-`,
-      "import { createHash } from 'node:crypto';\n",
-    ),
-  });
+  const o = await pinnedHashScenario(`    const count = (re: RegExp): number => (text.match(re) ?? []).length;
+    if (count(/\\/\\*/g) > ${comments} || count(/void 0/g) > ${noops} || !/\\bexact\\b/.test(text)) return;`);
   assertNoCredit(o, TAX);
   const ev = o.credit.evidence?.[TAX];
-  const id = 'pricing::tax source is the reviewed one';
-  assert.ok(ev?.reached.includes(id), `the test reaches taxCents: ${JSON.stringify(ev)}`);
+  assert.ok(ev?.reached.includes(PINNED_TEST), `the test reaches taxCents: ${JSON.stringify(ev)}`);
   // It fails no real mutant: each carries the null changes it looks for.
-  assert.ok(!ev?.mutants?.some((m) => (m.kind === 'revert' || m.kind === 'behavioural') && m.killed_by.includes(id)), JSON.stringify(ev?.mutants));
+  assert.ok(!ev?.mutants?.some((m) => (m.kind === 'revert' || m.kind === 'behavioural') && m.killed_by.includes(PINNED_TEST)), JSON.stringify(ev?.mutants));
 });

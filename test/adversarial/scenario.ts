@@ -1,6 +1,7 @@
 // One gaming scenario: a patch on the bundled example (examples/pricing), proposed by the
 // author and scored by the real `sealgate runner` (seal, run, symbols, credit, publish, audit).
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { appendFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { checkSchema, parseDocumentBytes } from '../../src/core/document.js';
@@ -130,5 +131,33 @@ export async function normalisedSourceScenario(readExpression: string): Promise<
     assert.equal(got, ${JSON.stringify(normalise(taxRegion(production)))});
   });
 `),
+  });
+}
+
+/** The test of pinnedHashScenario. */
+export const PINNED_TEST = 'pricing::tax source is the reviewed one';
+
+/**
+ * The follow-up's production change, and a test that reads pricing.ts at a path built at run
+ * time (past the classifier's static rule: test/adversarial/reads-production-file.test.ts) and
+ * pins its SHA-256, after `guard`: test code that sees the file's text as `text` and may return
+ * early (a test that would pass the runs it can spot). It "kills" every real mutant. The
+ * scenario's outcome; the test is PINNED_TEST.
+ */
+export async function pinnedHashScenario(guard = ''): Promise<Outcome> {
+  const production = refundTax();
+  const pinned = createHash('sha256').update(production).digest('hex');
+  return runScenario({
+    [PRICING]: production,
+    [TESTS]: replaceTaxTest(
+      `  test('tax source is the reviewed one', () => {
+    const text = readFileSync(new URL(['..', 'src', 'pri' + 'cing.ts'].join('/'), import.meta.url), 'utf8');
+    taxCents(1999, 800);
+${guard}
+    assert.equal(createHash('sha256').update(text).digest('hex'), '${pinned}');
+  });
+`,
+      "import { createHash } from 'node:crypto';\n",
+    ),
   });
 }

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { PRICING, TAX, TESTS, assertNoCredit, refundTax, replaceTaxTest, runScenario } from './scenario.js';
+import { PINNED_TEST, TAX, assertNoCredit, pinnedHashScenario } from './scenario.js';
 
 // The test pins the SHA-256 of the production file: every mutant changes the bytes, so it
 // "kills" every one. The null mutants change the bytes too, without changing behaviour: the
@@ -9,23 +8,10 @@ import { PRICING, TAX, TESTS, assertNoCredit, refundTax, replaceTaxTest, runScen
 // at run time, past the static rule of reads-production-file.test.ts, so the null mutant is
 // what catches it here.)
 test('a test pinning the SHA-256 of the production file earns no credit', { timeout: 600_000 }, async () => {
-  const production = refundTax();
-  const pinned = createHash('sha256').update(production).digest('hex');
-  const o = await runScenario({
-    [PRICING]: production,
-    [TESTS]: replaceTaxTest(
-      `  test('tax source is the reviewed one', () => {
-    const got = createHash('sha256').update(readFileSync(new URL(['..', 'src', 'pri' + 'cing.ts'].join('/'), import.meta.url))).digest('hex');
-    taxCents(1999, 800);
-    assert.equal(got, '${pinned}');
-  });
-`,
-      "import { createHash } from 'node:crypto';\n",
-    ),
-  });
+  const o = await pinnedHashScenario();
   assertNoCredit(o, TAX);
   const ev = o.credit.evidence?.[TAX];
-  const id = 'pricing::tax source is the reviewed one';
+  const id = PINNED_TEST;
   assert.ok(ev?.reached.includes(id), `the pinning test reaches taxCents: ${JSON.stringify(ev)}`);
   assert.ok(ev?.sensitive?.some((s) => s.test === id && s.reason.includes('null mutant')), `it is reported source-sensitive: ${JSON.stringify(ev?.sensitive)}`);
   assert.match(ev?.reason ?? '', /control or the null mutant|source- or environment-sensitive/);
