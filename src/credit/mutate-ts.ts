@@ -207,6 +207,9 @@ export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange, 
     if (ts.isStringLiteral(n) && isValueString(n)) {
       add('constant', n, n.text === '' ? "'' -> 'sealgate'" : 'string emptied', [{ start: n.getStart(sf), end: n.end, text: n.text === '' ? "'sealgate'" : "''" }]);
     }
+    if (n.kind === ts.SyntaxKind.RegularExpressionLiteral) {
+      for (const [what, to] of regexMutants(n.getText(sf))) add('constant', n, what, [{ start: n.getStart(sf), end: n.end, text: to }]);
+    }
     if (ts.isExpressionStatement(n) && !isDirective(n) && !isSuperCall(n)) {
       add('delete', n, 'statement deleted', [{ start: n.getStart(sf), end: n.end, text: ';' }]);
     }
@@ -275,6 +278,88 @@ function renameLocalTs(text: string, path: string, sf: TS.SourceFile, bodies: re
     }
   }
   return null;
+}
+
+/**
+ * Mutants of a regular expression literal (`/pattern/flags`): a patch that changes only a
+ * pattern has no other token to mutate, and a test that checks what it matches kills these.
+ * Each, where the pattern has it, outside character classes and escapes: the leading `^` or
+ * the trailing `$` dropped; the first `*` made `+`, or the first `+` made `*` (a quantifier,
+ * not a group's `(?`); the first `\d`, `\w` or `\s` made `\D`, `\W` or `\S`. Only those
+ * that JavaScript still compiles (with the same flags) and that change the pattern.
+ */
+export function regexMutants(literal: string): [string, string][] {
+  const end = literal.lastIndexOf('/');
+  if (!literal.startsWith('/') || end <= 0) return [];
+  const pattern = literal.slice(1, end);
+  const flags = literal.slice(end + 1);
+  // Where each character of the pattern stands: escaped, in a class, or plain.
+  const plain: boolean[] = [];
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      plain.push(false, false);
+      i++;
+      continue;
+    }
+    if (inClass) {
+      plain.push(false);
+      if (c === ']') inClass = false;
+      continue;
+    }
+    if (c === '[') {
+      inClass = true;
+      plain.push(false);
+      continue;
+    }
+    plain.push(true);
+  }
+  const at = (i: number, to: string, len = 1): string => pattern.slice(0, i) + to + pattern.slice(i + len);
+  const out: [string, string][] = [];
+  if (pattern.startsWith('^')) out.push(['regex: ^ anchor dropped', at(0, '')]);
+  if (pattern.endsWith('$') && plain[pattern.length - 1] === true) out.push(['regex: $ anchor dropped', at(pattern.length - 1, '')]);
+  for (let i = 1; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (plain[i] !== true || (c !== '*' && c !== '+') || pattern[i - 1] === '(') continue;
+    out.push([`regex: first ${c} made ${c === '*' ? '+' : '*'}`, at(i, c === '*' ? '+' : '*')]);
+    break;
+  }
+  for (let i = 0; i < pattern.length - 1; i++) {
+    if (pattern[i] !== '\\') continue;
+    const next = pattern[i + 1] as string;
+    if ('dws'.includes(next) && plain[i] === false && !insideClass(pattern, i)) {
+      out.push([`regex: first \\${next} made \\${next.toUpperCase()}`, at(i + 1, next.toUpperCase())]);
+      break;
+    }
+    i++;
+  }
+  return out.filter(([, p]) => p !== pattern && compiles(p, flags)).map(([what, p]) => [what, `/${p}/${flags}`]);
+}
+
+/** Is the escape at `i` inside a character class? */
+function insideClass(pattern: string, i: number): boolean {
+  let inClass = false;
+  for (let j = 0; j < i; j++) {
+    const c = pattern[j];
+    if (c === '\\') {
+      j++;
+      continue;
+    }
+    if (c === '[') inClass = true;
+    else if (c === ']') inClass = false;
+  }
+  return inClass;
+}
+
+function compiles(pattern: string, flags: string): boolean {
+  if (pattern === '') return false;
+  try {
+    new RegExp(pattern, flags);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A mutant that does not even parse is discarded before it runs (it would show nothing). */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import ts from 'typescript';
 import { runInThisContext } from 'node:vm';
-import { mutateTs } from '../../src/credit/mutate-ts.js';
+import { mutateTs, regexMutants } from '../../src/credit/mutate-ts.js';
 import { mutatePy } from '../../src/credit/mutate-py.js';
 import { applyEdits, camouflage, combineEdits, holdsName, noiseFor, nullMutant, selectMutants, type Mutant, type NullPart } from '../../src/credit/mutant.js';
 import { cheapCommand, detectRunner, narrowCommand, runsInOneProcess } from '../../src/credit/select.js';
@@ -459,5 +459,52 @@ describe('camouflage keeps each mutant\'s behaviour', () => {
       assert.notEqual(own, src, `${c.description} changes something of its own`);
       for (const [a, b] of inputs) assert.deepEqual(outcome(load(camo), a, b), outcome(load(own), a, b), `${c.description} on (${a}, ${b})\n${camo}`);
     }
+  });
+});
+
+describe('regular expression literals: a pattern-only change has mutants of its own', () => {
+  it('drops an anchor, swaps the first quantifier, flips the first class escape; never inside a class or an escape', () => {
+    const got = (r: string): string[] => regexMutants(r).map(([what, to]) => `${what} => ${to}`);
+    assert.deepEqual(got(String.raw`/^(?<v>-?\d*\.?\d+) *(?<u>ms|s)?$/i`), [
+      String.raw`regex: ^ anchor dropped => /(?<v>-?\d*\.?\d+) *(?<u>ms|s)?$/i`,
+      String.raw`regex: $ anchor dropped => /^(?<v>-?\d*\.?\d+) *(?<u>ms|s)?/i`,
+      String.raw`regex: first * made + => /^(?<v>-?\d+\.?\d+) *(?<u>ms|s)?$/i`,
+      String.raw`regex: first \d made \D => /^(?<v>-?\D*\.?\d+) *(?<u>ms|s)?$/i`,
+    ]);
+    // In a class, `\d`, `*` and `^` are not what they are outside it; an escaped `$` is no anchor.
+    assert.deepEqual(got(String.raw`/[\d*^]+x/`), [String.raw`regex: first + made * => /[\d*^]*x/`]);
+    assert.deepEqual(got(String.raw`/a\$/`), []);
+    assert.deepEqual(got(String.raw`/a\\$/`), [String.raw`regex: $ anchor dropped => /a\\/`]);
+    // A group's `(?` is no quantifier; a pattern left empty is no mutant.
+    assert.deepEqual(got('/(?:x)+/g'), ['regex: first + made * => /(?:x)*/g']);
+    assert.deepEqual(got('/^$/'), ['regex: ^ anchor dropped => /$/', 'regex: $ anchor dropped => /^/']);
+    assert.deepEqual(got('/^/'), []);
+  });
+  it('property: every mutant compiles with the same flags and differs from the pattern', () => {
+    const piece = fc.constantFrom('a', 'b', '\\d', '\\w', '\\s', '*', '+', '?', '^', '$', '.', '(?:a)', '[a*]', '[^b]', '\\$', '\\*', '|');
+    fc.assert(
+      fc.property(fc.array(piece, { minLength: 1, maxLength: 8 }), fc.constantFrom('', 'i', 'g', 'u'), (pieces, flags) => {
+        const pattern = pieces.join('');
+        let ok = true;
+        try {
+          new RegExp(pattern, flags);
+        } catch {
+          ok = false;
+        }
+        fc.pre(ok);
+        for (const [, to] of regexMutants(`/${pattern}/${flags}`)) {
+          assert.ok(to.endsWith(`/${flags}`) && to !== `/${pattern}/${flags}`, to);
+          const body = to.slice(1, to.length - flags.length - 1);
+          assert.doesNotThrow(() => new RegExp(body, flags), to);
+        }
+      }),
+    );
+  });
+  it('a symbol whose change is a pattern alone gets them as its behavioural candidates', () => {
+    const src = 'export function num(s: string): boolean {\n  return /^-?\\d+$/.test(s);\n}\n';
+    const m = mutateTs(src, span('src/a.ts::num', 1, 3), undefined, NOISE);
+    const regex = m.candidates.filter((c) => c.description.includes('regex:'));
+    assert.deepEqual(regex.map((c) => c.description), ['line 2: regex: ^ anchor dropped', 'line 2: regex: $ anchor dropped', 'line 2: regex: first + made *', 'line 2: regex: first \\d made \\D']);
+    for (const c of regex) assert.ok(parsesTs(applyEdits(src, c.edits)), c.description);
   });
 });
