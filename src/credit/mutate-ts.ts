@@ -154,6 +154,29 @@ export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange, 
     return span.changedLines.some(([a, b]) => s >= a && e <= b);
   };
   const sites: Site[] = [];
+  /**
+   * The characters of [start, end) the patch changed, relative to `start`, as ranges: where the
+   * revert's edits replace text inside it (a pattern is many tokens to the change's tokenizer),
+   * those parts; where one edit covers all of it, what differs between its text and the base
+   * text that edit puts back. Null (all of it) where there is no revert (an added symbol, or
+   * no change known).
+   */
+  const changedWithin = (start: number, end: number): readonly (readonly [number, number])[] | null => {
+    if (!change?.revert) return null;
+    const out: [number, number][] = [];
+    for (const r of change.revert) {
+      if (r.end <= r.start || r.end <= start || end <= r.start) continue;
+      if (r.start <= start && end <= r.end) {
+        const now = text.slice(r.start, r.end);
+        let p = 0;
+        while (p < now.length && p < r.text.length && now[p] === r.text[p]) p++;
+        let q = 0;
+        while (q < now.length - p && q < r.text.length - p && now[now.length - 1 - q] === r.text[r.text.length - 1 - q]) q++;
+        out.push([Math.max(0, r.start + p - start), Math.min(end - start, r.end - q - start)]);
+      } else out.push([Math.max(0, r.start - start), Math.min(end - start, r.end - start)]);
+    }
+    return out;
+  };
   const add = (category: MutantCategory, node: TS.Node, what: string, edits: Edit[]): void => {
     if (change && !touchesChange(change.changed, edits)) return;
     const pos = node.getStart(sf);
@@ -208,7 +231,8 @@ export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange, 
       add('constant', n, n.text === '' ? "'' -> 'sealgate'" : 'string emptied', [{ start: n.getStart(sf), end: n.end, text: n.text === '' ? "'sealgate'" : "''" }]);
     }
     if (n.kind === ts.SyntaxKind.RegularExpressionLiteral) {
-      for (const [what, to] of regexMutants(n.getText(sf))) add('constant', n, what, [{ start: n.getStart(sf), end: n.end, text: to }]);
+      const at = n.getStart(sf);
+      for (const [what, to] of regexMutants(n.getText(sf), changedWithin(at, n.end))) add('constant', n, what, [{ start: at, end: n.end, text: to }]);
     }
     if (ts.isExpressionStatement(n) && !isDirective(n) && !isSuperCall(n)) {
       add('delete', n, 'statement deleted', [{ start: n.getStart(sf), end: n.end, text: ';' }]);
@@ -285,10 +309,13 @@ function renameLocalTs(text: string, path: string, sf: TS.SourceFile, bodies: re
  * pattern has no other token to mutate, and a test that checks what it matches kills these.
  * Each, where the pattern has it, outside character classes and escapes: the leading `^` or
  * the trailing `$` dropped; the first `*` made `+`, or the first `+` made `*` (a quantifier,
- * not a group's `(?`); the first `\d`, `\w` or `\s` made `\D`, `\W` or `\S`. Only those
- * that JavaScript still compiles (with the same flags) and that change the pattern.
+ * not a group's `(?`); the first `\d`, `\w` or `\s` made `\D`, `\W` or `\S`. With `within`
+ * (the literal's characters the patch changed, as [from, to) ranges), only at those, and
+ * "first" counts from there: a pattern that gained an alternative gets no mutant on what it
+ * already had, which old tests would kill for the new behaviour. Only those that JavaScript
+ * still compiles (with the same flags) and that change the pattern.
  */
-export function regexMutants(literal: string): [string, string][] {
+export function regexMutants(literal: string, within: readonly (readonly [number, number])[] | null = null): [string, string][] {
   const end = literal.lastIndexOf('/');
   if (!literal.startsWith('/') || end <= 0) return [];
   const pattern = literal.slice(1, end);
@@ -316,19 +343,21 @@ export function regexMutants(literal: string): [string, string][] {
     plain.push(true);
   }
   const at = (i: number, to: string, len = 1): string => pattern.slice(0, i) + to + pattern.slice(i + len);
+  // Pattern index i is literal index i + 1.
+  const changed = (i: number): boolean => within === null || within.some(([a, b]) => a <= i + 1 && i + 1 < b);
   const out: [string, string][] = [];
-  if (pattern.startsWith('^')) out.push(['regex: ^ anchor dropped', at(0, '')]);
-  if (pattern.endsWith('$') && plain[pattern.length - 1] === true) out.push(['regex: $ anchor dropped', at(pattern.length - 1, '')]);
+  if (pattern.startsWith('^') && changed(0)) out.push(['regex: ^ anchor dropped', at(0, '')]);
+  if (pattern.endsWith('$') && plain[pattern.length - 1] === true && changed(pattern.length - 1)) out.push(['regex: $ anchor dropped', at(pattern.length - 1, '')]);
   for (let i = 1; i < pattern.length; i++) {
     const c = pattern[i];
-    if (plain[i] !== true || (c !== '*' && c !== '+') || pattern[i - 1] === '(') continue;
+    if (!changed(i) || plain[i] !== true || (c !== '*' && c !== '+') || pattern[i - 1] === '(') continue;
     out.push([`regex: first ${c} made ${c === '*' ? '+' : '*'}`, at(i, c === '*' ? '+' : '*')]);
     break;
   }
   for (let i = 0; i < pattern.length - 1; i++) {
     if (pattern[i] !== '\\') continue;
     const next = pattern[i + 1] as string;
-    if ('dws'.includes(next) && plain[i] === false && !insideClass(pattern, i)) {
+    if ('dws'.includes(next) && changed(i + 1) && plain[i] === false && !insideClass(pattern, i)) {
       out.push([`regex: first \\${next} made \\${next.toUpperCase()}`, at(i + 1, next.toUpperCase())]);
       break;
     }

@@ -55,6 +55,21 @@ describe('the change of a symbol, token by token', () => {
     for (const bit of ['void 0;', '/* kvorlixa */', 'const exact_qmztbw =', 'Math.round(exact_qmztbw)']) assert.ok(text.includes(bit), bit);
   });
 
+  it('a pattern changed in part: its mutants sit on the changed characters only', async () => {
+    const base = 'export function num(s: string): boolean {\n  return /^\\d+(?:\\.\\d+)?$/.test(s);\n}\n';
+    const grown = 'export function num(s: string): boolean {\n  return /^\\d+(?:\\.\\d+)?(?:e\\d+)?$/.test(s);\n}\n';
+    const relaxed = 'export function num(s: string): boolean {\n  return /^\\d*(?:\\.\\d+)?$/.test(s);\n}\n';
+    const sp = { symbol: 'src/a.ts::num', path: 'src/a.ts', startLine: 1, endLine: 3, changedLines: [[2, 2]] as [number, number][] };
+    const regexOf = async (patched: string): Promise<string[]> => {
+      const { change } = await changeOf('typescript', 'src/a.ts', base, patched, 'num');
+      return mutateTs(patched, sp, change, { word: 'kvorlixa', suffix: 'qmztbw' }).candidates.map((c) => c.description).filter((d) => d.includes('regex:'));
+    };
+    // An exponent added: the new part's own + and \d, not the ones the pattern had.
+    assert.deepEqual(await regexOf(grown), ['line 2: regex: first + made *', String.raw`line 2: regex: first \d made \D`]);
+    // + became *: that quantifier, nothing before or after it.
+    assert.deepEqual(await regexOf(relaxed), ['line 2: regex: first * made +']);
+  });
+
   it('an added symbol: all of it is the change, and there is no revert', async () => {
     const patched = `${BASE}\nexport function refund(c: number): number {\n  return -c;\n}\n`;
     const { change } = await changeOf('typescript', 'src/pricing.ts', BASE, patched, 'refund');

@@ -480,6 +480,18 @@ describe('regular expression literals: a pattern-only change has mutants of its 
     assert.deepEqual(got('/^$/'), ['regex: ^ anchor dropped => /$/', 'regex: $ anchor dropped => /^/']);
     assert.deepEqual(got('/^/'), []);
   });
+  it('with the characters the patch changed, only there: an alternative added to a pattern gets no mutant on what it had', () => {
+    const got = (r: string, within: readonly [number, number]): string[] => regexMutants(r, [within]).map(([what]) => what);
+    const lit = String.raw`/^(?<v>-?\d*\.?\d+) *(?<u>ms|s)?$/i`;
+    // "simplify regex": (?:\d+)? became \d*.
+    const at = lit.indexOf(String.raw`\d*`);
+    assert.deepEqual(got(lit, [at, at + 3]), ['regex: first * made +', String.raw`regex: first \d made \D`]);
+    // "add months": only the alternation grew; none of these kinds sits there.
+    assert.deepEqual(got(lit, [lit.indexOf('ms|'), lit.indexOf('ms|') + 3]), []);
+    // The anchors only where the patch changed them.
+    assert.deepEqual(got('/^a$/', [1, 2]), ['regex: ^ anchor dropped']);
+    assert.deepEqual(got('/^a$/', [3, 4]), ['regex: $ anchor dropped']);
+  });
   it('property: every mutant compiles with the same flags and differs from the pattern', () => {
     const piece = fc.constantFrom('a', 'b', '\\d', '\\w', '\\s', '*', '+', '?', '^', '$', '.', '(?:a)', '[a*]', '[^b]', '\\$', '\\*', '|');
     fc.assert(
