@@ -178,14 +178,14 @@ export function nullWithParts(span: { readonly symbol: string; readonly path: st
   const make = (chosen: readonly NullPart[], edits: readonly Edit[]): { mutant: Mutant; parts: readonly NullPart[] } => ({
     parts: chosen,
     mutant: {
-    id: `${span.symbol}#null`,
-    symbol: span.symbol,
-    path: span.path,
-    kind: 'null',
-    category: 'null',
-    line: span.startLine,
-    description: `null: ${listed(chosen.map((p) => p.label))} added`,
-    edits,
+      id: `${span.symbol}#null`,
+      symbol: span.symbol,
+      path: span.path,
+      kind: 'null',
+      category: 'null',
+      line: span.startLine,
+      description: `null: ${listed(chosen.map((p) => p.label))} added`,
+      edits,
     },
   });
   for (let size = parts.length; size > 0; size--) {

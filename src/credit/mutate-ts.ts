@@ -320,65 +320,42 @@ export function regexMutants(literal: string, within: readonly (readonly [number
   if (!literal.startsWith('/') || end <= 0) return [];
   const pattern = literal.slice(1, end);
   const flags = literal.slice(end + 1);
-  // Where each character of the pattern stands: escaped, in a class, or plain.
-  const plain: boolean[] = [];
+  // What each character of the pattern is: plain, a backslash outside a class (`escape`), or
+  // anything else (the escaped character, a class and what is in it).
+  const kind: ('plain' | 'escape' | 'other')[] = [];
   let inClass = false;
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i];
     if (c === '\\') {
-      plain.push(false, false);
+      kind.push(inClass ? 'other' : 'escape', 'other');
       i++;
-      continue;
-    }
-    if (inClass) {
-      plain.push(false);
+    } else if (inClass) {
+      kind.push('other');
       if (c === ']') inClass = false;
-      continue;
-    }
-    if (c === '[') {
+    } else if (c === '[') {
       inClass = true;
-      plain.push(false);
-      continue;
-    }
-    plain.push(true);
+      kind.push('other');
+    } else kind.push('plain');
   }
   const at = (i: number, to: string, len = 1): string => pattern.slice(0, i) + to + pattern.slice(i + len);
   // Pattern index i is literal index i + 1.
   const changed = (i: number): boolean => within === null || within.some(([a, b]) => a <= i + 1 && i + 1 < b);
   const out: [string, string][] = [];
   if (pattern.startsWith('^') && changed(0)) out.push(['regex: ^ anchor dropped', at(0, '')]);
-  if (pattern.endsWith('$') && plain[pattern.length - 1] === true && changed(pattern.length - 1)) out.push(['regex: $ anchor dropped', at(pattern.length - 1, '')]);
+  if (pattern.endsWith('$') && kind[pattern.length - 1] === 'plain' && changed(pattern.length - 1)) out.push(['regex: $ anchor dropped', at(pattern.length - 1, '')]);
   for (let i = 1; i < pattern.length; i++) {
     const c = pattern[i];
-    if (!changed(i) || plain[i] !== true || (c !== '*' && c !== '+') || pattern[i - 1] === '(') continue;
+    if (!changed(i) || kind[i] !== 'plain' || (c !== '*' && c !== '+') || pattern[i - 1] === '(') continue;
     out.push([`regex: first ${c} made ${c === '*' ? '+' : '*'}`, at(i, c === '*' ? '+' : '*')]);
     break;
   }
   for (let i = 0; i < pattern.length - 1; i++) {
-    if (pattern[i] !== '\\') continue;
     const next = pattern[i + 1] as string;
-    if ('dws'.includes(next) && changed(i + 1) && plain[i] === false && !insideClass(pattern, i)) {
-      out.push([`regex: first \\${next} made \\${next.toUpperCase()}`, at(i + 1, next.toUpperCase())]);
-      break;
-    }
-    i++;
+    if (kind[i] !== 'escape' || !'dws'.includes(next) || !changed(i + 1)) continue;
+    out.push([`regex: first \\${next} made \\${next.toUpperCase()}`, at(i + 1, next.toUpperCase())]);
+    break;
   }
   return out.filter(([, p]) => p !== pattern && compiles(p, flags)).map(([what, p]) => [what, `/${p}/${flags}`]);
-}
-
-/** Is the escape at `i` inside a character class? */
-function insideClass(pattern: string, i: number): boolean {
-  let inClass = false;
-  for (let j = 0; j < i; j++) {
-    const c = pattern[j];
-    if (c === '\\') {
-      j++;
-      continue;
-    }
-    if (c === '[') inClass = true;
-    else if (c === ']') inClass = false;
-  }
-  return inClass;
 }
 
 function compiles(pattern: string, flags: string): boolean {

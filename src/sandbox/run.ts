@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, posix, relative, sep } from 'node:path';
 import type { SandboxKind } from '../config/schema.js';
 import { inputInvalid } from '../core/errors.js';
-import { TREE_TIME } from '../core/times.js';
+import { TREE_TIME, stampTree } from '../core/times.js';
 import { execInGroup, type ExecOutcome } from '../runner/exec.js';
 import { listCopyEntries, readDependencyFolders, readHostView, requireSandbox, type Secrets } from './host.js';
 import { keyringFilter } from './seccomp.js';
@@ -310,15 +310,10 @@ export function keepRunnerCaches(tmp: string, to: string): void {
 export function seedRunnerCaches(from: string, tmp: string): void {
   if (!existsSync(from)) return;
   for (const n of readdirSync(from)) {
-    if (!RUNNER_CACHE.test(n)) continue;
-    cpSync(join(from, n), join(tmp, n), { recursive: true, dereference: false, verbatimSymlinks: true, errorOnExist: true, force: false });
-    const stamp = (p: string): void => {
-      if (lstatSync(p).isDirectory()) for (const e of readdirSync(p)) stamp(join(p, e));
-      lutimesSync(p, TREE_TIME, TREE_TIME);
-    };
-    stamp(join(tmp, n));
+    if (RUNNER_CACHE.test(n)) cpSync(join(from, n), join(tmp, n), { recursive: true, dereference: false, verbatimSymlinks: true, errorOnExist: true, force: false });
   }
-  lutimesSync(tmp, TREE_TIME, TREE_TIME);
+  // The run's TMPDIR holds nothing else yet.
+  stampTree(tmp);
 }
 
 /**
