@@ -23,11 +23,17 @@
 // `node scripts/bench/credit-real.mjs --ground-truth` re-derives the ground truth by hand
 // (no sealgate): the commit passes, the production change reverted fails the commit's tests,
 // the sabotage passes on both the fix and the revert; compared with the data file.
+// CPU: each timed run also reads the machine's busy CPU time (/proc/stat, every process, not
+// only the run's own) before and after. The table's "floor" is the runner's CPU seconds over
+// (cores x one plain run's wall time): the ratio the same work would give packed perfectly on
+// this machine's cores. Where it is close to the measured ratio, the runner is bound by the CPU
+// its test runs need, not by waiting; only fewer or cheaper runs lower it. Run nothing else
+// beside the bench.
 // Exit status: non-zero only on a harness error (bad data file, a git or install failure),
 // never on a missed target.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, appendFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -207,14 +213,19 @@ export function junitCases(xml) {
 
 const cell = (s) => String(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
+/** The runner's CPU seconds over (cores x one plain run's wall time): its ratio packed perfectly on this machine; null when unmeasured. */
+export function floorRatio(r) {
+  return r.runnerCpuSeconds != null && r.cores > 0 && r.plainSeconds > 0 ? r.runnerCpuSeconds / (r.cores * r.plainSeconds) : null;
+}
+
 /** One markdown table: a row per commit and variant. */
 export function renderTable(rows) {
-  const head = ['project', 'commit', 'variant', 'policy', 'tested (truth)', 'bench revert check', 'verdict', 'symbols: credit / revert', 'mutants', 'runner s', 'plain s', 'runner/plain', 'target'];
+  const head = ['project', 'commit', 'variant', 'policy', 'tested (truth)', 'bench revert check', 'verdict', 'symbols: credit / revert', 'mutants', 'runner s', 'plain s', 'runner/plain', 'runner CPU s', 'floor', 'target'];
   const lines = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`];
   for (const r of rows) {
     const syms = (r.symbols ?? []).map((s) => `${s.symbol}: ${s.credit}${s.revert ? ` / ${s.revert}` : ''}`).join('; ') || '-';
     const ratio = r.runnerSeconds != null && r.plainSeconds ? (r.runnerSeconds / r.plainSeconds).toFixed(1) : '-';
-    lines.push(`| ${[r.project, r.commit.slice(0, 7), r.variant, r.policy, r.truth, r.benchRevert ?? '-', r.verdict ?? '-', syms, r.mutants ?? '-', r.runnerSeconds?.toFixed(1) ?? '-', r.plainSeconds?.toFixed(1) ?? '-', ratio, r.target ?? '-'].map(cell).join(' | ')} |`);
+    lines.push(`| ${[r.project, r.commit.slice(0, 7), r.variant, r.policy, r.truth, r.benchRevert ?? '-', r.verdict ?? '-', syms, r.mutants ?? '-', r.runnerSeconds?.toFixed(1) ?? '-', r.plainSeconds?.toFixed(1) ?? '-', ratio, r.runnerCpuSeconds?.toFixed(1) ?? '-', floorRatio(r)?.toFixed(1) ?? '-', r.target ?? '-'].map(cell).join(' | ')} |`);
   }
   return lines.join('\n');
 }
@@ -242,11 +253,15 @@ export function summarise(rows) {
   const ratios = rows.filter((r) => r.runnerSeconds != null && r.plainSeconds > 0 && !r.refused).map((r) => r.runnerSeconds / r.plainSeconds);
   const med = median(ratios);
   const worst = ratios.length ? Math.max(...ratios) : NaN;
+  const floors = rows.filter((r) => r.runnerSeconds != null && !r.refused).map(floorRatio).filter((x) => x !== null);
+  const round = (x) => (Number.isNaN(x) ? null : Number(x.toFixed(2)));
   return {
     reallyTestedAllow: { met: allow.length > 0 && allow.every((r) => r.verdict === 'ALLOW'), allowed: allow.filter((r) => r.verdict === 'ALLOW').length, of: allow.length },
     sabotagedRejectedUnderRevert: { met: revert.length > 0 && revert.every((r) => rowTarget(r)?.met), rejected: revert.filter((r) => rowTarget(r)?.met).length, of: revert.length, refused: revert.filter((r) => r.refused).length },
     sabotagedFlaggedUnderDefault: { met: flagged.length > 0 && flagged.every((r) => rowTarget(r)?.met), flagged: flagged.filter((r) => rowTarget(r)?.met).length, of: flagged.length },
-    speed: { met: ratios.length > 0 && med <= 3 && worst <= 5, median: Number.isNaN(med) ? null : Number(med.toFixed(2)), worst: Number.isNaN(worst) ? null : Number(worst.toFixed(2)), runs: ratios.length },
+    speed: { met: ratios.length > 0 && med <= 3 && worst <= 5, median: round(med), worst: round(worst), runs: ratios.length },
+    // Measured beside it, no target: the same work packed perfectly (floorRatio).
+    floor: { median: round(median(floors)), worst: floors.length ? round(Math.max(...floors)) : null, runs: floors.length },
   };
 }
 
@@ -314,16 +329,36 @@ export function plainEnv(env) {
   return out;
 }
 
+/** The machine's busy CPU seconds so far (user, nice, system, irq, softirq over every core), or null off Linux. */
+export function busyCpuSeconds(stat = () => readFileSync('/proc/stat', 'utf8')) {
+  let text;
+  try {
+    text = stat();
+  } catch {
+    return null;
+  }
+  const m = /^cpu\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/.exec(text);
+  if (!m) return null;
+  const f = m.slice(1).map(Number);
+  // USER_HZ is 100 on every Linux this runs on (sysconf(_SC_CLK_TCK)).
+  return (f[0] + f[1] + f[2] + f[5] + f[6]) / 100;
+}
+
+/** CPU seconds between two busyCpuSeconds readings, or null when either is missing. */
+const cpuSince = (before, after) => (before === null || after === null ? null : after - before);
+
 function runSuite(project, cwd, env) {
   for (const j of project.test.junit) rmSync(join(cwd, j), { force: true });
+  const c0 = busyCpuSeconds();
   const t0 = process.hrtime.bigint();
   const r = spawnSync(project.test.command[0], project.test.command.slice(1), { cwd, env: plainEnv(env), encoding: 'utf8', maxBuffer: 512 * 1024 * 1024, timeout: (project.test.timeoutSeconds ?? 600) * 1000 });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpuSeconds = cpuSince(c0, busyCpuSeconds());
   if (r.error && r.error.code !== 'ETIMEDOUT') throw new HarnessError(`${project.test.command.join(' ')}: ${r.error.message}`);
   const cases = [];
   for (const j of project.test.junit) if (existsSync(join(cwd, j))) cases.push(...junitCases(readFileSync(join(cwd, j), 'utf8')));
   for (const j of project.test.junit) rmSync(join(cwd, j), { force: true });
-  return { status: r.status, seconds, cases, failed: cases.filter((c) => c.status === 'failed').map((c) => c.id), tail: (r.stdout + r.stderr).slice(-1500) };
+  return { status: r.status, seconds, cpuSeconds, cases, failed: cases.filter((c) => c.status === 'failed').map((c) => c.id), tail: (r.stdout + r.stderr).slice(-1500) };
 }
 
 function loadData() {
@@ -460,14 +495,16 @@ function setUp(project, clone, c, variant, policy, work, env) {
 }
 
 function sealgate(repo, env, args) {
+  const c0 = busyCpuSeconds();
   const t0 = process.hrtime.bigint();
   const r = sh(process.execPath, [BIN, ...args], repo, env, true);
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpuSeconds = cpuSince(c0, busyCpuSeconds());
   if (process.env.BENCH_VERBOSE) process.stderr.write(r.stderr);
   const lines = r.stdout.trim().split('\n');
   const last = lines[lines.length - 1] ?? '';
   const code = /^(ALLOW|E_[A-Z_]+)$/.test(last) ? last : r.status === 0 ? 'ok' : `exit ${r.status}`;
-  return { ...r, code, seconds };
+  return { ...r, code, seconds, cpuSeconds };
 }
 
 const firstLines = (s, n = 4) => s.trim().split('\n').map((l) => l.replace(/^[|\s]+/, '')).filter(Boolean).slice(0, n).join(' / ');
@@ -489,9 +526,11 @@ function runVariant(project, clone, c, variant, policy, work, env, treeMode) {
     const warm = runSuite(project, s.repo, env);
     if (warm.status !== 0) check.problems.push(`the patched suite fails on a plain run (exit ${warm.status}): ${short(warm.failed)} ${warm.failed.length ? '' : warm.tail.slice(-300)}`);
     // The median of a few timed runs: one plain run of a small suite varies by a third from run to run here.
-    const times = Array.from({ length: PLAIN_RUNS }, () => runSuite(project, s.repo, env).seconds).sort((a, b) => a - b);
-    check.plainSeconds = times[Math.floor(times.length / 2)];
-    check.plainRuns = times;
+    const timed = Array.from({ length: PLAIN_RUNS }, () => runSuite(project, s.repo, env)).sort((a, b) => a.seconds - b.seconds);
+    const mid = timed[Math.floor(timed.length / 2)];
+    check.plainSeconds = mid.seconds;
+    check.plainCpuSeconds = mid.cpuSeconds;
+    check.plainRuns = timed.map((t) => t.seconds);
     const present = s.prod.filter((f) => sh('git', ['cat-file', '-e', `HEAD:${f}`], s.repo, env, true).status === 0);
     if (present.length > 0) git(s.repo, env, 'checkout', 'HEAD', '--', ...present);
     for (const f of s.prod.filter((f) => !present.includes(f))) rmSync(join(s.repo, f), { force: true });
@@ -504,6 +543,7 @@ function runVariant(project, clone, c, variant, policy, work, env, treeMode) {
   const check = CHECKS.get(key);
   row.problems.push(...check.problems);
   row.plainSeconds = check.plainSeconds;
+  row.plainCpuSeconds = check.plainCpuSeconds;
   row.plainRuns = check.plainRuns;
   row.benchRevert = check.benchRevert;
   row.benchRevertFailed = check.benchRevertFailed;
@@ -521,6 +561,8 @@ function runVariant(project, clone, c, variant, policy, work, env, treeMode) {
   const r = sealgate(s.repo, env, ['runner', '--runner-job', RUNNER, '--seed', SEED, '--verbose']);
   row.steps.runner = r.code;
   row.runnerSeconds = r.seconds;
+  row.runnerCpuSeconds = r.cpuSeconds;
+  row.cores = availableParallelism();
   row.runnerStderr = r.stderr.slice(-4000);
   if (r.status === 3 || r.status === 2) row.problems.push(`runner exit ${r.status}: ${firstLines(r.stderr, 6)}`);
   if (!['ALLOW', 'E_CREDIT_MISSING'].includes(r.code) && !/credit\.require/.test(r.stderr)) row.problems.push(`runner stopped with ${r.code}: ${firstLines(r.stderr.split('\n').filter((l) => l.includes(`sealgate: ${r.code}:`)).join('\n'), 1)}`);
@@ -619,6 +661,7 @@ export async function run(argv = []) {
   say('every sabotaged or untested commit rejected under credit.require "revert"', summary.sabotagedRejectedUnderRevert, `${summary.sabotagedRejectedUnderRevert.rejected}/${summary.sabotagedRejectedUnderRevert.of}${summary.sabotagedRejectedUnderRevert.refused ? `, ${summary.sabotagedRejectedUnderRevert.refused} config(s) refused by this sealgate` : ''}`);
   say('every sabotaged or untested commit flagged under the default', summary.sabotagedFlaggedUnderDefault, `${summary.sabotagedFlaggedUnderDefault.flagged}/${summary.sabotagedFlaggedUnderDefault.of}`);
   say('runner / plain at most 3x median and 5x worst', summary.speed, `median ${summary.speed.median}x, worst ${summary.speed.worst}x over ${summary.speed.runs} runs`);
+  if (summary.floor.runs > 0) console.log(`floor (the runner's CPU over cores x plain wall, no target): median ${summary.floor.median}x, worst ${summary.floor.worst}x over ${summary.floor.runs} runs`);
   const json = { treeMode, rows: rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'runnerStderr'))), summary };
   writeFileSync(outFile, JSON.stringify({ ...json, rows }, null, 2) + '\n');
   console.log(`\nJSON summary (with each runner's stderr) in ${outFile}`);

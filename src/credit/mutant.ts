@@ -76,6 +76,8 @@ export interface NullPart {
 export interface Noise {
   readonly word: string;
   readonly suffix: string;
+  /** What an empty string literal is filled with in its mutant: a word of its own, so nothing the null leaves in the file names the mutant. */
+  readonly fill: string;
 }
 
 /** A fresh noise key (64 hex digits): what a credit step uses when it keeps no cache. */
@@ -87,7 +89,7 @@ export function randomNoiseKey(): string {
 export function noiseFor(key: string, symbol: string): Noise {
   const h = createHmac('sha256', key).update(`sealgate-noise\u0000${symbol}`).digest();
   const letters = (from: number, n: number): string => Array.from(h.subarray(from, from + n), (b) => String.fromCharCode(97 + (b % 26))).join('');
-  return { word: letters(0, 8), suffix: letters(8, 6) };
+  return { word: letters(0, 8), suffix: letters(8, 6), fill: letters(14, 8) };
 }
 
 /** Does `text` hold `name` as a whole word, not after a lone dot (a property or an attribute of that name is another thing; a spread `...name` is the name)? */

@@ -260,7 +260,7 @@ export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolCh
           const valueish = p !== null && p.type !== 'expression_statement' && p.type !== 'concatenated_string' && p.type !== 'keyword_argument' || (p?.type === 'keyword_argument' && p.childForFieldName('value')?.id === n.id);
           if (valueish && !named(n).some((c) => c.type === 'interpolation') && !/^[rRbBuU]*[fF]/.test(n.text)) {
             const empty = /^[a-zA-Z]*("""|'''|"|')\1?$/.test(n.text) || /^[a-zA-Z]*(""|'')$/.test(n.text);
-            add('constant', n, empty ? "'' -> 'sealgate'" : 'string emptied', [replace(n, empty ? "'sealgate'" : "''")]);
+            add('constant', n, empty ? "'' filled" : 'string emptied', [replace(n, empty ? `'${noise.fill}'` : "''")]);
           }
           break;
         }

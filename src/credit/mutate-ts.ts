@@ -228,7 +228,7 @@ export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange, 
       add('constant', n, `${n.getText(sf)} -> ${to}`, [{ start: n.getStart(sf), end: n.end, text: to }]);
     }
     if (ts.isStringLiteral(n) && isValueString(n)) {
-      add('constant', n, n.text === '' ? "'' -> 'sealgate'" : 'string emptied', [{ start: n.getStart(sf), end: n.end, text: n.text === '' ? "'sealgate'" : "''" }]);
+      add('constant', n, n.text === '' ? "'' filled" : 'string emptied', [{ start: n.getStart(sf), end: n.end, text: n.text === '' ? `'${noise.fill}'` : "''" }]);
     }
     if (n.kind === ts.SyntaxKind.RegularExpressionLiteral) {
       const at = n.getStart(sf);

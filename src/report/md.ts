@@ -54,7 +54,8 @@ export function toMarkdownReport(r: ReviewReport): string {
     out.push('|---|---|---|---|');
     for (const s of r.symbols) {
       const short = (m: string): string => (m.startsWith(`${s.id}#`) ? m.slice(s.id.length + 1) : m);
-      const decisive = s.decisive ? `mutant ${code(short(s.decisive.mutant))}${s.decisive.description ? ` (${cell(s.decisive.description)})` : ''} killed by ${code(s.decisive.test)}` : s.tests.length > 0 ? `credited by ${fewCode(s.tests)}` : '';
+      const decisive = (s.decisive ? `mutant ${code(short(s.decisive.mutant))}${s.decisive.description ? ` (${cell(s.decisive.description)})` : ''} killed by ${code(s.decisive.test)}` : s.tests.length > 0 ? `credited by ${fewCode(s.tests)}` : '')
+        + (s.revert ? `${s.decisive || s.tests.length > 0 ? '; ' : ''}revert ${s.revert.outcome === 'survived' ? '**survived**' : cell(s.revert.outcome)}` : '');
       out.push(`| ${code(s.id)} | ${s.status === 'missing' ? `❌ missing${s.reason ? `: ${cell(s.reason)}` : ''}` : `✅ ${s.status}`} | ${decisive} | ${s.reached.length}${s.status === 'missing' && s.reached.length > 0 ? `: ${r.symbols.length > 20 ? fewCode(s.reached.slice(0, 1)) + (s.reached.length > 1 ? ` and ${s.reached.length - 1} more` : '') : fewCode(s.reached)}` : ''} |`);
     }
   }

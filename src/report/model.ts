@@ -5,6 +5,7 @@ import { compareInstants, isInstant, parseInstant } from '../core/time.js';
 import { creditProblems } from '../gate/decide.js';
 import type { Audit } from '../verify/audit.js';
 import { lastLiveSeal } from '../verify/audit.js';
+import type { Evidence } from '../credit/schema.js';
 
 /**
  * The reviewer's report as data: the decision, then the spec's four questions answered
@@ -109,8 +110,29 @@ export interface SymbolRow {
   readonly tautologies: readonly string[];
   readonly reason: string | null;
   readonly location: string | null;
-  /** The evidence that decided: the first mutant a credit-bearing test killed (and by which test), else null. */
+  /** The evidence that decided: the kill behind the credit (a revert kill when there is one), else the first kill, else null. */
   readonly decisive?: { readonly mutant: string; readonly test: string; readonly description: string | null } | null;
+  /** A modified symbol's revert (its base version put back): did the tests tell the patch from the base? Null: not recorded. */
+  readonly revert?: { readonly outcome: string; readonly killedBy: readonly string[]; readonly detail: string | null } | null;
+}
+
+/**
+ * The revert's outcome in words for a reviewer. A credited symbol whose revert survived is the
+ * flag of the default policy (credit.require "change"): its tests pass on the base version too,
+ * so they check the code the patch touched but not what it changed (a refactor, or an untested
+ * change).
+ */
+export function revertText(r: NonNullable<SymbolRow['revert']>): string {
+  switch (r.outcome) {
+    case 'killed':
+      return `killed by ${r.killedBy[0] ?? '(a test)'}${r.killedBy.length > 1 ? ` and ${r.killedBy.length - 1} more` : ''}: the tests tell the patch from the base version`;
+    case 'survived':
+      return 'SURVIVED: every reaching test passes on the base version too (a refactor, or the change is untested)';
+    case 'none':
+      return `none${r.detail ? `: ${r.detail}` : ''}`;
+    default:
+      return `${r.outcome}${r.detail ? `: ${r.detail}` : ''}`;
+  }
 }
 
 export interface FreezeCheck {
@@ -121,6 +143,13 @@ export interface FreezeCheck {
 }
 
 const uniq = (xs: readonly string[]): string[] => [...new Set(xs)];
+
+/** The kill behind a symbol's credit (credited_by: a revert kill when there is one), else its first kill. */
+function decisiveOf(ev: Evidence | undefined): NonNullable<SymbolRow['decisive']> | null {
+  const k = ev?.credited_by ?? ev?.killed[0];
+  if (ev === undefined || k === undefined) return null;
+  return { mutant: k.mutant, test: k.test, description: ev.mutants?.find((m) => m.id === k.mutant)?.description ?? null };
+}
 
 export function toReviewReport(a: Audit): ReviewReport {
   const x = a.inputs;
@@ -151,7 +180,8 @@ export function toReviewReport(a: Audit): ReviewReport {
       tautologies: ev?.tautologies ?? (a.cases?.cases ?? []).filter((k) => k.kind === 'tautology' && k.symbols.includes(id)).map((k) => k.id),
       reason: ev?.reason ?? (credited.has(id) ? null : c === null ? 'no property run' : 'no passing non-tautological test kills a mutant of it'),
       location: loc ? `${loc.path}:${loc.start_line}-${loc.end_line}` : null,
-      decisive: ev?.killed[0] ? { mutant: ev.killed[0].mutant, test: ev.killed[0].test, description: ev.mutants?.find((m) => m.id === ev.killed[0]?.mutant)?.description ?? null } : null,
+      decisive: decisiveOf(ev),
+      revert: ev?.revert ? { outcome: ev.revert.outcome, killedBy: ev.revert.killed_by, detail: ev.revert.detail ?? null } : null,
     };
   });
 

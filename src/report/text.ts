@@ -1,6 +1,6 @@
 import type { Finding } from '../core/errors.js';
 import { visible } from '../core/text.js';
-import { FEW, few, isolationText, type ReviewReport } from './model.js';
+import { FEW, few, isolationText, revertText, type ReviewReport } from './model.js';
 
 const where = (f: Finding): string => (f.path ? `${f.path}: ` : '');
 /** A finding's detail can list every symbol: cut long ones (the JSON report has them whole). */
@@ -41,6 +41,7 @@ export function toTextReport(r: ReviewReport): string {
     out.push(`   ${s.status === 'missing' ? 'MISSING ' : 'credited'} ${s.id}${s.location ? `  (${s.location})` : ''}`);
     if (s.decisive) out.push(`            decisive: mutant ${s.decisive.mutant.startsWith(`${s.id}#`) ? s.decisive.mutant.slice(s.id.length + 1) : s.decisive.mutant}${s.decisive.description ? ` (${s.decisive.description})` : ''} killed by ${s.decisive.test}`);
     else if (s.tests.length > 0) out.push(`            credited by: ${few(s.tests)}`);
+    if (s.revert) out.push(`            revert: ${revertText(s.revert)}`);
     // A credited symbol's decisive kill is its evidence: the rest is counted. A missing one names a few of the tests that reached it.
     const named = s.status === 'missing';
     const allInsensitive = s.insensitive.length > 0 && s.insensitive.length === s.reached.length;

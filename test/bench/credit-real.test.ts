@@ -10,6 +10,7 @@ interface Edit { file: string; within?: string; find: string; flags?: string; re
 interface Row {
   project: string; commit: string; variant: string; policy: string; truth: string; verdict?: string; refused?: string;
   benchRevert?: string; runnerSeconds?: number; plainSeconds?: number; mutants?: number; target?: string;
+  runnerCpuSeconds?: number; cores?: number;
   symbols?: { symbol: string; credit: string; revert: string | null }[];
 }
 interface Lib {
@@ -20,7 +21,9 @@ interface Lib {
   junitCases(xml: string): { id: string; status: string }[];
   renderTable(rows: Row[]): string;
   rowTarget(row: Row): { want: string; met: boolean } | null;
-  summarise(rows: Row[]): { reallyTestedAllow: { met: boolean }; sabotagedRejectedUnderRevert: { met: boolean; refused: number }; sabotagedFlaggedUnderDefault: { met: boolean }; speed: { met: boolean; median: number | null; worst: number | null } };
+  summarise(rows: Row[]): { reallyTestedAllow: { met: boolean }; sabotagedRejectedUnderRevert: { met: boolean; refused: number }; sabotagedFlaggedUnderDefault: { met: boolean }; speed: { met: boolean; median: number | null; worst: number | null }; floor: { median: number | null; worst: number | null; runs: number } };
+  floorRatio(row: Row): number | null;
+  busyCpuSeconds(stat?: () => string): number | null;
   fetchHelp(project: unknown, dir: string): string;
   symbolOutcomes(credit: unknown, changed?: string[]): { symbol: string; credit: string; revert: string | null; mutants: number }[];
   plainEnv(env: Record<string, string | undefined>): Record<string, string | undefined>;
@@ -142,7 +145,28 @@ test('renderTable: a header, a row per run, pipes escaped, the ratio computed', 
   const lines = t.split('\n');
   assert.equal(lines.length, 3);
   assert.match(lines[0]!, /^\| project \| commit \|/);
-  assert.match(lines[2]!, /\| aaaaaaa \| fix \| default \| tested \| killed \(a \\\| b\) \| ALLOW \| src\/u\.ts::withBase: credited \/ killed \| 12 \| 30\.0 \| 10\.0 \| 3\.0 \| ALLOW: met \|$/);
+  assert.match(lines[2]!, /\| aaaaaaa \| fix \| default \| tested \| killed \(a \\\| b\) \| ALLOW \| src\/u\.ts::withBase: credited \/ killed \| 12 \| 30\.0 \| 10\.0 \| 3\.0 \| - \| - \| ALLOW: met \|$/);
+  const cpu = lib.renderTable([row({ verdict: 'ALLOW', runnerSeconds: 30, plainSeconds: 10, runnerCpuSeconds: 50, cores: 2 })]).split('\n')[2]!;
+  assert.match(cpu, /\| 30\.0 \| 10\.0 \| 3\.0 \| 50\.0 \| 2\.5 \| - \|$/);
+});
+
+test('floor: the runner\'s CPU over cores x plain wall, per row and over the rows; none when unmeasured', () => {
+  assert.equal(lib.floorRatio(row({ runnerSeconds: 30, plainSeconds: 10, runnerCpuSeconds: 40, cores: 2 })), 2);
+  assert.equal(lib.floorRatio(row({ runnerSeconds: 30, plainSeconds: 10, cores: 2 })), null);
+  assert.equal(lib.floorRatio(row({ runnerSeconds: 30, plainSeconds: 0, runnerCpuSeconds: 40, cores: 2 })), null);
+  const rows = [20, 60, 30].map((c) => row({ verdict: 'ALLOW', runnerSeconds: 50, plainSeconds: 10, runnerCpuSeconds: c, cores: 2 }));
+  assert.deepEqual(lib.summarise(rows).floor, { median: 1.5, worst: 3, runs: 3 });
+  // a refused row has no runner work to count
+  assert.deepEqual(lib.summarise([...rows, row({ runnerSeconds: 5, plainSeconds: 10, runnerCpuSeconds: 900, cores: 2, refused: 'x' })]).floor.worst, 3);
+  assert.deepEqual(lib.summarise([]).floor, { median: null, worst: null, runs: 0 });
+});
+
+test('busyCpuSeconds: user, nice, system, irq and softirq of the cpu line, in seconds; null when unreadable or malformed', () => {
+  assert.equal(lib.busyCpuSeconds(() => 'cpu  100 20 30 9999 888 5 5 0 0 0\ncpu0 1 2 3 4 5 6 7\n'), 1.6);
+  assert.equal(lib.busyCpuSeconds(() => 'cpu0 1 2 3 4 5 6 7\n'), null);
+  assert.equal(lib.busyCpuSeconds(() => { throw new Error('ENOENT'); }), null);
+  const live = lib.busyCpuSeconds();
+  if (process.platform === 'linux') assert.ok(live !== null && live > 0);
 });
 
 test('fetchHelp names the repository, the snapshot, the install and every commit', () => {

@@ -45,7 +45,7 @@ describe('the change of a symbol, token by token', () => {
     const { change } = await changeOf('typescript', 'src/pricing.ts', BASE, PATCHED, 'taxCents');
     const lines = PATCHED.split('\n');
     const start = lines.findIndex((l) => l.includes('function taxCents')) + 1;
-    const m = mutateTs(PATCHED, { symbol: 'src/pricing.ts::taxCents', path: 'src/pricing.ts', startLine: start, endLine: start + 5, changedLines: [[start + 1, start + 3]] }, change, { word: 'kvorlixa', suffix: 'qmztbw' });
+    const m = mutateTs(PATCHED, { symbol: 'src/pricing.ts::taxCents', path: 'src/pricing.ts', startLine: start, endLine: start + 5, changedLines: [[start + 1, start + 3]] }, change, { word: 'kvorlixa', suffix: 'qmztbw', fill: 'pldwenvo' });
     assert.ok(m.candidates.length > 0);
     for (const c of m.candidates) assert.ok(touchesChange(change.changed, ownEdits(c.edits, m.noise)), c.description);
     assert.ok(!m.candidates.some((c) => c.description.includes('10000 -> 10001') || c.description.includes('10_000')), 'the unchanged divisor is not mutated');
@@ -62,7 +62,7 @@ describe('the change of a symbol, token by token', () => {
     const sp = { symbol: 'src/a.ts::num', path: 'src/a.ts', startLine: 1, endLine: 3, changedLines: [[2, 2]] as [number, number][] };
     const regexOf = async (patched: string): Promise<string[]> => {
       const { change } = await changeOf('typescript', 'src/a.ts', base, patched, 'num');
-      return mutateTs(patched, sp, change, { word: 'kvorlixa', suffix: 'qmztbw' }).candidates.map((c) => c.description).filter((d) => d.includes('regex:'));
+      return mutateTs(patched, sp, change, { word: 'kvorlixa', suffix: 'qmztbw', fill: 'pldwenvo' }).candidates.map((c) => c.description).filter((d) => d.includes('regex:'));
     };
     // An exponent added: the new part's own + and \d, not the ones the pattern had.
     assert.deepEqual(await regexOf(grown), ['line 2: regex: first + made *', String.raw`line 2: regex: first \d made \D`]);

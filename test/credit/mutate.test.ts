@@ -21,7 +21,7 @@ export function empty(): void {}
 `;
 
 /** The words of the null changes in these tests (the credit step draws them from a secret key: noiseFor). */
-const NOISE = { word: 'kvorlixa', suffix: 'qmztbw' } as const;
+const NOISE = { word: 'kvorlixa', suffix: 'qmztbw', fill: 'pldwenvo' } as const;
 
 const span = (symbol: string, startLine: number, endLine: number, path = 'src/a.ts') => ({ symbol, path, startLine, endLine, changedLines: [[startLine, endLine]] as [number, number][] });
 
@@ -98,6 +98,25 @@ describe('Python mutants', () => {
     const got = (await mutatePy(src, span('a.py::f', 1, 13, 'a.py'))).candidates.map((c) => c.description);
     for (const line of [2, 4, 7]) assert.ok(!got.some((d) => d.startsWith(`line ${line}:`) && /negated|removed not|==|in ->/.test(d)), `line ${line}: ${got.join('; ')}`);
     for (const d of ['line 9: < -> <=', 'line 3: string emptied', 'line 11: negated condition', 'line 4: 7 -> 8']) assert.ok(got.includes(d), `${d}: ${got.join('; ')}`);
+  });
+});
+
+describe('an empty string\'s mutant', () => {
+  // Filled with a word drawn from the secret noise key, never a fixed one: a fixed word would
+  // let a test that reads the source fail on that mutant alone and "kill" it.
+  it('TS and Python: filled with the noise\'s own word, which no null change writes', async () => {
+    const ts = mutateTs(`export function f(x: string): string {\n  return x === '' ? '' : x;\n}\n`, span('src/a.ts::f', 1, 3), undefined, NOISE);
+    const py = await mutatePy(`def f(x):\n    return '' if x == '' else x\n`, span('a.py::f', 1, 2, 'a.py'), undefined, NOISE);
+    for (const [m, src] of [[ts, `export function f(x: string): string {\n  return x === '' ? '' : x;\n}\n`], [py, `def f(x):\n    return '' if x == '' else x\n`]] as const) {
+      const filled = m.candidates.filter((c) => c.description.endsWith("'' filled"));
+      assert.ok(filled.length > 0, m.candidates.map((c) => c.description).join('; '));
+      for (const c of filled) {
+        const out = applyEdits(src, c.edits);
+        assert.ok(out.includes(`'${NOISE.fill}'`), out);
+        assert.ok(!out.includes('sealgate'), out);
+      }
+      assert.ok(!applyEdits(src, m.nulls[0]?.edits ?? []).includes(NOISE.fill), 'the null never writes the fill word');
+    }
   });
 });
 

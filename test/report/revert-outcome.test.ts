@@ -1,0 +1,57 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { toJsonText } from '../../src/core/json.js';
+import { LAYOUT } from '../../src/core/layout.js';
+import { propertyCredit } from '../../src/credit/rule.js';
+import type { Evidence } from '../../src/credit/schema.js';
+import { runCli } from '../helpers/cli.js';
+import { NOW, RUNNER, proposedAndSealed } from '../workflow/review.js';
+
+// What the runner showed per modified symbol reaches the reviewer: the kill behind the credit
+// (a revert kill over an earlier behavioural one), and whether the revert was killed or
+// survived. A credited symbol whose revert survived is the default policy's flag.
+test('explain shows each symbol\'s revert outcome, and the kill behind the credit first', async () => {
+  const r = await proposedAndSealed();
+  try {
+    const [fixed, refactor, added] = ['src/a.ts::fixed', 'src/a.ts::refactored', 'src/a.ts::added'];
+    const symbols = [fixed, refactor, added];
+    const [t1, t2] = ['test/a.test.ts::tells the fix', 'test/a.test.ts::old behaviour'];
+    const cases = [t1, t2].map((id) => ({ id, digest: r.digest, kind: 'property' as const, status: 'passed' as const, symbols }));
+    const evidence: Record<string, Evidence> = {
+      [fixed]: {
+        status: 'credited', change: 'modified', reached: [t1, t2], insensitive: [], tautologies: [],
+        killed: [{ test: t2, mutant: `${fixed}#delete@3:1`, kind: 'behavioural' }, { test: t1, mutant: `${fixed}#revert`, kind: 'revert' }],
+        credited_by: { test: t1, mutant: `${fixed}#revert`, kind: 'revert' },
+        revert: { outcome: 'killed', killed_by: [t1] },
+      },
+      [refactor]: {
+        status: 'credited', change: 'modified', reached: [t2], insensitive: [], tautologies: [],
+        killed: [{ test: t2, mutant: `${refactor}#delete@9:1`, kind: 'behavioural' }],
+        credited_by: { test: t2, mutant: `${refactor}#delete@9:1`, kind: 'behavioural' },
+        revert: { outcome: 'survived', killed_by: [], detail: 'every reaching test passes on the base version too' },
+      },
+      [added]: {
+        status: 'credited', change: 'added', reached: [t1], insensitive: [], tautologies: [],
+        killed: [{ test: t1, mutant: `${added}#m1`, kind: 'behavioural' }],
+        revert: { outcome: 'none', killed_by: [], detail: 'an added symbol has no base version' },
+      },
+    };
+    writeFileSync(join(r.dir, LAYOUT.cases), toJsonText({ changed: symbols, cases, digest: r.digest, runner_job: RUNNER }));
+    const credit = propertyCredit('credit-revert', symbols, cases, r.digest);
+    writeFileSync(join(r.dir, LAYOUT.credit), toJsonText({ ...credit, runner_job: RUNNER, proposal_id: 'p-2026-10-12-014', patch_sha256: r.patchSha256, changed: symbols, uncreditable: [], evidence }));
+    const out = async (format: string) => (await runCli(['explain', '--repo', r.dir, '--now', NOW, '--format', format], { cwd: r.dir })).stdout;
+    const text = await out('text');
+    assert.match(text, /credited src\/a\.ts::fixed[^\n]*\n +decisive: mutant revert killed by test\/a\.test\.ts::tells the fix\n +revert: killed by test\/a\.test\.ts::tells the fix: the tests tell the patch from the base version\n/);
+    assert.match(text, /credited src\/a\.ts::refactored[^\n]*\n +decisive: mutant delete@9:1 killed by test\/a\.test\.ts::old behaviour\n +revert: SURVIVED: every reaching test passes on the base version too/);
+    assert.match(text, /credited src\/a\.ts::added[^\n]*\n +decisive: mutant m1 killed by test\/a\.test\.ts::tells the fix\n +revert: none: an added symbol has no base version\n/);
+    const md = await out('md');
+    assert.match(md, /`src\/a\.ts::refactored` \|[^\n]*revert \*\*survived\*\*/);
+    assert.match(md, /`src\/a\.ts::fixed` \|[^\n]*revert killed/);
+    const html = await out('html');
+    assert.match(html, /<strong>revert: SURVIVED: every reaching test passes on the base version too/);
+  } finally {
+    r.dispose();
+  }
+});
