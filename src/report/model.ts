@@ -82,7 +82,7 @@ export interface ReviewReport {
     readonly expiresAt: string;
     readonly checks: readonly FreezeCheck[];
   };
-  /** `warn`: passed, but nothing was proven (the evidence is unsigned: no trust section). */
+  /** `warn`: passed, but nothing was proven (the evidence is unsigned: no trust section), or the credit holds symbols credited though their revert survived (the default policy's flag). */
   readonly steps: readonly { readonly stage: string; readonly ok: boolean; readonly warn: boolean; readonly summary: string }[];
   /** The isolation the project's code ran with: the sealed run (the journal's last run-start) and the credit step. */
   readonly isolation: {
@@ -144,6 +144,14 @@ export interface FreezeCheck {
 
 const uniq = (xs: readonly string[]): string[] => [...new Set(xs)];
 
+/**
+ * The default policy's flag: the symbols a credit credits though their revert survived (every
+ * reaching test passes on the base version too: a refactor, or a change its tests do not check).
+ */
+export function flaggedSymbols(credit: { readonly credited: readonly string[]; readonly evidence?: Readonly<Record<string, Pick<Evidence, 'revert'>>> | undefined }): string[] {
+  return credit.credited.filter((id) => credit.evidence?.[id]?.revert?.outcome === 'survived');
+}
+
 /** The kill behind a symbol's credit (credited_by: a revert kill when there is one), else its first kill. */
 function decisiveOf(ev: Evidence | undefined): NonNullable<SymbolRow['decisive']> | null {
   const k = ev?.credited_by ?? ev?.killed[0];
@@ -184,6 +192,8 @@ export function toReviewReport(a: Audit): ReviewReport {
       revert: ev?.revert ? { outcome: ev.revert.outcome, killedBy: ev.revert.killed_by, detail: ev.revert.detail ?? null } : null,
     };
   });
+
+  const flagged = c === null ? [] : flaggedSymbols(c);
 
   const tautologyIds = uniq([...(c?.tautologies ?? []), ...(a.cases?.cases ?? []).filter((k) => k.kind === 'tautology').map((k) => k.id)]);
   const tautologies = tautologyIds.map((id) => {
@@ -297,7 +307,11 @@ export function toReviewReport(a: Audit): ReviewReport {
     tautologies,
     insensitive,
     freeze,
-    steps: a.steps.map((s) => ({ stage: s.stage, ok: s.findings.length === 0, warn: s.stage === 'attest' && !a.signatures.checked, summary: s.summary })),
+    steps: a.steps.map((s) => {
+      // The default policy's flag: credited, yet every reaching test passes on the base version too.
+      const flag = s.stage === 'credit' && s.findings.length === 0 && flagged.length > 0 ? `; FLAGGED: ${flagged.length} credited symbol(s) whose revert survived (their tests pass on the base version too): ${flagged.slice(0, FEW).join(', ')}${flagged.length > FEW ? ` and ${flagged.length - FEW} more` : ''}` : '';
+      return { stage: s.stage, ok: s.findings.length === 0, warn: (s.stage === 'attest' && !a.signatures.checked) || flag !== '', summary: s.summary + flag };
+    }),
     isolation: {
       run: [...(a.journal ?? [])].reverse().find((e) => e.type === 'run-start')?.sandbox ?? null,
       credit: c?.sandbox ?? null,

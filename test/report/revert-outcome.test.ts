@@ -6,6 +6,7 @@ import { toJsonText } from '../../src/core/json.js';
 import { LAYOUT } from '../../src/core/layout.js';
 import { propertyCredit } from '../../src/credit/rule.js';
 import type { Evidence } from '../../src/credit/schema.js';
+import { flaggedSymbols } from '../../src/report/model.js';
 import { runCli } from '../helpers/cli.js';
 import { NOW, RUNNER, proposedAndSealed } from '../workflow/review.js';
 
@@ -40,12 +41,14 @@ test('explain shows each symbol\'s revert outcome, and the kill behind the credi
     };
     writeFileSync(join(r.dir, LAYOUT.cases), toJsonText({ changed: symbols, cases, digest: r.digest, runner_job: RUNNER }));
     const credit = propertyCredit('credit-revert', symbols, cases, r.digest);
-    writeFileSync(join(r.dir, LAYOUT.credit), toJsonText({ ...credit, runner_job: RUNNER, proposal_id: 'p-2026-10-12-014', patch_sha256: r.patchSha256, changed: symbols, uncreditable: [], evidence }));
+    writeFileSync(join(r.dir, LAYOUT.credit), toJsonText({ ...credit, runner_job: RUNNER, proposal_id: 'p-2026-10-12-014', patch_sha256: r.patchSha256, changed: symbols, uncreditable: [], evidence, sandbox: 'bwrap' }));
     const out = async (format: string) => (await runCli(['explain', '--repo', r.dir, '--now', NOW, '--format', format], { cwd: r.dir })).stdout;
     const text = await out('text');
     assert.match(text, /credited src\/a\.ts::fixed[^\n]*\n +decisive: mutant revert killed by test\/a\.test\.ts::tells the fix\n +revert: killed by test\/a\.test\.ts::tells the fix: the tests tell the patch from the base version\n/);
     assert.match(text, /credited src\/a\.ts::refactored[^\n]*\n +decisive: mutant delete@9:1 killed by test\/a\.test\.ts::old behaviour\n +revert: SURVIVED: every reaching test passes on the base version too/);
     assert.match(text, /credited src\/a\.ts::added[^\n]*\n +decisive: mutant m1 killed by test\/a\.test\.ts::tells the fix\n +revert: none: an added symbol has no base version\n/);
+    // The audit's credit line carries the flag, once, naming the symbol.
+    assert.match(text, /\n {2}WARN credit {2}credit credit-revert [^\n]*; FLAGGED: 1 credited symbol\(s\) whose revert survived \(their tests pass on the base version too\): src\/a\.ts::refactored\n/);
     const md = await out('md');
     assert.match(md, /`src\/a\.ts::refactored` \|[^\n]*revert \*\*survived\*\*/);
     assert.match(md, /`src\/a\.ts::fixed` \|[^\n]*revert killed/);
@@ -54,4 +57,11 @@ test('explain shows each symbol\'s revert outcome, and the kill behind the credi
   } finally {
     r.dispose();
   }
+});
+
+test('flaggedSymbols: credited symbols whose revert survived, in the credit\'s order; never a missing one, nor one without a revert', () => {
+  const ev = (outcome: 'killed' | 'survived' | 'none') => ({ revert: { outcome, killed_by: [] } });
+  assert.deepEqual(flaggedSymbols({ credited: ['b', 'a', 'c', 'd'], evidence: { a: ev('survived'), b: ev('survived'), c: ev('killed'), d: ev('none'), e: ev('survived') } }), ['b', 'a']);
+  assert.deepEqual(flaggedSymbols({ credited: ['a'] }), []);
+  assert.deepEqual(flaggedSymbols({ credited: [], evidence: { a: ev('survived') } }), []);
 });

@@ -95,10 +95,14 @@ test('runner talks: live credit progress while the step runs, --workers and --no
     assert.ok(liveBefore.some((w) => w.includes(' left')), 'an estimate of the time left');
     assert.equal(existsSync(cache), false, '--no-cache: no cache written');
     assert.match(all, /runner: credit .*[1-9]\d* mutant run\(s\), 0 from cache/);
-    const credit = JSON.parse(readFileSync(join(r.dir, LAYOUT.credit), 'utf8')) as { missing: string[] };
+    const credit = JSON.parse(readFileSync(join(r.dir, LAYOUT.credit), 'utf8')) as { missing: string[]; credited: string[]; evidence: Record<string, { revert?: { outcome: string } }> };
     assert.ok(credit.missing.length > 0);
     const closing = all.split('\n').filter((l) => l.startsWith('runner: audit')).pop() ?? '';
-    assert.match(closing, new RegExp(`missing \\(${credit.missing.length}\\): ${credit.missing.map((m) => m.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join(', ')}`));
+    const escape = (ids: readonly string[]): string => ids.map((m) => m.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join(', ');
+    assert.match(closing, new RegExp(`missing \\(${credit.missing.length}\\): ${escape(credit.missing)}`));
+    // Here every credited symbol's revert was killed: nothing is flagged (revert-outcome.test.ts has the flagged case).
+    assert.deepEqual(credit.credited.map((id) => credit.evidence[id]?.revert?.outcome), ['killed']);
+    assert.doesNotMatch(closing, /flagged/);
     for (const l of all.split(/[\n\r]/)) for (const code of ['E_INPUT_INVALID', 'E_CREDIT_MISSING']) assert.ok(l.split(code).length <= 2, `the code is stated once: ${l}`);
     // Without --no-cache the same credit step fills the cache folder.
     const again = await runTty(['runner', '--repo', r.dir, '--runner-job', RUNNER, '--seed', '42', '--now', NOW], r.dir, false, { XDG_CACHE_HOME: cache });

@@ -10,6 +10,7 @@ import { isInstant, parseInstant, type Instant } from '../../core/time.js';
 import { visible } from '../../core/text.js';
 import { RecordSchema } from '../../record/schema.js';
 import { auditReview } from '../../verify/audit.js';
+import { flaggedSymbols } from '../../report/model.js';
 import { COMMANDS } from './index.js';
 import { parseCommandArgs, parseCommitOption, parseJobOption } from '../args.js';
 import { expectedBaseFinding } from '../../gate/base.js';
@@ -108,7 +109,9 @@ committed or absent there. Then, in the spec's order, a line per step on stderr:
   attest    sealgate attest: with a signing key, every evidence file and the predicate
             signed into review/runner/attestation.dsse.json (docs/attest.md)
 then the full audit (sealgate verify) on the files it wrote, whose code is printed on
-stdout; the closing line names every changed symbol that lacks credit. A step that
+stdout; the closing line names every changed symbol that lacks credit, and every one
+credited though its revert survived (flagged: its tests pass on the base version too,
+which credit.require "change" allows and "revert" does not). A step that
 refuses stops the job and its code is the result; missing credit (E_CREDIT_MISSING) is
 a result, not a refusal, so the logs are still published. Each step stays available as
 its own command.
@@ -277,7 +280,9 @@ async function runSteps(ctx: CommandContext, shared: RunnerShared, repo: string,
       code = audit.code;
       const missing = audit.inputs.credit?.missing ?? [];
       const because = audit.decisive ? `${audit.decisive.path ? `${audit.decisive.path}: ` : ''}${audit.decisive.detail}` : '';
-      say('audit', `${code}${because ? `: ${because}` : ''}${missing.length > 0 ? `; missing (${missing.length}): ${missing.join(', ')}` : ''} (job ${fmtS(ctx.clock().getTime() - jobStart)})`);
+      // The default policy's flag: credited, though every reaching test passes on the base version too.
+      const flagged = audit.inputs.credit ? flaggedSymbols(audit.inputs.credit) : [];
+      say('audit', `${code}${because ? `: ${because}` : ''}${missing.length > 0 ? `; missing (${missing.length}): ${missing.join(', ')}` : ''}${flagged.length > 0 ? `; flagged, revert survived (${flagged.length}): ${flagged.join(', ')}` : ''} (job ${fmtS(ctx.clock().getTime() - jobStart)})`);
     } catch (err) {
       if (!(err instanceof SealgateError)) throw err;
       code = err.code;
