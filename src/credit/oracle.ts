@@ -1116,6 +1116,8 @@ interface RoundRuns {
   readonly signal?: AbortSignal;
   /** Where the control's runner caches go (keepRunnerCaches), for the runs after the first round. */
   readonly keepTmp?: string;
+  /** The niceness of its runs (made ahead: they yield the cores to the sealed run). */
+  readonly nice?: number;
 }
 
 /** A run's result, cached and told, unless `signal` ended it: then it is no result, and null. */
@@ -1134,7 +1136,7 @@ async function controlRun(c: RoundRuns): Promise<Ran> {
   const ahead = c.ahead?.get(ck);
   if (ahead !== undefined) return { ...ahead, cached: false };
   const logDir = mkdtempSync(join(c.scratch, 'control-'));
-  const run = await runTestCommand(c.baseRoot(), c.opts.command, c.opts.junit, c.env, c.opts.controlTimeoutMs, logDir, c.opts.sandbox, { files: new Map(), ...(c.signal ? { signal: c.signal } : {}), ...(c.keepTmp !== undefined ? { keepTmp: c.keepTmp } : {}) });
+  const run = await runTestCommand(c.baseRoot(), c.opts.command, c.opts.junit, c.env, c.opts.controlTimeoutMs, logDir, c.opts.sandbox, { files: new Map(), ...(c.signal ? { signal: c.signal } : {}), ...(c.keepTmp !== undefined ? { keepTmp: c.keepTmp } : {}), ...(c.nice !== undefined ? { nice: c.nice } : {}) });
   const times = Object.fromEntries(run.cases.map((x) => [x.id, x.duration_ms] as const));
   const fresh = { status: run.status, detail: run.detail, failed: run.cases.filter((x) => x.status === 'passed').map((x) => x.id), durationMs: run.durationMs, times };
   return keep(c, ck, fresh) ?? { ...fresh, cached: false };
@@ -1162,7 +1164,7 @@ async function traceRecord(plans: readonly SymbolPlan[], c: RoundRuns): Promise<
   // Its own run; the recorder appends to a file in the run's own /tmp, read after the run has ended.
   const logDir = mkdtempSync(join(c.scratch, 'trace-'));
   const files = new Map([...byPath].map(([p, edits]) => [p, applyEdits(readFileSync(join(c.opts.workTree, p), 'utf8'), edits)] as const));
-  const run = await runTestCommand(c.baseRoot(), c.opts.command, c.opts.junit, c.env, c.opts.controlTimeoutMs, logDir, c.opts.sandbox, { trace: true, files, ...(c.signal ? { signal: c.signal } : {}) });
+  const run = await runTestCommand(c.baseRoot(), c.opts.command, c.opts.junit, c.env, c.opts.controlTimeoutMs, logDir, c.opts.sandbox, { trace: true, files, ...(c.signal ? { signal: c.signal } : {}), ...(c.nice !== undefined ? { nice: c.nice } : {}) });
   const raw = (run.trace ?? '').split('\n').filter((l) => l !== '');
   const lines = run.status === 'ok' ? raw.map((l) => toTarget(l, run.cwd)) : [];
   const fresh = { status: run.status, detail: run.detail, failed: run.cases.filter((x) => x.status === 'passed').map((x) => x.id), durationMs: run.durationMs, lines };
@@ -1207,6 +1209,13 @@ export function aheadKey(o: AheadOptions, prepared: string | null): string {
   return JSON.stringify(['sealgate-ahead-v1', o.workTree, o.depsFrom ?? o.workTree, o.command, o.junit, o.env, o.fastEnv ?? null, o.controlTimeoutMs, o.sandbox, o.cacheDir, o.cacheSalt, prepared]);
 }
 
+/**
+ * The niceness of the runs made ahead, beside the sealed run: they take only the CPU it leaves
+ * idle, so the sealed run, whose results are the verdict (and whose tests have timeouts of
+ * their own), goes as fast as it would alone.
+ */
+export const AHEAD_NICE = 10;
+
 /** Does the oracle's first round make the probes whole instead of the trace (symbols fewer than workers)? */
 function earlyRound(symbols: number, workers: number): boolean {
   return workers >= 2 && symbols > 0 && symbols < workers;
@@ -1247,7 +1256,7 @@ export function startAhead(plans: readonly SymbolPlan[], o: AheadOptions, prepar
       setMade(aheadKey(o, preparedMade));
       const env = o.fastEnv ? { ...o.env, ...o.fastEnv } : o.env;
       const out = new Map<string, Cached>();
-      const c: RoundRuns = { opts: o, env, key: keyer(o.cacheSalt, o.command, o.fastEnv ? env : null), baseRoot: () => root, scratch: scratch.dir, made: (k, v) => out.set(k, v), signal: stop.signal };
+      const c: RoundRuns = { opts: o, env, key: keyer(o.cacheSalt, o.command, o.fastEnv ? env : null), baseRoot: () => root, scratch: scratch.dir, made: (k, v) => out.set(k, v), signal: stop.signal, nice: AHEAD_NICE };
       const workers = o.workers ?? 2;
       if (earlyRound(plans.length, workers)) {
         // What the oracle's first round makes here: the control and every probe whole, no trace.
@@ -1260,7 +1269,7 @@ export function startAhead(plans: readonly SymbolPlan[], o: AheadOptions, prepar
               if (readCache(o.cacheDir, k)) return;
               const logDir = mkdtempSync(join(scratch.dir, `probe-${i}-`));
               const files = new Map([[p.path, applyEdits(readFileSync(join(o.workTree, p.path), 'utf8'), p.probe.edits)] as const]);
-              const run = await runTestCommand(root, o.command, o.junit, env, o.controlTimeoutMs, logDir, o.sandbox, { files, signal: stop.signal });
+              const run = await runTestCommand(root, o.command, o.junit, env, o.controlTimeoutMs, logDir, o.sandbox, { files, signal: stop.signal, nice: AHEAD_NICE });
               if (!stop.signal.aborted) probesMade.set(k, run);
             }),
           );

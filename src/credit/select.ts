@@ -19,8 +19,9 @@ export function detectRunner(command: readonly string[]): RunnerKind {
 
 /**
  * Does the command run its tests in one process (pytest without xdist's `-n`)? Such a run leaves
- * the other cores idle, so the credit prelude's runs go beside it; jest's and vitest's own
- * workers keep two cores busy, and runs beside them only slow them down (measured).
+ * the other cores idle, so the credit prelude's runs go beside it (yielding: AHEAD_NICE); jest's
+ * and vitest's own workers keep two cores busy, and runs beside them only slow them down, or,
+ * yielding, gain nothing (measured: docs/credit.md, "Beside the sealed run").
  */
 export function runsInOneProcess(command: readonly string[]): boolean {
   return detectRunner(command) === 'pytest' && !command.some((w) => /^(-n|--numprocesses)(=|$)|^-n\S/.test(w) || w === '--dist' || w.startsWith('--dist=') || w === 'xdist');

@@ -50,7 +50,7 @@ export async function runTestCommand(
   timeoutMs: number,
   logDir: string,
   box: Box,
-  opts: { readonly trace?: boolean; readonly files?: ReadonlyMap<string, string>; readonly signal?: AbortSignal; readonly seedTmp?: string | null; readonly keepTmp?: string } = {},
+  opts: { readonly trace?: boolean; readonly files?: ReadonlyMap<string, string>; readonly signal?: AbortSignal; readonly seedTmp?: string | null; readonly keepTmp?: string; readonly nice?: number } = {},
 ): Promise<TestRun> {
   if (command.length === 0) return { status: 'crash', detail: 'empty test command', durationMs: 0, cases: [], cwd: '', trace: null };
   return runInFreshCopy(
@@ -61,7 +61,7 @@ export async function runTestCommand(
       command,
       env,
       ...(opts.trace ? { tmpFiles: { SEALGATE_TRACE_FILE: TRACE_FILE } } : {}),
-      limits: { timeoutMs, capBytes: 64 * 1024, killGraceMs: 200, ...(opts.signal ? { signal: opts.signal } : {}) },
+      limits: { timeoutMs, capBytes: 64 * 1024, killGraceMs: 200, ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.nice !== undefined ? { nice: opts.nice } : {}) },
       output: { stdoutPath: join(logDir, 'stdout.log'), stderrPath: join(logDir, 'stderr.log') },
       clean: junit,
       ...(opts.files ? { files: opts.files } : {}),

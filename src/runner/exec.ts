@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 
 /**
@@ -29,6 +30,32 @@ export interface ExecOptions {
   readonly inputs?: readonly Uint8Array[];
   /** Ends the run at once (the whole group, SIGKILL) when aborted: a run whose result nobody will read. */
   readonly signal?: AbortSignal;
+  /**
+   * Run at this niceness (1 to 19; the system's `nice`, which runs the program in its own
+   * place: same process, same group), so the child and all it starts yield the CPU to the
+   * runner's other work. Without a `nice` program the run goes at the usual priority.
+   */
+  readonly nice?: number;
+}
+
+/** The system's `nice` program, or null. */
+export function findNice(): string | null {
+  for (const d of ['/usr/bin', '/bin']) {
+    try {
+      accessSync(join(d, 'nice'), constants.X_OK);
+      return join(d, 'nice');
+    } catch {
+      /* not here */
+    }
+  }
+  return null;
+}
+
+/** The argv that runs `command` at niceness `nice` (an integer 1 to 19), or `command` itself (no nice, or no `nice` program). */
+export function niced(command: readonly string[], nice: number | undefined, program: string | null = findNice()): readonly string[] {
+  if (nice === undefined || program === null) return command;
+  if (!Number.isInteger(nice) || nice < 1 || nice > 19) throw new Error(`niceness ${nice} is not an integer from 1 to 19`);
+  return [program, '-n', String(nice), '--', ...command];
 }
 
 export interface StreamOutcome {
@@ -110,7 +137,7 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 export async function execInGroup(opts: ExecOptions): Promise<ExecOutcome> {
-  const [program, ...args] = opts.command;
+  const [program, ...args] = niced(opts.command, opts.nice);
   if (program === undefined) throw new Error('execInGroup: empty command');
   const out = new CappedFile(opts.stdoutPath, opts.capBytes);
   let err: CappedFile;

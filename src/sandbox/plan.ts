@@ -83,6 +83,8 @@ export interface SandboxLimits {
   readonly killGraceMs?: number;
   /** Ends the run at once when aborted (runner/exec.ts). */
   readonly signal?: AbortSignal;
+  /** A lower CPU priority (niceness 1 to 19) for the whole run: a run made beside the sealed one yields it the cores (runner/exec.ts). */
+  readonly nice?: number;
 }
 
 export interface SandboxPlan {
@@ -175,13 +177,36 @@ function inTmp(files: Readonly<Record<string, string>> | undefined, tmp: string)
   return Object.fromEntries(Object.entries(files ?? {}).map(([k, name]) => [k, posix.join(tmp, name)]));
 }
 
+/**
+ * Sets the session group's niceness ($0), then becomes the command. The kernel takes one such
+ * write every 100 ms across the whole machine from an unprivileged process (EAGAIN otherwise:
+ * runs started together collide), so it tries again, 50 ms apart, up to 2 s; without a group
+ * file (no autogroup) it does not try.
+ */
+const YIELD_SCRIPT = '[ -e /proc/self/autogroup ] && { n=0; until { echo "$0" > /proc/self/autogroup; } 2>/dev/null; do n=$((n + 1)); [ "$n" -ge 40 ] && break; sleep 0.05; done; }; exec "$@"';
+
+/**
+ * The words in front of the command that lower its CPU share to niceness `nice`, for a run that
+ * must yield the cores. The process's own niceness (runner/exec.ts) is not enough where the
+ * kernel groups the scheduling by session (autogroup, the Linux default): every run starts a
+ * session of its own (bubblewrap's --new-session, a detached spawn), each session's group gets
+ * an equal share whatever the niceness of its processes, and only the group's own niceness,
+ * written to /proc/self/autogroup from inside the session, lowers it. Where there is no
+ * autogroup the write fails quietly and the process's niceness does the work.
+ */
+export function yieldingPrefix(nice: number): string[] {
+  if (!Number.isInteger(nice) || nice < 1 || nice > 19) throw new Error(`niceness ${nice} is not an integer from 1 to 19`);
+  return ['/bin/sh', '-c', YIELD_SCRIPT, String(nice)];
+}
+
 /** One run's plan. Pure. */
 export function planSandbox(req: SandboxRequest): SandboxPlan {
   if (req.command.length === 0) throw new Error('planSandbox: empty command');
+  const run = req.limits.nice !== undefined ? [...yieldingPrefix(req.limits.nice), ...req.command] : [...req.command];
   const base = { command: [...req.command], run: req.run, limits: req.limits, output: req.output, hostCwd: req.run.work };
   if (req.isolation === 'none') {
     const env = { ...req.env, ...inTmp(req.tmpFiles, req.run.tmp), HOME: req.run.home, TMPDIR: req.run.tmp };
-    return { ...base, isolation: 'none', cwd: req.run.work, env, mounts: [], argv: [...req.command] };
+    return { ...base, isolation: 'none', cwd: req.run.work, env, mounts: [], argv: run };
   }
   const env = { ...req.env, ...inTmp(req.tmpFiles, SANDBOX_TMP), HOME: SANDBOX_HOME, TMPDIR: SANDBOX_TMP };
   const mounts = planMounts(req);
@@ -200,7 +225,7 @@ export function planSandbox(req: SandboxRequest): SandboxPlan {
     '--seccomp', String(SECCOMP_FD),
     '--chdir', SANDBOX_WORK,
     '--',
-    ...req.command,
+    ...run,
   ];
   return { ...base, isolation: 'bwrap', cwd: SANDBOX_WORK, env, mounts, argv };
 }

@@ -72,6 +72,7 @@ export async function runSandboxed(plan: SandboxPlan): Promise<ExecOutcome> {
     capBytes: plan.limits.capBytes,
     ...(plan.limits.killGraceMs !== undefined ? { killGraceMs: plan.limits.killGraceMs } : {}),
     ...(plan.limits.signal !== undefined ? { signal: plan.limits.signal } : {}),
+    ...(plan.limits.nice !== undefined ? { nice: plan.limits.nice } : {}),
     ...(filter !== null ? { inputs: [filter] } : {}),
   });
 }

@@ -18,18 +18,21 @@ import type { Results } from '../../src/runner/results.js';
 // the null mutant and the control after the mutants: sensitive, it earns nothing. With the probe
 // beside it, it passed the probe: it never reached the symbol, and earns nothing either.
 
-const runner = (flag: string): string => `import { existsSync, writeFileSync } from 'node:fs';
-const busy = existsSync(${JSON.stringify(flag)});
+// The runs made ahead also yield the cores (AHEAD_NICE): their niceness is a signal a test can
+// read for real, and the second way below uses it instead of the file.
+const runner = (flag: string, signal: 'file' | 'niceness'): string => `import { existsSync, writeFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
+const busy = ${signal === 'file' ? `existsSync(${JSON.stringify(flag)})` : 'getPriority() > 0'};
 const cases = [['positive', busy], ['three', busy]];
 ${REPORT}
 process.exit(busy ? 0 : 1);
 `;
 
-for (const workers of [1, 2]) {
-  test(`a test that passes only beside the sealed run (the first round made ahead, ${workers} worker(s)) and fails in every later run earns nothing`, { timeout: 300_000 }, async () => {
+for (const [workers, signal] of [[1, 'file'], [2, 'file'], [1, 'niceness'], [2, 'niceness']] as const) {
+  test(`a test that passes only beside the sealed run (the first round made ahead, ${workers} worker(s), told by ${signal === 'file' ? 'a file on the host' : 'its own niceness'}) and fails in every later run earns nothing`, { timeout: 300_000 }, async () => {
     const host = mkdtempSync(join(tmpdir(), 'sealgate-adv-ahead-'));
     const flag = join(host, 'busy');
-    const repo = standInRepo(runner(flag));
+    const repo = standInRepo(runner(flag, signal));
     try {
       const changed = standInChanged(repo.base);
       const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };

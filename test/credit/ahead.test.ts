@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IDS, PATCHED, REPORT, SYM, standInBox, standInChanged, standInRepo } from '../helpers/stand-in.js';
 import { draftSymbols } from '../../src/credit/run.js';
-import { runOracle, startAhead, type AheadOptions, type AheadRound, type OracleResult } from '../../src/credit/oracle.js';
+import { AHEAD_NICE, runOracle, startAhead, type AheadOptions, type AheadRound, type OracleResult } from '../../src/credit/oracle.js';
 
 // Under `sealgate runner` the oracle's first round (the control and the trace) may start beside
 // the sealed run (startAhead, from the credit prelude). The oracle takes those runs as its own
@@ -22,6 +22,11 @@ if (process.env.SG_TEST_EVENTS) {
   appendFileSync(process.env.SG_TEST_EVENTS, 'start ' + label + '\\n');
   // Long enough that a second run started beside this one would start before it ends.
   await new Promise((r) => setTimeout(r, 1500));
+}
+if (process.env.SG_TEST_PRIORITY) {
+  let group = 'none';
+  try { group = readFileSync('/proc/self/autogroup', 'utf8').trim().replace(/^.* nice /, ''); } catch {}
+  appendFileSync(process.env.SG_TEST_PRIORITY, label + ' ' + (await import('node:os')).getPriority() + ' ' + group + '\\n');
 }
 if (process.env.SG_TEST_SLOW === '1') await new Promise((r) => setTimeout(r, 120000));
 let f = null;
@@ -150,6 +155,24 @@ describe('the first round made beside the sealed run', { concurrency: false }, (
     const a = startAhead((await draftSymbols(repo.dir, changed(), 4, 'seed-1', undefined, undefined, undefined, NOISE_KEY)).drafts, { ...options(log, { SG_TEST_EVENTS: events }), workers: 1 }, null);
     assert.equal((await a.runs)?.size, 2);
     assert.deepEqual(readLog(events), ['start control', 'end control', 'start trace', 'end trace']);
+  });
+
+  it('its runs yield the cores to the sealed run (niceness AHEAD_NICE, and their session group\'s too where the kernel groups by session); the oracle\'s own go at the usual priority', async () => {
+    const priority = logFile();
+    const o = options(logFile(), { SG_TEST_PRIORITY: priority });
+    const a = await ahead(o);
+    assert.deepEqual([(await a.runs)?.size, (await a.probes)?.size], [1, 1]);
+    const made = readLog(priority);
+    const grouped = existsSync('/proc/self/autogroup');
+    // One symbol, two workers: the control and the probe (a mutant to the stand-in runner).
+    assert.deepEqual(made.map((l) => l.split(' ')[0]).sort(), ['control', 'mutant'], made.join('; '));
+    for (const l of made) assert.deepEqual(l.split(' ').slice(1), [String(AHEAD_NICE), grouped ? String(AHEAD_NICE) : 'none'], l);
+    // The oracle's own runs (none taken from the round above: another log file, so other inputs) are not lowered.
+    writeFileSync(priority, '');
+    await oracle(options(logFile(), { SG_TEST_PRIORITY: priority }), null);
+    const own = readLog(priority);
+    assert.ok(own.length >= 3, own.join('; '));
+    for (const l of own) assert.deepEqual(l.split(' ').slice(1), ['0', grouped ? '0' : 'none'], l);
   });
 
   it('runs it finds in the cache are not its own: the oracle takes them from the cache', async () => {
