@@ -51,11 +51,16 @@ export function findNice(): string | null {
   return null;
 }
 
-/** The argv that runs `command` at niceness `nice` (an integer 1 to 19), or `command` itself (no nice, or no `nice` program). */
+/** `nice`, when it is a niceness a run may be lowered to (an integer 1 to 19); throws otherwise. */
+export function checkNiceness(nice: number): number {
+  if (!Number.isInteger(nice) || nice < 1 || nice > 19) throw new Error(`niceness ${nice} is not an integer from 1 to 19`);
+  return nice;
+}
+
+/** The argv that runs `command` at niceness `nice` (checkNiceness), or `command` itself (no nice, or no `nice` program). */
 export function niced(command: readonly string[], nice: number | undefined, program: string | null = findNice()): readonly string[] {
   if (nice === undefined || program === null) return command;
-  if (!Number.isInteger(nice) || nice < 1 || nice > 19) throw new Error(`niceness ${nice} is not an integer from 1 to 19`);
-  return [program, '-n', String(nice), '--', ...command];
+  return [program, '-n', String(checkNiceness(nice)), '--', ...command];
 }
 
 export interface StreamOutcome {

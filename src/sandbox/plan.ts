@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import type { SandboxKind } from '../config/schema.js';
+import { checkNiceness } from '../runner/exec.js';
 import { SECCOMP_FD } from './seccomp.js';
 
 /**
@@ -195,8 +196,7 @@ const YIELD_SCRIPT = '[ -e /proc/self/autogroup ] && { n=0; until { echo "$0" > 
  * autogroup the write fails quietly and the process's niceness does the work.
  */
 export function yieldingPrefix(nice: number): string[] {
-  if (!Number.isInteger(nice) || nice < 1 || nice > 19) throw new Error(`niceness ${nice} is not an integer from 1 to 19`);
-  return ['/bin/sh', '-c', YIELD_SCRIPT, String(nice)];
+  return ['/bin/sh', '-c', YIELD_SCRIPT, String(checkNiceness(nice))];
 }
 
 /** One run's plan. Pure. */
