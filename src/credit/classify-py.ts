@@ -149,7 +149,7 @@ function sourceTextUse(body: Node): string | null {
   return found;
 }
 
-function collectAssertions(body: Node, assertionFns: ReadonlySet<string>, helpers: ReadonlySet<string>): Assertion[] {
+function collectAssertions(body: Node, assertionFns: ReadonlySet<string>, helpers: ReadonlySet<string>, methods: ReadonlySet<string> = new Set()): Assertion[] {
   const scope: Scope = { assigns: [], calls: [] };
   const assertionCalls = new Set<number>();
   const found: { node: Node; make: () => Pick<Assertion, 'operands' | 'compares' | 'opaque' | 'weak'> }[] = [];
@@ -184,7 +184,7 @@ function collectAssertions(body: Node, assertionFns: ReadonlySet<string>, helper
       } else if (assertionFns.has(last) || assertionFns.has(callee)) {
         assertionCalls.add(n.id);
         found.push({ node: n, make: () => ({ operands: args.map((a) => operandOf(a, at, scope)), compares: args.length === 2, opaque: args.length === 0 }) });
-      } else if (last.startsWith('assert') || /(^|\.)(fail|raises|warns|deprecated_call)$/.test(callee) || /^(self\.)?assertRaises/.test(callee) || (callee === last && helpers.has(last))) {
+      } else if (last.startsWith('assert') || /(^|\.)(fail|raises|warns|deprecated_call)$/.test(callee) || /^(self\.)?assertRaises/.test(callee) || (callee === last && helpers.has(last)) || (callee === `self.${last}` && methods.has(last))) {
         assertionCalls.add(n.id);
         found.push({ node: n, make: () => ({ operands: [], compares: false, opaque: true }) });
       }
@@ -229,7 +229,52 @@ function definitionOf(n: Node): { def: Node; decorators: Node[] } | null {
   return null;
 }
 
-/** Every pytest-style test in a Python file (test_* functions, Test* classes) with its static verdict. */
+/** A class statement, decorated or not, and its decorators; null for anything else. */
+function classOf(n: Node): { cls: Node; decorators: Node[] } | null {
+  if (n.type === 'class_definition') return { cls: n, decorators: [] };
+  if (n.type === 'decorated_definition' && field(n, 'definition')?.type === 'class_definition') return { cls: field(n, 'definition') as Node, decorators: named(n).filter((c) => c.type === 'decorator') };
+  return null;
+}
+
+/** The last name of each base in a class statement (`unittest.TestCase` -> `TestCase`); keyword arguments (metaclass=...) left out. */
+function baseNames(cls: Node): string[] {
+  const args = field(cls, 'superclasses');
+  if (!args) return [];
+  return named(args).filter((a) => a.type === 'identifier' || a.type === 'attribute').map((a) => (a.type === 'attribute' ? (field(a, 'attribute')?.text ?? '') : a.text));
+}
+
+/**
+ * The names of the file's classes pytest collects whatever their name: unittest.TestCase
+ * subclasses (pytest runs them through its unittest plugin; `FooTests(TestCase)` is as much a
+ * test class as `TestFoo`). Seen statically: a base whose name ends in `TestCase`
+ * (`unittest.TestCase`, `IsolatedAsyncioTestCase`, Django's `SimpleTestCase`), or a class of
+ * this file that is one, through any number of steps.
+ */
+function testCaseClasses(containers: readonly Node[]): Set<string> {
+  const classes: { name: string; bases: string[] }[] = [];
+  const walk = (container: Node): void => {
+    for (const top of named(container)) {
+      const c = classOf(top);
+      if (!c) continue;
+      classes.push({ name: field(c.cls, 'name')?.text ?? '', bases: baseNames(c.cls) });
+      const body = field(c.cls, 'body');
+      if (body) walk(body);
+    }
+  };
+  for (const c of containers) walk(c);
+  const out = new Set<string>();
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const c of classes) {
+      if (c.name === '' || out.has(c.name) || !c.bases.some((b) => b.endsWith('TestCase') || out.has(b))) continue;
+      out.add(c.name);
+      grew = true;
+    }
+  }
+  return out;
+}
+
+/** Every pytest-style test in a Python file (test_* functions, Test* classes, unittest.TestCase subclasses) with its static verdict. */
 export async function classifyPyTests(path: string, text: string, assertionFunctions: readonly string[] = [], readsSource: string | null = null): Promise<TestSource[]> {
   const parser = await getParser('python');
   const tree = parser.parse(text);
@@ -244,7 +289,28 @@ export async function classifyPyTests(path: string, text: string, assertionFunct
       const body = d && field(d.def, 'body');
       if (d && name && body && !name.startsWith('test') && collectAssertions(body, assertionFns, new Set()).length > 0) helpers.add(name);
     }
+    // Helper methods: a class's non-test methods that assert (unittest's `self._check(...)`),
+    // called as `self.name(...)` from a test; twice over, for a helper that calls another.
+    const methods = new Set<string>();
+    for (let pass = 0; pass < 2; pass++) {
+      const walk = (container: Node): void => {
+        for (const top of named(container)) {
+          const c = classOf(top);
+          const cbody = c && field(c.cls, 'body');
+          if (!cbody) continue;
+          for (const m of named(cbody)) {
+            const d = definitionOf(m);
+            const name = d && field(d.def, 'name')?.text;
+            const body = d && field(d.def, 'body');
+            if (d && name && body && !name.startsWith('test') && collectAssertions(body, assertionFns, helpers, methods).length > 0) methods.add(name);
+          }
+          walk(cbody);
+        }
+      };
+      walk(root);
+    }
     const out: TestSource[] = [];
+    const unittestClasses = testCaseClasses([root]);
     const visitDefs = (container: Node, suite: string[], classDecorators: Node[]): void => {
       for (const top of named(container)) {
         let cls = top;
@@ -256,7 +322,7 @@ export async function classifyPyTests(path: string, text: string, assertionFunct
         if (cls.type === 'class_definition') {
           const cname = field(cls, 'name')?.text ?? '';
           const cbody = field(cls, 'body');
-          if (cname.startsWith('Test') && cbody) visitDefs(cbody, [...suite, cname], [...classDecorators, ...decorators]);
+          if ((cname.startsWith('Test') || unittestClasses.has(cname)) && cbody) visitDefs(cbody, [...suite, cname], [...classDecorators, ...decorators]);
           continue;
         }
         const d = definitionOf(top);
@@ -265,7 +331,7 @@ export async function classifyPyTests(path: string, text: string, assertionFunct
         const body = field(d.def, 'body');
         if (!name.startsWith('test') || !body) continue;
         const skip = skipReason([...classDecorators, ...d.decorators], body);
-        out.push({ file: path, suite, name, line: d.def.startPosition.row + 1, verdict: checkTest(collectAssertions(body, assertionFns, helpers), skip, sourceTextUse(body) ?? readsSource) });
+        out.push({ file: path, suite, name, line: d.def.startPosition.row + 1, verdict: checkTest(collectAssertions(body, assertionFns, helpers, methods), skip, sourceTextUse(body) ?? readsSource) });
       }
     };
     visitDefs(root, [], []);

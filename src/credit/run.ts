@@ -26,7 +26,7 @@ import { parseResults, type Results } from '../runner/results.js';
 import { ChangedSchema, type Changed } from '../symbols/schema.js';
 import { mutatePy } from './mutate-py.js';
 import { configuresRewriting, precompilePython, type PrecompileResult } from './pycache.js';
-import { applyEdits, camouflage, noiseFor, randomNoiseKey, revertMutant, selectMutants, type Mutant, type SymbolMutants } from './mutant.js';
+import { applyEdits, camouflage, noiseFor, randomNoiseKey, revertMutant, selectMutants, type Edit, type Mutant, type Noise, type SymbolMutants, type SymbolSpan } from './mutant.js';
 import { checkPyCompiles, checkRunnerTypeChecks, makeTsValidityWorker, pickValidAsync, type AsyncValidity } from './valid.js';
 import { checkSymbolChange, type SymbolChange } from './change.js';
 import { runGit } from '../diff/git.js';
@@ -336,6 +336,32 @@ export async function planSymbols(repo: string, changed: Changed, budget: number
  * with the plans. `judged` never rejects unhandled: await it. `noiseKey` writes the null
  * changes (noiseFor); the credit step's comes from noiseKeyFor, a fresh random one otherwise.
  */
+/**
+ * The revert for a symbol whose null changes fall inside what its revert puts back (a body the
+ * patch rewrote whole, where the null's comment, no-op and renamed local go): the base version
+ * put back with the null changes the mutator makes on the base version itself, under the same
+ * noise (the same comment word and renamed-local suffix), as one edit of the patched file. So
+ * it still carries what marks a null run, and the tests must tell it by what it changes. Null
+ * when the base version takes none of them either.
+ */
+export async function ownNoiseRevert(text: string, span: SymbolSpan, revert: readonly Edit[], language: string, noise: Noise): Promise<Mutant | null> {
+  const reverted = applyEdits(text, revert);
+  const lines = (t: string): number => t.split('\n').length;
+  const endLine = span.endLine + lines(reverted) - lines(text);
+  if (endLine < span.startLine) return null;
+  const base = { ...span, endLine, changedLines: [[span.startLine, endLine]] as [number, number][] };
+  const m: SymbolMutants = language === 'python' ? await mutatePy(reverted, base, undefined, noise) : (await import('./mutate-ts.js')).mutateTs(reverted, base, undefined, noise);
+  const nulls = m.nulls[0]?.edits ?? [];
+  if (m.noise.length === 0 || nulls.length === 0) return null;
+  const target = applyEdits(reverted, nulls);
+  // One edit: what differs between the patched text and the base version with its null changes.
+  let a = 0;
+  while (a < text.length && a < target.length && text[a] === target[a]) a++;
+  let b = 0;
+  while (b < text.length - a && b < target.length - a && text[text.length - 1 - b] === target[target.length - 1 - b]) b++;
+  return revertMutant(span, [{ start: a, end: text.length - b, text: target.slice(a, target.length - b) }]);
+}
+
 export async function draftSymbols(repo: string, changed: Changed, budget: number, seed: string, baseRev: string = changed.base, gitRepo: string = repo, typeCheck = false, noiseKey: string = randomNoiseKey()): Promise<{ drafts: SymbolPlan[]; judged: Promise<SymbolPlan[]>; unsupported: Map<string, string>; typeCheckStalled: () => string | null }> {
   const drafts: SymbolPlan[] = [];
   const later: (() => Promise<SymbolPlan>)[] = [];
@@ -420,8 +446,9 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
       : undefined;
     const noise = noiseFor(noiseKey, symbol);
     const m: SymbolMutants = loc.language === 'python' ? await mutatePy(text, span, change, noise) : (await import('./mutate-ts.js')).mutateTs(text, span, change, noise);
-    // The revert carries the null's changes too (camouflage), or there is none.
-    const built = change?.revert ? camouflage(revertMutant(span, change.revert), m.noise, text) : null;
+    // The revert carries the null's changes too (camouflage); where they fall inside what it
+    // puts back, the base version carries its own (ownNoiseRevert); else there is none.
+    const built = change?.revert ? (camouflage(revertMutant(span, change.revert), m.noise, text) ?? (await ownNoiseRevert(text, span, change.revert, loc.language, noise))) : null;
     const noRevert =
       change?.noRevert ?? (change === undefined ? 'the symbol could not be found again in its file' : change.revert && built === null ? "the base version cannot carry the null mutant's changes (they fall inside what it puts back)" : undefined);
     const draft: SymbolPlan = {

@@ -2,7 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { checkSymbolChange, touchesChange } from '../../src/credit/change.js';
-import { applyEdits, combineEdits, type Edit, type NullPart } from '../../src/credit/mutant.js';
+import { applyEdits, camouflage, combineEdits, revertMutant, type Edit, type NullPart } from '../../src/credit/mutant.js';
+import { ownNoiseRevert } from '../../src/credit/run.js';
 import { mutateTs } from '../../src/credit/mutate-ts.js';
 import { mutatePy } from '../../src/credit/mutate-py.js';
 import { extractFile } from '../../src/symbols/jobs.js';
@@ -106,6 +107,34 @@ describe('the change of a symbol, token by token', () => {
     const { change } = await changeOf('typescript', 'src/pricing.ts', BASE, patched, 'taxCents');
     assert.equal(change.revert, null);
     assert.match(change.noRevert ?? '', /comments or layout/);
+  });
+
+  it('a body the patch rewrote whole: the base version carries its own null changes, so there is still a revert', async () => {
+    // more-itertools d992be0 rewrote _windowed_running_min this way (a comment first, the local
+    // renamed): every null change fell inside what the revert puts back, and there was no revert.
+    const noise = { word: 'kvorlixa', suffix: 'qmztbw', fill: 'pldwenvo' };
+    const cases = [
+      ['python', 'm.py', 'def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n    return out\n', 'def f(xs):\n    # newest first\n    res = []\n    for x in xs:\n        res.insert(0, x)\n    return res\n', '.append(x)', 'res.insert'],
+      ['typescript', 'src/m.ts', 'export function f(xs: number[]): number[] {\n  const out: number[] = [];\n  for (const x of xs) out.push(x);\n  return out;\n}\n', 'export function f(xs: number[]): number[] {\n  // newest first\n  const res: number[] = [];\n  for (const x of xs) res.unshift(x);\n  return res;\n}\n', '.push(x)', 'res.unshift'],
+    ] as const;
+    for (const [lang, path, base, patched, baseBit, patchBit] of cases) {
+      const { change } = await changeOf(lang, path, base, patched, 'f');
+      assert.ok(change.revert, `${lang}: ${change.noRevert}`);
+      const span = { symbol: `${path}::f`, path, startLine: 1, endLine: patched.split('\n').length - 1, changedLines: [[2, patched.split('\n').length - 2]] as [number, number][] };
+      const m = lang === 'python' ? await mutatePy(patched, span, change, noise) : mutateTs(patched, span, change, noise);
+      // In Python the null's changes go before the first statement, inside what the revert puts back; TS puts them after the body's brace, so camouflage carries them there.
+      if (lang === 'python') assert.equal(camouflage(revertMutant(span, change.revert), m.noise, patched), null, `${lang}: the null's changes fall inside what the revert puts back`);
+      else assert.ok(camouflage(revertMutant(span, change.revert), m.noise, patched), lang);
+      const r = await ownNoiseRevert(patched, span, change.revert, lang, noise);
+      assert.ok(r, lang);
+      const out = applyEdits(patched, r.edits);
+      assert.ok(out.includes(baseBit) && !out.includes(patchBit), `${lang}: the base version is back:\n${out}`);
+      assert.ok(out.includes(noise.word), `${lang}: with the null's comment word:\n${out}`);
+      // What it puts back is the reverted file plus the null changes the mutator makes on it.
+      const reverted = applyEdits(patched, change.revert);
+      const onBase = lang === 'python' ? await mutatePy(reverted, { ...span, endLine: reverted.split('\n').length - 1 }, undefined, noise) : mutateTs(reverted, { ...span, endLine: reverted.split('\n').length - 1 }, undefined, noise);
+      assert.equal(out, applyEdits(reverted, onBase.nulls[0]?.edits ?? []), lang);
+    }
   });
 
   it('Python: a modified function gets mutants on its changed tokens and a revert', async () => {

@@ -115,6 +115,56 @@ describe('static classifier: Python corpus', () => {
   });
 });
 
+describe('static classifier: unittest classes pytest collects whatever their name', () => {
+  // more-itertools names its classes `AdjacentTests(TestCase)`: 622 of its 730 tests were
+  // "undefined" (no credit) while only Test* classes were read.
+  const src = [
+    'import unittest',
+    'from unittest import TestCase',
+    'class AdjacentTests(TestCase):',
+    '    def test_a(self):',
+    '        self.assertEqual(adjacent(1), [1])',
+    'class AsyncTests(unittest.IsolatedAsyncioTestCase):',
+    '    async def test_b(self):',
+    '        self.assertTrue(await adj(1) == 1)',
+    'class Base(TestCase):',
+    '    def _check(self, x, want):',
+    '        self.assertEqual(adjacent(x), want)',
+    '    def _twice(self, x, want):',
+    '        self._check(x, want)',
+    '    def _quiet(self, x):',
+    '        adjacent(x)',
+    'class ChunkedTests(Base):',
+    '    def test_c(self):',
+    '        self._check(2, [2])',
+    '    def test_d(self):',
+    '        self._twice(3, [3])',
+    '    def test_e(self):',
+    '        self._quiet(4)',
+    'class Deeper(ChunkedTests):',
+    '    def test_f(self):',
+    '        self._check(5, [5])',
+    'class Helper:',
+    '    def test_not_collected(self):',
+    '        assert adjacent(1) == [1]',
+    'class Mixin(object):',
+    '    def test_not_collected_either(self):',
+    '        assert adjacent(1) == [1]',
+  ].join('\n') + '\n';
+  it('reads TestCase subclasses (directly, through unittest., or through a class of the file), not other classes', async () => {
+    const got = (await classifyPyTests('tests/test_u.py', src)).map((t) => [t.suite.join('/'), t.name, t.verdict.kind === 'tautology' ? t.verdict.rule : 'property']);
+    assert.deepEqual(got, [
+      ['AdjacentTests', 'test_a', 'property'],
+      ['AsyncTests', 'test_b', 'property'],
+      ['ChunkedTests', 'test_c', 'property'],
+      ['ChunkedTests', 'test_d', 'property'],
+      // A helper method that asserts nothing is no assertion.
+      ['ChunkedTests', 'test_e', 'no-assertion'],
+      ['Deeper', 'test_f', 'property'],
+    ]);
+  });
+});
+
 describe('computed test names (test.each, loops) are classified from the body and matched by pattern', () => {
   const src = [
     "test.each([[1, 2], [3, 4]])('tax %i of %i', (a, b) => { expect(taxCents(a, b)).toBe(0); });",
