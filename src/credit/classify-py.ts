@@ -287,7 +287,8 @@ export async function classifyPyTests(path: string, text: string, assertionFunct
       const d = definitionOf(top);
       const name = d && field(d.def, 'name')?.text;
       const body = d && field(d.def, 'body');
-      if (d && name && body && !name.startsWith('test') && collectAssertions(body, assertionFns, new Set()).length > 0) helpers.add(name);
+      // A helper counts when what it asserts would make a test of it a property: one that only asserts a literal is no check.
+      if (d && name && body && !name.startsWith('test') && checkTest(collectAssertions(body, assertionFns, new Set()), null).kind === 'property') helpers.add(name);
     }
     // Helper methods: a class's non-test methods that assert (unittest's `self._check(...)`),
     // called as `self.name(...)` from a test; twice over, for a helper that calls another.
@@ -302,7 +303,7 @@ export async function classifyPyTests(path: string, text: string, assertionFunct
             const d = definitionOf(m);
             const name = d && field(d.def, 'name')?.text;
             const body = d && field(d.def, 'body');
-            if (d && name && body && !name.startsWith('test') && collectAssertions(body, assertionFns, helpers, methods).length > 0) methods.add(name);
+            if (d && name && body && !name.startsWith('test') && checkTest(collectAssertions(body, assertionFns, helpers, methods), null).kind === 'property') methods.add(name);
           }
           walk(cbody);
         }

@@ -96,6 +96,8 @@ const PY: [string, string, Want][] = [
   ['inspect.getsource', `import inspect\ndef test_t():\n    assert 'abs' in inspect.getsource(tax_cents)\n`, 'source-text'],
   ['parametrize is classified from its body', `import pytest\n@pytest.mark.parametrize('a', [1, 2])\ndef test_t(a):\n    assert tax_cents(a) == a\n`, 'property'],
   ['f-string is not a literal', `def test_t():\n    n = 3\n    assert f"{n}" == "3"\n`, 'property'],
+  ['a same-file helper that asserts', `def check(x):\n    assert tax_cents(x) == x\n\ndef test_t():\n    check(1)\n`, 'property'],
+  ['a same-file helper whose only assertion is a literal', `def check(x):\n    tax_cents(x)\n    assert True\n\ndef test_t():\n    check(1)\n`, 'no-assertion'],
 ];
 
 describe('static classifier: Python corpus', () => {
@@ -134,6 +136,9 @@ describe('static classifier: unittest classes pytest collects whatever their nam
     '        self._check(x, want)',
     '    def _quiet(self, x):',
     '        adjacent(x)',
+    '    def _always(self, x):',
+    '        adjacent(x)',
+    '        self.assertTrue(True)',
     'class ChunkedTests(Base):',
     '    def test_c(self):',
     '        self._check(2, [2])',
@@ -141,6 +146,8 @@ describe('static classifier: unittest classes pytest collects whatever their nam
     '        self._twice(3, [3])',
     '    def test_e(self):',
     '        self._quiet(4)',
+    '    def test_g(self):',
+    '        self._always(6)',
     'class Deeper(ChunkedTests):',
     '    def test_f(self):',
     '        self._check(5, [5])',
@@ -160,6 +167,8 @@ describe('static classifier: unittest classes pytest collects whatever their nam
       ['ChunkedTests', 'test_d', 'property'],
       // A helper method that asserts nothing is no assertion.
       ['ChunkedTests', 'test_e', 'no-assertion'],
+      // Nor is one whose only assertion is a literal: a test that calls it checks nothing.
+      ['ChunkedTests', 'test_g', 'no-assertion'],
       ['Deeper', 'test_f', 'property'],
     ]);
   });
