@@ -323,18 +323,51 @@ export async function classifyPyTests(path: string, text: string, assertionFunct
         if (cls.type === 'class_definition') {
           const cname = field(cls, 'name')?.text ?? '';
           const cbody = field(cls, 'body');
-          if ((cname.startsWith('Test') || unittestClasses.has(cname)) && cbody) visitDefs(cbody, [...suite, cname], [...classDecorators, ...decorators]);
+          if ((cname.startsWith('Test') || unittestClasses.has(cname)) && cbody) {
+            const inner = [...suite, cname];
+            const all = [...classDecorators, ...decorators];
+            visitDefs(cbody, inner, all);
+            // The tests it inherits from classes of this file (a mixin's, a base TestCase's):
+            // pytest runs them under this class too, as `ThisClass::test_x`. Its own win.
+            const seen = new Set(named(cbody).map((m) => definitionOf(m)).map((d) => (d ? (field(d.def, 'name')?.text ?? '') : '')));
+            const visited = new Set<string>([cname]);
+            const inherit = (c: Node): void => {
+              for (const b of baseNames(c)) {
+                const base = topClasses.get(b);
+                if (base === undefined || visited.has(b)) continue;
+                visited.add(b);
+                const bbody = field(base, 'body');
+                if (bbody) for (const m of named(bbody)) pushTest(m, inner, all, seen);
+                inherit(base);
+              }
+            };
+            inherit(cls);
+          }
           continue;
         }
-        const d = definitionOf(top);
-        if (!d) continue;
-        const name = field(d.def, 'name')?.text ?? '';
-        const body = field(d.def, 'body');
-        if (!name.startsWith('test') || !body) continue;
-        const skip = skipReason([...classDecorators, ...d.decorators], body);
-        out.push({ file: path, suite, name, line: d.def.startPosition.row + 1, verdict: checkTest(collectAssertions(body, assertionFns, helpers, methods), skip, sourceTextUse(body) ?? readsSource) });
+        pushTest(top, suite, classDecorators, null);
       }
     };
+    /** A test function or method (test*) as a test of `suite`; once per name where `seen` is given. */
+    const pushTest = (top: Node, suite: string[], classDecorators: Node[], seen: Set<string> | null): void => {
+      const d = definitionOf(top);
+      if (!d) return;
+      const name = field(d.def, 'name')?.text ?? '';
+      const body = field(d.def, 'body');
+      if (!name.startsWith('test') || !body) return;
+      if (seen !== null) {
+        if (seen.has(name)) return;
+        seen.add(name);
+      }
+      const skip = skipReason([...classDecorators, ...d.decorators], body);
+      out.push({ file: path, suite, name, line: d.def.startPosition.row + 1, verdict: checkTest(collectAssertions(body, assertionFns, helpers, methods), skip, sourceTextUse(body) ?? readsSource) });
+    };
+    const topClasses = new Map<string, Node>();
+    for (const top of named(root)) {
+      const c = classOf(top);
+      const n = c && field(c.cls, 'name')?.text;
+      if (c && n) topClasses.set(n, c.cls);
+    }
     visitDefs(root, [], []);
     return out;
   } finally {

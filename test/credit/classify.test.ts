@@ -154,11 +154,19 @@ describe('static classifier: unittest classes pytest collects whatever their nam
     'class Helper:',
     '    def test_not_collected(self):',
     '        assert adjacent(1) == [1]',
+    'class PeekMixin:',
+    '    def test_h(self):',
+    '        self.assertEqual(adjacent(7), [7])',
+    '    def test_i(self):',
+    '        self.assertEqual(adjacent(8), [8])',
+    'class PeekTests(PeekMixin, TestCase):',
+    '    def test_i(self):',
+    '        adjacent(9)',
     'class Mixin(object):',
     '    def test_not_collected_either(self):',
     '        assert adjacent(1) == [1]',
   ].join('\n') + '\n';
-  it('reads TestCase subclasses (directly, through unittest., or through a class of the file), not other classes', async () => {
+  it('reads TestCase subclasses (directly, through unittest., or through a class of the file) and the tests they inherit, not other classes', async () => {
     const got = (await classifyPyTests('tests/test_u.py', src)).map((t) => [t.suite.join('/'), t.name, t.verdict.kind === 'tautology' ? t.verdict.rule : 'property']);
     assert.deepEqual(got, [
       ['AdjacentTests', 'test_a', 'property'],
@@ -170,6 +178,14 @@ describe('static classifier: unittest classes pytest collects whatever their nam
       // Nor is one whose only assertion is a literal: a test that calls it checks nothing.
       ['ChunkedTests', 'test_g', 'no-assertion'],
       ['Deeper', 'test_f', 'property'],
+      // What it inherits from a class of the file, pytest runs under it too.
+      ['Deeper', 'test_c', 'property'],
+      ['Deeper', 'test_d', 'property'],
+      ['Deeper', 'test_e', 'no-assertion'],
+      ['Deeper', 'test_g', 'no-assertion'],
+      // A mixin's tests under the TestCase that uses it, its own test_i overriding the mixin's (the mixin alone is not collected).
+      ['PeekTests', 'test_i', 'no-assertion'],
+      ['PeekTests', 'test_h', 'property'],
     ]);
   });
 });
