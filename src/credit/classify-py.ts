@@ -314,13 +314,9 @@ export async function classifyPyTests(path: string, text: string, assertionFunct
     const unittestClasses = testCaseClasses([root]);
     const visitDefs = (container: Node, suite: string[], classDecorators: Node[]): void => {
       for (const top of named(container)) {
-        let cls = top;
-        let decorators: Node[] = [];
-        if (top.type === 'decorated_definition' && field(top, 'definition')?.type === 'class_definition') {
-          cls = field(top, 'definition') as Node;
-          decorators = named(top).filter((c) => c.type === 'decorator');
-        }
-        if (cls.type === 'class_definition') {
+        const c = classOf(top);
+        if (c !== null) {
+          const { cls, decorators } = c;
           const cname = field(cls, 'name')?.text ?? '';
           const cbody = field(cls, 'body');
           if ((cname.startsWith('Test') || unittestClasses.has(cname)) && cbody) {

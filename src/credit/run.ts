@@ -328,14 +328,11 @@ export async function planSymbols(repo: string, changed: Changed, budget: number
   return { plans: await d.judged, unsupported: d.unsupported };
 }
 
-/**
- * planSymbols in two parts: `drafts` at once (every symbol's probe, trace, null mutant and
- * change, no behavioural mutant or revert yet), and `judged`, the plans with their valid
- * mutants, which the validity checks (TypeScript's type check: seconds) make while the first
- * runs go on. The oracle runs the trace, the control and the probes on the drafts, and judges
- * with the plans. `judged` never rejects unhandled: await it. `noiseKey` writes the null
- * changes (noiseFor); the credit step's comes from noiseKeyFor, a fresh random one otherwise.
- */
+/** A symbol's mutants (probe, trace, nulls, candidates) by its file's language. */
+async function mutantsOf(language: string, text: string, span: SymbolSpan, change: SymbolChange | undefined, noise: Noise): Promise<SymbolMutants> {
+  return language === 'python' ? mutatePy(text, span, change, noise) : (await import('./mutate-ts.js')).mutateTs(text, span, change, noise);
+}
+
 /**
  * The revert for a symbol whose null changes fall inside what its revert puts back (a body the
  * patch rewrote whole, where the null's comment, no-op and renamed local go): the base version
@@ -350,7 +347,7 @@ export async function ownNoiseRevert(text: string, span: SymbolSpan, revert: rea
   const endLine = span.endLine + lines(reverted) - lines(text);
   if (endLine < span.startLine) return null;
   const base = { ...span, endLine, changedLines: [[span.startLine, endLine]] as [number, number][] };
-  const m: SymbolMutants = language === 'python' ? await mutatePy(reverted, base, undefined, noise) : (await import('./mutate-ts.js')).mutateTs(reverted, base, undefined, noise);
+  const m = await mutantsOf(language, reverted, base, undefined, noise);
   const nulls = m.nulls[0]?.edits ?? [];
   if (m.noise.length === 0 || nulls.length === 0) return null;
   const target = applyEdits(reverted, nulls);
@@ -362,6 +359,14 @@ export async function ownNoiseRevert(text: string, span: SymbolSpan, revert: rea
   return revertMutant(span, [{ start: a, end: text.length - b, text: target.slice(a, target.length - b) }]);
 }
 
+/**
+ * planSymbols in two parts: `drafts` at once (every symbol's probe, trace, null mutant and
+ * change, no behavioural mutant or revert yet), and `judged`, the plans with their valid
+ * mutants, which the validity checks (TypeScript's type check: seconds) make while the first
+ * runs go on. The oracle runs the trace, the control and the probes on the drafts, and judges
+ * with the plans. `judged` never rejects unhandled: await it. `noiseKey` writes the null
+ * changes (noiseFor); the credit step's comes from noiseKeyFor, a fresh random one otherwise.
+ */
 export async function draftSymbols(repo: string, changed: Changed, budget: number, seed: string, baseRev: string = changed.base, gitRepo: string = repo, typeCheck = false, noiseKey: string = randomNoiseKey()): Promise<{ drafts: SymbolPlan[]; judged: Promise<SymbolPlan[]>; unsupported: Map<string, string>; typeCheckStalled: () => string | null }> {
   const drafts: SymbolPlan[] = [];
   const later: (() => Promise<SymbolPlan>)[] = [];
@@ -445,7 +450,7 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
       ? checkSymbolChange(loc.language, text, pieces, f.base, f.base === null ? null : (f.baseSymbols?.symbols.get(name) ?? null))
       : undefined;
     const noise = noiseFor(noiseKey, symbol);
-    const m: SymbolMutants = loc.language === 'python' ? await mutatePy(text, span, change, noise) : (await import('./mutate-ts.js')).mutateTs(text, span, change, noise);
+    const m = await mutantsOf(loc.language, text, span, change, noise);
     // The revert carries the null's changes too (camouflage); where they fall inside what it
     // puts back, the base version carries its own (ownNoiseRevert); else there is none.
     const built = change?.revert ? (camouflage(revertMutant(span, change.revert), m.noise, text) ?? (await ownNoiseRevert(text, span, change.revert, loc.language, noise))) : null;

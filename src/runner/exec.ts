@@ -58,9 +58,11 @@ export function checkNiceness(nice: number): number {
 }
 
 /** The argv that runs `command` at niceness `nice` (checkNiceness), or `command` itself (no nice, or no `nice` program). */
-export function niced(command: readonly string[], nice: number | undefined, program: string | null = findNice()): readonly string[] {
-  if (nice === undefined || program === null) return command;
-  return [program, '-n', String(checkNiceness(nice)), '--', ...command];
+export function niced(command: readonly string[], nice: number | undefined, program?: string | null): readonly string[] {
+  if (nice === undefined) return command;
+  // Looked up only for a run that asks for it: every other run goes without the file checks.
+  const nicer = program === undefined ? findNice() : program;
+  return nicer === null ? command : [nicer, '-n', String(checkNiceness(nice)), '--', ...command];
 }
 
 export interface StreamOutcome {
