@@ -1,4 +1,5 @@
 import type { Node } from 'web-tree-sitter';
+import { posix } from 'node:path';
 import { getParser } from '../symbols/treesitter.js';
 import { checkTest, EQUALITY_METHODS, type Assertion, type Operand, type TestSource } from './classify.js';
 
@@ -205,19 +206,29 @@ function collectAssertions(body: Node, assertionFns: ReadonlySet<string>, helper
   return found.map(({ node, make }) => ({ ...make(), swallowed: isSwallowed(node, body), line: node.startPosition.row + 1 }));
 }
 
-function skipReason(decorators: readonly Node[], body: Node): string | null {
+/** Why a test's decorators (its class's, then its own) skip it, or null. */
+function decoratorSkip(decorators: readonly Node[]): string | null {
   for (const d of decorators) {
     const t = d.text.replace(/\s+/g, '');
     if (/^@(pytest\.mark\.skip|unittest\.skip|skip)(\(|$)/.test(t) && !/skipIf|skipif|skipUnless/.test(t)) return `decorated ${d.text.trim()}`;
     if (/^@(pytest\.mark\.skipif|unittest\.skipIf)\(True\b/.test(t)) return `decorated ${d.text.trim()}`;
     if (t.startsWith('@pytest.mark.xfail')) return `decorated ${d.text.trim()} (expected to fail)`;
   }
+  return null;
+}
+
+/** Why a test's body skips it before anything else (`pytest.skip()`, `self.skipTest()` first), or null. */
+function bodySkip(body: Node): string | null {
   const first = named(body)[0];
   if (first?.type === 'expression_statement') {
     const c = named(first)[0];
     if (c?.type === 'call' && /^(pytest\.skip|self\.skipTest)$/.test(calleeText(c) ?? '')) return `calls ${calleeText(c) ?? ''}() first`;
   }
   return null;
+}
+
+function skipReason(decorators: readonly Node[], body: Node): string | null {
+  return decoratorSkip(decorators) ?? bodySkip(body);
 }
 
 function definitionOf(n: Node): { def: Node; decorators: Node[] } | null {
@@ -276,9 +287,52 @@ function testCaseClasses(containers: readonly Node[]): Set<string> {
 
 /** Every pytest-style test in a Python file (test_* functions, Test* classes, unittest.TestCase subclasses) with its static verdict. */
 export async function classifyPyTests(path: string, text: string, assertionFunctions: readonly string[] = [], readsSource: string | null = null): Promise<TestSource[]> {
+  const { tests, module } = await readPyModule(path, text, assertionFunctions, readsSource);
+  return linkPyModules([module], tests);
+}
+
+/** A test method as a class of another file inherits it: what its verdict is made from. */
+export interface PyTestMethod {
+  readonly name: string;
+  readonly line: number;
+  readonly assertions: readonly Assertion[];
+  /** What its own decorators and its body's first statement say of skipping (decoratorSkip, bodySkip). */
+  readonly decoratorSkip: string | null;
+  readonly bodySkip: string | null;
+  /** How it reads the code's source text (sourceTextUse), or null. */
+  readonly sourceUse: string | null;
+}
+
+/** A top-level class of a Python test file, as other test files may inherit it. */
+export interface PyClass {
+  readonly name: string;
+  readonly line: number;
+  /** Each base as written (`unittest.TestCase`, `CacheTestMixin`, `base.Mixin`); keyword arguments left out. */
+  readonly bases: readonly string[];
+  /** What the class's own decorators say of skipping its tests. */
+  readonly classSkip: string | null;
+  /** Its own test* methods, the last definition of each name. */
+  readonly tests: readonly PyTestMethod[];
+}
+
+/** What linkPyModules needs of one Python test file: its classes and the names its top-level imports bind. */
+export interface PyModule {
+  readonly path: string;
+  readonly classes: ReadonlyMap<string, PyClass>;
+  /** A bound name to the module it comes from (`.`, `.base`, `tests.base`: as written) and the name taken from it (null: the module itself). */
+  readonly imports: ReadonlyMap<string, { readonly module: string; readonly name: string | null }>;
+  /** The modules of `from M import *`. */
+  readonly stars: readonly string[];
+  /** The file reads a production file's text (readsProductionSource), or null. */
+  readonly readsSource: string | null;
+}
+
+/** The tests one Python file defines in its own classes and functions, and its classes and imports: linkPyModules adds the inherited ones. */
+export async function readPyModule(path: string, text: string, assertionFunctions: readonly string[] = [], readsSource: string | null = null): Promise<{ tests: TestSource[]; module: PyModule }> {
   const parser = await getParser('python');
   const tree = parser.parse(text);
-  if (!tree) return [];
+  const empty = { path, classes: new Map(), imports: new Map(), stars: [], readsSource };
+  if (!tree) return { tests: [], module: empty };
   try {
     const root = tree.rootNode;
     const assertionFns = new Set(assertionFunctions);
@@ -322,39 +376,21 @@ export async function classifyPyTests(path: string, text: string, assertionFunct
           if ((cname.startsWith('Test') || unittestClasses.has(cname)) && cbody) {
             const inner = [...suite, cname];
             const all = [...classDecorators, ...decorators];
+            // The tests it inherits (from a class of this file or another) are linkPyModules' work.
             visitDefs(cbody, inner, all);
-            // The tests it inherits from classes of this file (a mixin's, a base TestCase's):
-            // pytest runs them under this class too, as `ThisClass::test_x`. Its own win.
-            const seen = new Set(named(cbody).map((m) => definitionOf(m)).map((d) => (d ? (field(d.def, 'name')?.text ?? '') : '')));
-            const visited = new Set<string>([cname]);
-            const inherit = (c: Node): void => {
-              for (const b of baseNames(c)) {
-                const base = topClasses.get(b);
-                if (base === undefined || visited.has(b)) continue;
-                visited.add(b);
-                const bbody = field(base, 'body');
-                if (bbody) for (const m of named(bbody)) pushTest(m, inner, all, seen);
-                inherit(base);
-              }
-            };
-            inherit(cls);
           }
           continue;
         }
-        pushTest(top, suite, classDecorators, null);
+        pushTest(top, suite, classDecorators);
       }
     };
-    /** A test function or method (test*) as a test of `suite`; once per name where `seen` is given. */
-    const pushTest = (top: Node, suite: string[], classDecorators: Node[], seen: Set<string> | null): void => {
+    /** A test function or method (test*) as a test of `suite`. */
+    const pushTest = (top: Node, suite: string[], classDecorators: Node[]): void => {
       const d = definitionOf(top);
       if (!d) return;
       const name = field(d.def, 'name')?.text ?? '';
       const body = field(d.def, 'body');
       if (!name.startsWith('test') || !body) return;
-      if (seen !== null) {
-        if (seen.has(name)) return;
-        seen.add(name);
-      }
       const skip = skipReason([...classDecorators, ...d.decorators], body);
       out.push({ file: path, suite, name, line: d.def.startPosition.row + 1, verdict: checkTest(collectAssertions(body, assertionFns, helpers, methods), skip, sourceTextUse(body) ?? readsSource) });
     };
@@ -365,8 +401,214 @@ export async function classifyPyTests(path: string, text: string, assertionFunct
       if (c && n) topClasses.set(n, c.cls);
     }
     visitDefs(root, [], []);
-    return out;
+    const classes = new Map<string, PyClass>();
+    for (const [name, cls] of topClasses) {
+      const body = field(cls, 'body');
+      const own = new Map<string, PyTestMethod>();
+      for (const m of body ? named(body) : []) {
+        const d = definitionOf(m);
+        const mname = d && field(d.def, 'name')?.text;
+        const mbody = d && field(d.def, 'body');
+        if (!d || !mname || !mbody || !mname.startsWith('test')) continue;
+        own.set(mname, { name: mname, line: d.def.startPosition.row + 1, assertions: collectAssertions(mbody, assertionFns, helpers, methods), decoratorSkip: decoratorSkip(d.decorators), bodySkip: bodySkip(mbody), sourceUse: sourceTextUse(mbody) });
+      }
+      const decorated = cls.parent?.type === 'decorated_definition' ? named(cls.parent).filter((c) => c.type === 'decorator') : [];
+      classes.set(name, { name, line: cls.startPosition.row + 1, bases: baseTexts(cls), classSkip: decoratorSkip(decorated), tests: [...own.values()] });
+    }
+    return { tests: out, module: { path, classes, ...importsOf(root), readsSource } };
   } finally {
     tree.delete();
   }
+}
+
+/** Each base of a class statement as written, whitespace removed (`unittest.TestCase`); keyword arguments left out. */
+function baseTexts(cls: Node): string[] {
+  const args = field(cls, 'superclasses');
+  if (!args) return [];
+  return named(args)
+    .filter((a) => a.type === 'identifier' || a.type === 'attribute')
+    .map((a) => a.text.replace(/\s+/g, ''));
+}
+
+/** The names a file's top-level imports bind, and its star imports. */
+function importsOf(root: Node): Pick<PyModule, 'imports' | 'stars'> {
+  const imports = new Map<string, { module: string; name: string | null }>();
+  const stars: string[] = [];
+  for (const top of named(root)) {
+    if (top.type === 'import_from_statement') {
+      const module = field(top, 'module_name')?.text.replace(/\s+/g, '');
+      if (!module) continue;
+      if (named(top).some((c) => c.type === 'wildcard_import')) stars.push(module);
+      for (const n of top.childrenForFieldName('name')) {
+        if (n === null) continue;
+        if (n.type === 'aliased_import') {
+          const name = field(n, 'name')?.text.replace(/\s+/g, '');
+          const alias = field(n, 'alias')?.text;
+          if (name && alias) imports.set(alias, { module, name });
+        } else imports.set(n.text.replace(/\s+/g, ''), { module, name: n.text.replace(/\s+/g, '') });
+      }
+    } else if (top.type === 'import_statement') {
+      for (const n of top.childrenForFieldName('name')) {
+        if (n === null) continue;
+        if (n.type === 'aliased_import') {
+          const name = field(n, 'name')?.text.replace(/\s+/g, '');
+          const alias = field(n, 'alias')?.text;
+          if (name && alias) imports.set(alias, { module: name, name: null });
+        } else imports.set(n.text.replace(/\s+/g, ''), { module: n.text.replace(/\s+/g, ''), name: null });
+      }
+    }
+  }
+  return { imports, stars };
+}
+
+/** The test file a module name refers to from `from` (relative `.x`, or absolute from any folder above it), among `byPath`; null when none, or more than one, is. */
+function moduleAt(from: string, module: string, byPath: ReadonlyMap<string, PyModule>): PyModule | null {
+  const m = /^(\.*)(.*)$/.exec(module) as RegExpExecArray;
+  const dots = (m[1] as string).length;
+  const rel = (m[2] as string).split('.').filter((x) => x !== '');
+  const of = (dir: string): string[] => {
+    const stem = [...(dir === '' ? [] : [dir]), ...rel].join('/');
+    return rel.length === 0 ? [posix.join(dir, '__init__.py')] : [`${stem}.py`, `${stem}/__init__.py`];
+  };
+  let dirs: string[];
+  if (dots > 0) {
+    let dir = posix.dirname(from);
+    for (let i = 1; i < dots; i++) {
+      if (dir === '.') return null;
+      dir = posix.dirname(dir);
+    }
+    dirs = [dir === '.' ? '' : dir];
+  } else {
+    if (rel.length === 0) return null;
+    // An absolute import: from whichever folder above the file is on sys.path (pytest's rootdir, a basedir).
+    dirs = [];
+    for (let dir = posix.dirname(from); ; dir = posix.dirname(dir)) {
+      dirs.push(dir === '.' ? '' : dir);
+      if (dir === '.' || dir === '/') break;
+    }
+  }
+  const found = new Set(dirs.flatMap(of).filter((p) => byPath.has(p)));
+  return found.size === 1 ? (byPath.get([...found][0] as string) as PyModule) : null;
+}
+
+/** The class a base or name written in `mod` is, in a test file (its own, or one it imports, through re-exports), or null. */
+function resolveClass(mod: PyModule, written: string, byPath: ReadonlyMap<string, PyModule>, depth = 0): { mod: PyModule; cls: PyClass } | null {
+  if (depth > 8) return null;
+  const parts = written.split('.');
+  const last = parts.pop() as string;
+  if (parts.length === 0) {
+    const own = mod.classes.get(last);
+    if (own !== undefined) return { mod, cls: own };
+    const imp = mod.imports.get(last);
+    if (imp !== undefined) {
+      if (imp.name === null) return null;
+      const target = moduleAt(mod.path, imp.module, byPath);
+      return target === null ? null : resolveClass(target, imp.name, byPath, depth + 1);
+    }
+    for (const star of mod.stars) {
+      const target = moduleAt(mod.path, star, byPath);
+      const r = target === null ? null : resolveClass(target, last, byPath, depth + 1);
+      if (r !== null) return r;
+    }
+    return null;
+  }
+  // `base.Mixin`: `base` a module bound by an import (`import tests.base as base`, `from tests import base`), or `tests.base.Mixin` after `import tests.base`.
+  const prefix = parts.join('.');
+  const imp = mod.imports.get(prefix) ?? mod.imports.get(parts[0] as string);
+  if (imp === undefined) return null;
+  let module: string;
+  if (mod.imports.get(prefix) === imp) module = imp.name === null ? imp.module : `${imp.module}${imp.module.endsWith('.') ? '' : '.'}${imp.name}`;
+  else if (imp.name === null && imp.module === parts[0]) module = prefix;
+  else return null;
+  const target = moduleAt(mod.path, module, byPath);
+  return target === null ? null : resolveClass(target, last, byPath, depth + 1);
+}
+
+/** A class and the file it is written in. */
+interface ClassRef {
+  readonly mod: PyModule;
+  readonly cls: PyClass;
+}
+
+const refKey = (r: ClassRef): string => `${r.mod.path}\0${r.cls.name}`;
+
+/**
+ * The class's method resolution order (C3, as Python computes it) over the classes of test
+ * files; a base in no test file (unittest.TestCase, a package's) is left out: it defines no test
+ * the classifier could read. Null when Python would refuse the class (no consistent order, a
+ * cycle): none of its tests is defined then.
+ */
+function linearize(r: ClassRef, byPath: ReadonlyMap<string, PyModule>, memo: Map<string, ClassRef[] | null>, stack: Set<string>): ClassRef[] | null {
+  const k = refKey(r);
+  const hit = memo.get(k);
+  if (hit !== undefined) return hit;
+  if (stack.has(k)) return null;
+  stack.add(k);
+  const bases = r.cls.bases.map((b) => resolveClass(r.mod, b, byPath)).filter((b): b is ClassRef => b !== null);
+  const lists: ClassRef[][] = [];
+  let out: ClassRef[] | null = [r];
+  for (const b of bases) {
+    const l = linearize(b, byPath, memo, stack);
+    if (l === null) {
+      out = null;
+      break;
+    }
+    lists.push([...l]);
+  }
+  if (out !== null) {
+    const seqs = [...lists, [...bases]].filter((q) => q.length > 0);
+    while (seqs.length > 0) {
+      const head = seqs.map((q) => q[0] as ClassRef).find((h) => !seqs.some((q) => q.slice(1).some((x) => refKey(x) === refKey(h))));
+      if (head === undefined) {
+        out = null;
+        break;
+      }
+      out.push(head);
+      for (const q of seqs) if (refKey(q[0] as ClassRef) === refKey(head)) q.shift();
+      for (let i = seqs.length - 1; i >= 0; i--) if ((seqs[i] as ClassRef[]).length === 0) seqs.splice(i, 1);
+    }
+  }
+  stack.delete(k);
+  memo.set(k, out);
+  return out;
+}
+
+/**
+ * The tests classes inherit, in one file or across test files: pytest runs a mixin's tests
+ * (`class CacheTest(TestCase, CacheTestMixin)`, the mixin in tests/__init__.py) as the collected
+ * class's own (`tests/test_cache.py::CacheTest::test_x`), and collects a class whose TestCase
+ * base another test file defines. Every top-level class with a base in a test file gets its
+ * tests anew: each test name from the first class of its method resolution order that defines
+ * it (linearize: what Python runs), its verdict made from that body and file, under the
+ * collecting class's skip decorators. A base in no test file adds nothing: a test only it
+ * defines stays undefined, and so does every test of a class whose order Python would refuse.
+ */
+export function linkPyModules(modules: readonly PyModule[], tests: readonly TestSource[]): TestSource[] {
+  const byPath = new Map(modules.map((m) => [m.path, m] as const));
+  const memo = new Map<string, ClassRef[] | null>();
+  const dropped = new Set<string>();
+  const added: TestSource[] = [];
+  for (const mod of modules) {
+    for (const cls of mod.classes.values()) {
+      if (!cls.bases.some((b) => resolveClass(mod, b, byPath) !== null)) continue;
+      const self = { mod, cls };
+      dropped.add(refKey(self));
+      const order = linearize(self, byPath, memo, new Set());
+      if (order === null) continue;
+      const collected = cls.name.startsWith('Test') || order.some((x) => x.cls.bases.some((b) => (b.split('.').pop() as string).endsWith('TestCase')));
+      if (!collected) continue;
+      const names = new Set<string>();
+      for (const x of order) {
+        for (const m of x.cls.tests) {
+          if (names.has(m.name)) continue;
+          names.add(m.name);
+          const skip = cls.classSkip ?? m.decoratorSkip ?? m.bodySkip;
+          added.push({ file: mod.path, suite: [cls.name], name: m.name, line: x.mod === mod ? m.line : cls.line, verdict: checkTest(m.assertions, skip, m.sourceUse ?? x.mod.readsSource ?? mod.readsSource) });
+        }
+      }
+    }
+  }
+  if (dropped.size === 0) return [...tests];
+  const kept = tests.filter((t) => !(t.suite.length === 1 && dropped.has(`${t.file}\0${t.suite[0] as string}`)));
+  return [...kept, ...added];
 }

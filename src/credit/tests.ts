@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { JunitCase } from '../runner/junit.js';
 import { inputInvalid } from '../core/errors.js';
 import { classifyPath, languageOf, type ClassPatterns } from '../diff/classify.js';
-import { classifyPyTests } from './classify-py.js';
+import { linkPyModules, readPyModule, type PyModule } from './classify-py.js';
 import { escapeRegExp } from '../core/text.js';
 import type { TestSource, Verdict } from './classify.js';
 
@@ -84,6 +84,7 @@ export async function readTestSources(repo: string, patterns: ClassPatterns, ass
       .filter((p) => p !== '' && !p.startsWith('review/'));
   }
   const out: TestSource[] = [];
+  const py: PyModule[] = [];
   for (const path of [...new Set(listed)].sort()) {
     if (classifyPath(path, patterns) !== 'test') continue;
     const lang = languageOf(path);
@@ -95,11 +96,16 @@ export async function readTestSources(repo: string, patterns: ClassPatterns, ass
       continue; // deleted in the work tree
     }
     const reads = productionFiles.length > 0 ? readsProductionSource(text, productionFiles) : null;
-    if (lang === 'python') out.push(...(await classifyPyTests(path, text, assertionFunctions, reads)));
+    if (lang === 'python') {
+      const { tests, module } = await readPyModule(path, text, assertionFunctions, reads);
+      out.push(...tests);
+      py.push(module);
+    }
     // Loaded for the first TS/JS test file only: a Python suite never compiles the TypeScript compiler.
     else out.push(...(await import('./classify-ts.js')).classifyTsTests(path, text, assertionFunctions, reads));
   }
-  return out;
+  // Tests a class inherits from a class of another test file (a mixin in tests/__init__.py).
+  return linkPyModules(py, out);
 }
 
 /** What the runner knows about one JUnit case: its static verdict and the files it may live in. */
@@ -141,7 +147,11 @@ function matchWith(c: JunitCase, sources: readonly TestSource[]): { source: Case
     const f = c.file?.replace(/^\.\//, '') ?? null;
     cands = sources.filter((s) => s.namePattern !== undefined && (s.namePattern.test(c.name) || s.namePattern.test(name)) && (f === null || s.file === f || f.endsWith(`/${s.file}`)));
   }
-  if (c.file !== null) {
+  // pytest's classname is the node id's file and classes, dotted; its `file` is where the
+  // function is written, a mixin's file for an inherited test: the dotted name decides first.
+  const dotted = cands.filter((s) => s.file.endsWith('.py') && [s.file.replace(/\.py$/, '').split('/').join('.'), ...s.suite].join('.') === c.suite);
+  if (dotted.length > 0) cands = dotted;
+  else if (c.file !== null) {
     const f = c.file.replace(/^\.\//, '');
     const byFile = cands.filter((s) => s.file === f || f.endsWith(`/${s.file}`));
     if (byFile.length > 0) cands = byFile;
