@@ -40,7 +40,7 @@ const MIXIN = [
 ].join('\n');
 
 describe('Python tests inherited from a class of another test file', () => {
-  it('a mixin of tests/__init__.py (from . import), a TestCase of tests/base.py (absolute, aliased module, re-exported): collected under the inheriting class', async () => {
+  it('a mixin of tests/__init__.py (from . import), a TestCase of tests/base.py (absolute, aliased module, re-exported, star): collected under the inheriting class', async () => {
     const got = rows(
       await sourcesOf({
         'tests/__init__.py': MIXIN + '\n',
@@ -49,6 +49,7 @@ describe('Python tests inherited from a class of another test file', () => {
         'tests/test_abs.py': ['from tests.base import Reexported', 'class AbsTests(Reexported):', '    def test_own(self):', '        self.assertEqual(3, size(3))', ''].join('\n'),
         'tests/test_mod.py': ['import tests as t', 'class ModTests(t.BaseTest):', '    pass', ''].join('\n'),
         'tests/test_skip.py': ['import unittest', 'from . import CacheTestMixin', '@unittest.skip("later")', 'class SkipTest(unittest.TestCase, CacheTestMixin):', '    pass', ''].join('\n'),
+        'tests/test_star.py': ['from tests.base import *', 'from tests import *', 'class StarTests(BaseTest):', '    pass', ''].join('\n'),
       }),
     );
     assert.deepEqual(got, [
@@ -65,6 +66,7 @@ describe('Python tests inherited from a class of another test file', () => {
       ['tests/test_skip.py', 'SkipTest', 'test_defaults', 'skipped'],
       ['tests/test_skip.py', 'SkipTest', 'test_override', 'skipped'],
       ['tests/test_skip.py', 'SkipTest', 'test_quiet', 'skipped'],
+      ['tests/test_star.py', 'StarTests', 'test_base', 'property'],
     ]);
   });
 
