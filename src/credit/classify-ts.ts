@@ -176,6 +176,8 @@ function rethrows(block: TS.Node): boolean {
 interface Ctx {
   readonly sf: TS.SourceFile;
   readonly assertionFns: ReadonlySet<string>;
+  /** Names bound from Node's assert module (assertImports): a function to its method, a namespace or default to `*`. */
+  readonly asserts: ReadonlyMap<string, string>;
   /** Same-file helpers whose bodies assert: calling one counts as an assertion. */
   readonly helpers: ReadonlySet<string>;
 }
@@ -222,9 +224,11 @@ function collectAssertions(body: TS.Node, ctx: Ctx): Assertion[] {
             return { operands: ops, compares: ops.length === 2, opaque: actual === undefined, ...(weak !== null ? { weak } : {}) };
           },
         });
-      } else if (path && (path[0] === 'assert' || path.includes('assert')) && !(path.length === 2 && path[0] === 'fc')) {
+      } else if (path && (path[0] === 'assert' || path.includes('assert') || ctx.asserts.has(path[0] as string)) && !(path.length === 2 && path[0] === 'fc')) {
         assertionCalls.add(n);
-        const method = path[0] === 'assert' && path.length === 1 ? 'ok' : (last ?? 'ok');
+        // `equal(...)` imported from node:assert is its equal; the module itself (`assert(...)`, `a(...)`) is ok.
+        const bound = path.length === 1 ? ctx.asserts.get(path[0] as string) : undefined;
+        const method = bound !== undefined && bound !== '*' ? bound : path.length === 1 ? 'ok' : (last ?? 'ok');
         found.push({ node: n, make: () => assertCall(n, method, scope) });
       } else if (last !== undefined && (ctx.assertionFns.has(last) || ctx.assertionFns.has(path?.join('.') ?? ''))) {
         assertionCalls.add(n);
@@ -335,7 +339,7 @@ function skipReasonOfOptions(args: readonly TS.Expression[]): string | null {
 /** Names of same-file functions whose bodies contain an assertion (helpers such as checkTotal). */
 function assertingHelpers(sf: TS.SourceFile, assertionFns: ReadonlySet<string>): Set<string> {
   const out = new Set<string>();
-  const bodyAsserts = (body: TS.Node): boolean => collectAssertions(body, { sf, assertionFns, helpers: new Set() }).some((a) => !a.swallowed);
+  const bodyAsserts = (body: TS.Node): boolean => collectAssertions(body, { sf, assertionFns, asserts: assertImports(sf), helpers: new Set() }).some((a) => !a.swallowed);
   for (const st of sf.statements) {
     if (ts.isFunctionDeclaration(st) && st.name && st.body && bodyAsserts(st.body)) out.add(st.name.text);
     if (ts.isVariableStatement(st)) {
@@ -375,6 +379,47 @@ function namePatternOf(e: TS.Expression | undefined): { re: RegExp; opaque: bool
 const isLoop = (n: TS.Node): boolean => ts.isForStatement(n) || ts.isForOfStatement(n) || ts.isForInStatement(n) || ts.isWhileStatement(n) || ts.isDoStatement(n);
 
 /** Names a test file imports from its own project (relative or absolute specifiers): the code under test. */
+/** Node's assert module, by every name a test imports it by. */
+const ASSERT_MODULES = new Set(['assert', 'node:assert', 'assert/strict', 'node:assert/strict']);
+
+/**
+ * The names a file binds from Node's assert module at its top level: `import { equal, match as m }
+ * from 'node:assert'` and `const { strictEqual } = require('assert')` bind functions (to their
+ * method: equal, match, strictEqual); `import assert from`, `import * as a from`, `const a =
+ * require(...)` and `{ strict: a }` bind the module (`*`); a `let` or `var` binding is none (it
+ * can be pointed at a no-op). A same-named function of the file's own is no assertion: it is
+ * not bound from the module.
+ */
+function assertImports(sf: TS.SourceFile): Map<string, string> {
+  const out = new Map<string, string>();
+  const requireOf = (e: TS.Expression | undefined): boolean => e !== undefined && ts.isCallExpression(e) && ts.isIdentifier(e.expression) && e.expression.text === 'require' && e.arguments.length === 1 && ts.isStringLiteral(e.arguments[0] as TS.Expression) && ASSERT_MODULES.has((e.arguments[0] as TS.StringLiteral).text);
+  for (const st of sf.statements) {
+    if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier) && ASSERT_MODULES.has(st.moduleSpecifier.text)) {
+      const c = st.importClause;
+      if (!c || c.isTypeOnly) continue;
+      if (c.name) out.set(c.name.text, '*');
+      const b = c.namedBindings;
+      if (b && ts.isNamespaceImport(b)) out.set(b.name.text, '*');
+      if (b && ts.isNamedImports(b)) for (const e of b.elements) if (!e.isTypeOnly) out.set(e.name.text, (e.propertyName ?? e.name).text === 'strict' || (e.propertyName ?? e.name).text === 'default' ? '*' : (e.propertyName ?? e.name).text);
+    } else if (ts.isVariableStatement(st) && (st.declarationList.flags & ts.NodeFlags.Const) !== 0) {
+      // `const` only: a `let` or `var` binding can be pointed at a no-op later.
+      for (const d of st.declarationList.declarations) {
+        const init = d.initializer && ts.isPropertyAccessExpression(d.initializer) && d.initializer.name.text === 'strict' ? d.initializer.expression : d.initializer;
+        if (!requireOf(init)) continue;
+        if (ts.isIdentifier(d.name)) out.set(d.name.text, '*');
+        else if (ts.isObjectBindingPattern(d.name)) {
+          for (const e of d.name.elements) {
+            if (!ts.isIdentifier(e.name) || e.dotDotDotToken) continue;
+            const from = e.propertyName && ts.isIdentifier(e.propertyName) ? e.propertyName.text : e.name.text;
+            out.set(e.name.text, from === 'strict' || from === 'default' ? '*' : from);
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
 function importedNames(sf: TS.SourceFile): Set<string> {
   const out = new Set<string>();
   for (const st of sf.statements) {
@@ -422,7 +467,7 @@ function sourceTextUse(body: TS.Node, imported: ReadonlySet<string>, sf: TS.Sour
 export function classifyTsTests(path: string, text: string, assertionFunctions: readonly string[] = [], readsSource: string | null = null): TestSource[] {
   const sf = ts.createSourceFile(path, text, ts.ScriptTarget.ES2022, true, scriptKindOf(path));
   const assertionFns = new Set(assertionFunctions);
-  const ctx: Ctx = { sf, assertionFns, helpers: assertingHelpers(sf, assertionFns) };
+  const ctx: Ctx = { sf, assertionFns, asserts: assertImports(sf), helpers: assertingHelpers(sf, assertionFns) };
   const imported = importedNames(sf);
   const out: TestSource[] = [];
   // `repeated`: the call can run more than once (a loop, `.each`, a function other than a suite's callback).

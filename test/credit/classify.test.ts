@@ -50,6 +50,27 @@ const TS: [string, string, Want][] = [
   ['toString of a local value is fine', `import { taxCents } from '../src/pricing.js';\ntest('t', () => { assert.equal(taxCents(100, 800).toString(), '8'); });`, 'property'],
   ['test.each is classified from its body', `test.each([[1, 2]])('tax %i', (a, b) => { expect(taxCents(a, b)).toBe(0); });`, 'property'],
   ['describe.each with a weak body', `describe.each([1])('s %i', (a) => { it('t', () => { expect(() => taxCents(a, 1)).not.toThrow(); }); });`, 'weak-assertion'],
+  // Functions imported by name from Node's assert module are its assertions (nanoid's tests: `import { equal, match } from 'node:assert'`).
+  ['equal imported from node:assert', `import { equal } from 'node:assert';
+test('t', () => { equal(taxCents(100), 8); });`, 'property'],
+  ['aliased deepStrictEqual from assert/strict', `import { deepStrictEqual as same } from 'node:assert/strict';
+test('t', () => { same(taxCents(100), 8); });`, 'property'],
+  ['ok imported from assert, trivially', `import { ok } from 'assert';
+test('t', () => { taxCents(1); ok(true); });`, 'constant-true'],
+  ['a namespace import under another name', `import * as a from 'node:assert';
+test('t', () => { a.equal(taxCents(100), 8); });`, 'property'],
+  ['a default import called as a function', `import check from 'node:assert';
+test('t', () => { check(taxCents(100) === 8); });`, 'property'],
+  ['strictEqual from require, and require(...).strict', `const { strictEqual } = require('assert');
+const s = require('node:assert').strict;
+test('t', () => { strictEqual(taxCents(100), 8); s.ok(taxCents(1) > 0); });`, 'property'],
+  ['doesNotThrow imported by name is still weak', `import { doesNotThrow } from 'node:assert';
+test('t', () => { doesNotThrow(() => taxCents(1)); });`, 'weak-assertion'],
+  ['a same-named function not from the assert module is no assertion', `function equal(a, b) { return a === b; }
+test('t', () => { equal(taxCents(100), 8); });`, 'no-assertion'],
+  ['a let binding from require is none (it can be pointed at a no-op)', `let { equal } = require('assert');\nequal = () => {};\ntest('t', () => { equal(taxCents(100), 8); });`, 'no-assertion'],
+  ['a same-named import from another module is no assertion', `import { equal } from './helpers.js';
+test('t', () => { equal(taxCents(100), 8); });`, 'no-assertion'],
 ];
 
 describe('static classifier: TS/JS corpus', () => {
