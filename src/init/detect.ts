@@ -317,8 +317,22 @@ function nodeTestCommand(scan: RepoScan, notes: string[]): string[] {
     notes.push(`node:test on Node 20 does not find .ts files: the ${tsTests.length} TypeScript test file(s) found are listed; add new ones to test.command`);
     return ['node', '--import', 'tsx', '--test', ...reporters, ...tsTests];
   }
+  // Node 20's --test alone runs every .js file under a test/ folder too (benchmarks, build
+  // scripts, a demo's bundle), which fail or hang as tests: where files named as tests exist
+  // beside such files, only the named ones are listed.
+  const stray = scan.files.filter((f) => NODE_IN_TEST.test(f) && !NODE_NAMED.test(f));
+  const named = scan.files.filter((f) => NODE_NAMED.test(f));
+  if (stray.length > 0 && named.length > 0) {
+    notes.push(`node --test alone would also run ${stray.length} file(s) under test/ not named as tests (${stray.slice(0, 3).join(', ')}${stray.length > 3 ? ', ...' : ''}): the ${named.length} file(s) named as tests (*.test.js, *-test.js, *_test.js, test-*.js) are listed; add new ones to test.command`);
+    return ['node', '--test', ...reporters, ...named];
+  }
   return ['node', '--test', ...reporters];
 }
+
+/** What Node 20's --test runs by its file name (`*.test.js`, `*-test.js`, `*_test.js`, `test-*.js`, `test.js`; .cjs and .mjs too). */
+const NODE_NAMED = /(^|\/)([^/]*[._-]test|test-[^/]*|test)\.[cm]?js$/;
+/** What it runs for being under a test/ folder, whatever its name. */
+const NODE_IN_TEST = /(^|\/)test\/(?:[^/]+\/)*[^/]+\.[cm]?js$/;
 
 /** Pick the stack and its command. Pure. */
 export function detectStack(scan: RepoScan): Detection {

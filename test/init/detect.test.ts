@@ -17,6 +17,10 @@ test('detectStack: the runner from package.json dependencies and scripts, in a f
     ['mocha', scan({ pkg: pkg(['mocha']) }), 'mocha', /xunit/],
     ['node --test script, sealgate installed', scan({ pkg: pkg(['sealgate'], { test: 'node --test --test-reporter=tap test/' }) }), 'node-test', /^\["node","--test","--test-reporter=spec","--test-reporter-destination=stdout","--test-reporter=\.\/\.sealgate\/node-test-reporter\.mjs","--test-reporter-destination=junit\.xml","test\/"\]$/],
     ['node:test TypeScript tests with tsx', scan({ pkg: pkg(['tsx', 'sealgate']), files: ['src/a.ts', 'test/a.test.ts'] }), 'node-test', /"--import","tsx","--test",.*"test\/a\.test\.ts"\]$/],
+    // nanoid: test/benchmark.js, test/prebuild.js and a demo beside test/*.test.js; Node 20's --test alone runs them all as tests.
+    ['node:test beside scripts under test/: the named test files are listed', scan({ pkg: pkg([]), files: ['index.js', 'test/benchmark.js', 'test/demo/index.js', 'test/index.test.js', 'test/pool-test.mjs', 'test/test-bin.cjs', 'test/util_test.js'] }), 'node-test', /junit\.xml","test\/index\.test\.js","test\/pool-test\.mjs","test\/test-bin\.cjs","test\/util_test\.js"\]$/],
+    ['node:test with only named test files: node finds them itself', scan({ pkg: pkg([]), files: ['index.js', 'test/index.test.js', 'lib/a.test.js'] }), 'node-test', /junit\.xml"\]$/],
+    ['node:test with only unnamed files under test/: node finds them itself', scan({ pkg: pkg([]), files: ['index.js', 'test/index.js', 'test/util.js'] }), 'node-test', /junit\.xml"\]$/],
     ['pytest src layout', scan({ python: { pytest: true, pythonpath: null, testpaths: null, sources: ['pytest.ini [pytest]'] }, files: ['src/pkg/__init__.py', 'tests/test_a.py'] }), 'pytest', /"junit_family=xunit1"\]$/],
     ['pytest src layout already on pythonpath', scan({ python: { pytest: true, pythonpath: ['src'], testpaths: null, sources: [] }, files: ['src/pkg/__init__.py'] }), 'pytest', /"junit_family=xunit1"\]$/],
     ['pytest flat layout', scan({ files: ['pkg/__init__.py', 'test_pkg.py'] }), 'pytest', /"junit_family=xunit1"\]$/],

@@ -120,6 +120,23 @@ test('init: a suite in which no test passes (all fail, or all skipped) is a refu
   }
 });
 
+test('init: a suite with a failing test is a refusal: every proposal would end in E_TESTS_FAILED', async () => {
+  const r = makeRepo({ 'pytest.ini': '[pytest]\ntestpaths = tests\n', 'tests/test_a.py': 'def test_ok():\n    assert 1 + 1 == 2\n\n\ndef test_broken():\n    assert 1 == 2\n' });
+  try {
+    const out = await init(r.dir);
+    assert.deepEqual([out.stdout.trim().split('\n').pop(), out.exit], ['E_INPUT_INVALID', 1], out.stderr);
+    assert.match(out.stderr, /1 test\(s\) fail on the base tree \(2 ran: 1 passed, 1 failed, 0 error, 0 skipped; failing: tests\/test_a\.py::tests\.test_a::test_broken\)/);
+    assert.match(out.stderr, /E_TESTS_FAILED\), so every proposal would be rejected whatever it changes/);
+    assert.match(out.stderr, /make the suite pass on the base commit .*then run `sealgate init --check` to prove it/);
+    // Made to pass, --check proves it.
+    writeFiles(r.dir, { 'tests/test_a.py': 'def test_ok():\n    assert 1 + 1 == 2\n' });
+    const again = await runCli(['init', '--check', '--repo', r.dir], { cwd: r.dir, env: { PATH, HOME } });
+    assert.equal(again.exit, 0, again.stderr);
+  } finally {
+    r.dispose();
+  }
+});
+
 test('init: addopts naming a plugin that is not installed is named with its way out; the edited config is proven by --check, which writes nothing, and --check refuses what does not prove', async () => {
   // The project's pytest configuration asks for pytest-cov, which this interpreter lacks: pytest exits 4 before any test.
   const r = makeRepo({ '.pytest.ini': '[pytest]\naddopts = --cov=pricing --cov-branch\n', 'pricing.py': PRICING, 'tests/test_pricing.py': 'from pricing import clamp_percent\n\n\ndef test_clamps():\n    assert clamp_percent(150) == 100\n' });
