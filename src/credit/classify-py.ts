@@ -249,9 +249,7 @@ function classOf(n: Node): { cls: Node; decorators: Node[] } | null {
 
 /** The last name of each base in a class statement (`unittest.TestCase` -> `TestCase`); keyword arguments (metaclass=...) left out. */
 function baseNames(cls: Node): string[] {
-  const args = field(cls, 'superclasses');
-  if (!args) return [];
-  return named(args).filter((a) => a.type === 'identifier' || a.type === 'attribute').map((a) => (a.type === 'attribute' ? (field(a, 'attribute')?.text ?? '') : a.text));
+  return baseTexts(cls).map((b) => b.split('.').pop() as string);
 }
 
 /**
@@ -512,13 +510,15 @@ function resolveClass(mod: PyModule, written: string, byPath: ReadonlyMap<string
     }
     return null;
   }
-  // `base.Mixin`: `base` a module bound by an import (`import tests.base as base`, `from tests import base`), or `tests.base.Mixin` after `import tests.base`.
+  // `base.Mixin`: `base` a module an import binds (`import tests.base as base`, `from tests
+  // import base`, `from . import base`); `tests.base.Mixin` after `import tests.base`, or after
+  // `import tests` (the package's own name, its submodule spelt out).
   const prefix = parts.join('.');
-  const imp = mod.imports.get(prefix) ?? mod.imports.get(parts[0] as string);
-  if (imp === undefined) return null;
+  const imp = mod.imports.get(prefix);
+  const head = mod.imports.get(parts[0] as string);
   let module: string;
-  if (mod.imports.get(prefix) === imp) module = imp.name === null ? imp.module : `${imp.module}${imp.module.endsWith('.') ? '' : '.'}${imp.name}`;
-  else if (imp.name === null && imp.module === parts[0]) module = prefix;
+  if (imp !== undefined) module = imp.name === null ? imp.module : `${imp.module}${imp.module.endsWith('.') ? '' : '.'}${imp.name}`;
+  else if (head?.name === null && head.module === parts[0]) module = prefix;
   else return null;
   const target = moduleAt(mod.path, module, byPath);
   return target === null ? null : resolveClass(target, last, byPath, depth + 1);

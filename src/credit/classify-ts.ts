@@ -339,7 +339,8 @@ function skipReasonOfOptions(args: readonly TS.Expression[]): string | null {
 /** Names of same-file functions whose bodies contain an assertion (helpers such as checkTotal). */
 function assertingHelpers(sf: TS.SourceFile, assertionFns: ReadonlySet<string>): Set<string> {
   const out = new Set<string>();
-  const bodyAsserts = (body: TS.Node): boolean => collectAssertions(body, { sf, assertionFns, asserts: assertImports(sf), helpers: new Set() }).some((a) => !a.swallowed);
+  const asserts = assertImports(sf);
+  const bodyAsserts = (body: TS.Node): boolean => collectAssertions(body, { sf, assertionFns, asserts, helpers: new Set() }).some((a) => !a.swallowed);
   for (const st of sf.statements) {
     if (ts.isFunctionDeclaration(st) && st.name && st.body && bodyAsserts(st.body)) out.add(st.name.text);
     if (ts.isVariableStatement(st)) {
@@ -392,6 +393,8 @@ const ASSERT_MODULES = new Set(['assert', 'node:assert', 'assert/strict', 'node:
  */
 function assertImports(sf: TS.SourceFile): Map<string, string> {
   const out = new Map<string, string>();
+  // What a name taken from the module is: one of its functions, or (strict, default) the module again.
+  const taken = (from: string): string => (from === 'strict' || from === 'default' ? '*' : from);
   const requireOf = (e: TS.Expression | undefined): boolean => e !== undefined && ts.isCallExpression(e) && ts.isIdentifier(e.expression) && e.expression.text === 'require' && e.arguments.length === 1 && ts.isStringLiteral(e.arguments[0] as TS.Expression) && ASSERT_MODULES.has((e.arguments[0] as TS.StringLiteral).text);
   for (const st of sf.statements) {
     if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier) && ASSERT_MODULES.has(st.moduleSpecifier.text)) {
@@ -400,7 +403,7 @@ function assertImports(sf: TS.SourceFile): Map<string, string> {
       if (c.name) out.set(c.name.text, '*');
       const b = c.namedBindings;
       if (b && ts.isNamespaceImport(b)) out.set(b.name.text, '*');
-      if (b && ts.isNamedImports(b)) for (const e of b.elements) if (!e.isTypeOnly) out.set(e.name.text, (e.propertyName ?? e.name).text === 'strict' || (e.propertyName ?? e.name).text === 'default' ? '*' : (e.propertyName ?? e.name).text);
+      if (b && ts.isNamedImports(b)) for (const e of b.elements) if (!e.isTypeOnly) out.set(e.name.text, taken((e.propertyName ?? e.name).text));
     } else if (ts.isVariableStatement(st) && (st.declarationList.flags & ts.NodeFlags.Const) !== 0) {
       // `const` only: a `let` or `var` binding can be pointed at a no-op later.
       for (const d of st.declarationList.declarations) {
@@ -410,8 +413,7 @@ function assertImports(sf: TS.SourceFile): Map<string, string> {
         else if (ts.isObjectBindingPattern(d.name)) {
           for (const e of d.name.elements) {
             if (!ts.isIdentifier(e.name) || e.dotDotDotToken) continue;
-            const from = e.propertyName && ts.isIdentifier(e.propertyName) ? e.propertyName.text : e.name.text;
-            out.set(e.name.text, from === 'strict' || from === 'default' ? '*' : from);
+            out.set(e.name.text, taken(e.propertyName && ts.isIdentifier(e.propertyName) ? e.propertyName.text : e.name.text));
           }
         }
       }
