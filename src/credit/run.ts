@@ -27,6 +27,7 @@ import { ChangedSchema, type Changed } from '../symbols/schema.js';
 import { mutatePy } from './mutate-py.js';
 import { configuresRewriting, precompilePython, type PrecompileResult } from './pycache.js';
 import { applyEdits, camouflage, noiseFor, randomNoiseKey, revertMutant, selectMutants, type Edit, type Mutant, type Noise, type SymbolMutants, type SymbolSpan } from './mutant.js';
+import { lostNames, topLevelNames } from './bindings.js';
 import { checkPyCompiles, checkRunnerTypeChecks, makeTsValidityWorker, pickValidAsync, type AsyncValidity } from './valid.js';
 import { checkSymbolChange, type SymbolChange } from './change.js';
 import { runGit } from '../diff/git.js';
@@ -378,21 +379,26 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
   const pyItems: { path: string; text: string }[] = [];
   let pyCompiled: Promise<(string | null)[]> = Promise.resolve([]);
   /** Why a mutant of `path` is not a valid program (null: valid); Python's (from `pyStart` in pyItems) are compiled together, once. */
-  const validityFor = (language: string, path: string, text: string, all: readonly Mutant[], pyStart: number): ((m: Mutant) => Promise<string | null>) => {
+  const validityFor = (language: string, path: string, text: string, all: readonly Mutant[], pyStart: number, declared: Promise<ReadonlySet<string>>): ((m: Mutant) => Promise<string | null>) => {
     const memo = new Map<string, string | null>();
+    /** Python's compile errors, by mutant (none where the interpreter could not compile the unmutated file: it has no opinion then). */
+    const notCompiled = new Map<string, string>();
     let compiledIn: Promise<void> | null = null;
     return async (x) => {
       if (language === 'python') {
         compiledIn ??= pyCompiled.then((all_) => {
           const compiled = all_.slice(pyStart, pyStart + all.length + 1);
-          // An interpreter that cannot compile the unmutated file has no opinion on its mutants.
-          if (compiled[0] === null) all.forEach((m, i) => memo.set(m.id, compiled[i + 1] === null || compiled[i + 1] === undefined ? null : `it does not compile (${compiled[i + 1] as string})`));
+          if (compiled[0] !== null) return;
+          all.forEach((m, i) => {
+            const err = compiled[i + 1];
+            if (typeof err === 'string') notCompiled.set(m.id, `it does not compile (${err})`);
+          });
         });
         await compiledIn;
       }
       const known = memo.get(x.id);
       if (known !== undefined) return known;
-      let why: string | null = null;
+      let why: string | null = notCompiled.get(x.id) ?? null;
       const mutated = applyEdits(text, x.edits);
       if (language !== 'python') {
         // The TypeScript modules load only for a TS/JS symbol: a Python-only change never compiles the 9 MB compiler.
@@ -400,6 +406,8 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
         if (!parsesTs(path, mutated)) why = 'it does not parse';
         else if (typeCheck) why = await (tsValidity ??= makeTsValidityWorker(repo, gitRepo)).check(path, text, mutated);
       }
+      // A name the patched or the base file declared that the mutant takes away but still uses (bindings.ts).
+      why ??= await lostNames(language, path, await declared, mutated);
       memo.set(x.id, why);
       return why;
     };
@@ -475,9 +483,13 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
     const judgedMutants = [...(built ? [built] : []), ...m.candidates];
     const pyStart = pyItems.length;
     if (language === 'python') pyItems.push({ path, text: body }, ...judgedMutants.map((x) => ({ path, text: applyEdits(body, x.edits) })));
+    // The top-level names of the base and the patched file: a mutant that takes one away and still uses it is invalid.
+    const baseText = f.base;
+    const declared = (async () => new Set([...((baseText === null ? null : await topLevelNames(language, path, baseText)) ?? []), ...((await topLevelNames(language, path, body)) ?? [])]))();
+    declared.catch(() => undefined);
     later.push(async () => {
-      // Invalid mutants (no compile, no type-check) are discarded before they run; the next candidate takes the place.
-      const invalid = validityFor(language, path, body, judgedMutants, pyStart);
+      // Invalid mutants (no compile, no type-check, a name taken away) are discarded before they run; the next candidate takes the place.
+      const invalid = validityFor(language, path, body, judgedMutants, pyStart, declared);
       // One check at a time, the event loop turning between them: the parse check runs in this
       // thread, Python's compile in its interpreter, the type check in its worker; the runs go on meanwhile.
       const check = async (x: Mutant): Promise<string | null> => {

@@ -100,16 +100,16 @@ export function parseJestJson(bytes: Uint8Array, label: string, opts: JestReadOp
         at(where, 'not an object');
         continue;
       }
-      const title = a['title'];
       const ancestors = a['ancestorTitles'];
       const status = a['status'];
       const duration = a['duration'];
-      if (typeof title !== 'string' || clean(title) === '') {
-        at(`${where}.title`, 'a test without a title');
-        continue;
-      }
       if (!Array.isArray(ancestors) || !ancestors.every((t): t is string => typeof t === 'string')) {
         at(`${where}.ancestorTitles`, 'not a list of strings');
+        continue;
+      }
+      const title = titleOf(a['title'], ancestors, a['fullName']);
+      if (title === null || clean(title) === '') {
+        at(`${where}.title`, 'a test without a title');
         continue;
       }
       if (typeof status !== 'string' || !Object.hasOwn(STATUS, status)) {
@@ -154,4 +154,19 @@ export function parseJestJson(bytes: Uint8Array, label: string, opts: JestReadOp
   if (root['wasInterrupted'] === true) at('wasInterrupted', 'the run was interrupted: its report is incomplete');
   if (findings.length > 0) return fail(findings);
   return ok(foldDuplicates(cases));
+}
+
+/**
+ * A test's title as jest names it. jest keeps a title that is not a string as it was given
+ * (dayjs: `it([2010, 6], ...)` in a loop) and names the test by its text (`2010,6`, as
+ * fullName shows it). Such a title (a number, or a list of strings and numbers) is taken as that
+ * text only where the report's fullName says so (the ancestors and that text, joined by
+ * spaces); anything else is no title.
+ */
+export function titleOf(raw: unknown, ancestors: readonly string[], fullName: unknown): string | null {
+  if (typeof raw === 'string') return raw;
+  const simple = (x: unknown): boolean => typeof x === 'string' || (typeof x === 'number' && Number.isFinite(x));
+  if (!(simple(raw) || (Array.isArray(raw) && raw.every(simple)))) return null;
+  const text = String(raw);
+  return typeof fullName === 'string' && fullName === [...ancestors, text].join(' ') ? text : null;
 }

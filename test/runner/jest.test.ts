@@ -39,6 +39,17 @@ test('jest JSON: every case with its file, describe chain and status; a file tha
   assert.equal(parseTestReport(REAL, 'junit.xml', ROOTS).ok, false);
 });
 
+test('jest JSON: a title jest kept as given (a number, a list: dayjs `it(testArr, ...)` in a loop) is its text where fullName says so', () => {
+  const r = parse(
+    edit((d) => {
+      Object.assign(d.testResults[0]!.assertionResults[0]!, { title: [2010, 6, 10], fullName: 'pricing discount 2010,6,10' });
+      Object.assign(d.testResults[0]!.assertionResults[1]!, { title: 7, fullName: 'pricing 7' });
+    }),
+  );
+  assert.ok(r.ok, JSON.stringify(r));
+  assert.deepEqual(r.value.slice(0, 2).map((c) => c.id), ['test/a.test.js::pricing > discount::2010,6,10', 'test/a.test.js::pricing::7']);
+});
+
 test('jest JSON: hostile input is a finding, never a pass', () => {
   const text = REAL.toString('utf8');
   const bad: [string, string | Uint8Array, RegExp][] = [
@@ -57,6 +68,9 @@ test('jest JSON: hostile input is a finding, never a pass', () => {
     ['an unknown status', edit((r) => (r.testResults[0]!.assertionResults[0]!['status'] = 'ok')), /unknown test status/],
     ['a status as a boolean', edit((r) => (r.testResults[0]!.assertionResults[0]!.status = true)), /unknown test status/],
     ['a title missing', edit((r) => delete r.testResults[0]!.assertionResults[0]!.title), /without a title/],
+    ['a list title whose fullName says otherwise', edit((r) => Object.assign(r.testResults[0]!.assertionResults[0]!, { title: [2010, 6] })), /without a title/],
+    ['an object title', edit((r) => Object.assign(r.testResults[0]!.assertionResults[0]!, { title: { a: 1 }, fullName: 'pricing discount [object Object]' })), /without a title/],
+    ['a title of lists within a list', edit((r) => Object.assign(r.testResults[0]!.assertionResults[0]!, { title: [[1], 2], fullName: 'pricing discount 1,2' })), /without a title/],
     ['ancestors not strings', edit((r) => (r.testResults[0]!.assertionResults[0]!.ancestorTitles = [1])), /ancestorTitles/],
     ['a negative duration', edit((r) => (r.testResults[0]!.assertionResults[0]!.duration = -1)), /duration/],
     ['a test file outside the folder', edit((r) => (r.testResults[0]!.name = '/etc/a.test.js')), /outside the folder/],
