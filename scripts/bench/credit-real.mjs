@@ -240,7 +240,7 @@ export function rowTarget(row) {
   if (row.variant === 'fix' && row.truth === 'tested' && row.policy === 'default') return { want: 'ALLOW', met: row.verdict === 'ALLOW' };
   if (row.truth !== 'tested' || row.variant === 'sabotage') {
     if (row.policy === 'revert') return { want: 'rejected', met: row.verdict !== undefined && row.verdict !== 'ALLOW' && !row.refused };
-    return { want: 'flagged', met: row.verdict !== 'ALLOW' || (row.symbols ?? []).some((s) => s.revert === 'survived') };
+    return { want: 'flagged', met: row.verdict !== 'ALLOW' || (row.symbols ?? []).some((s) => s.revert === 'survived' || s.revert === 'invalid') };
   }
   return null;
 }

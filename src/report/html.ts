@@ -1,6 +1,6 @@
 import type { Finding } from '../core/errors.js';
 import { visible } from '../core/text.js';
-import { FEW, groupKills, isolationText, revertText, type ReviewReport, type SymbolRow } from './model.js';
+import { FEW, groupKills, isolationText, revertShowsNothing, revertText, type ReviewReport, type SymbolRow } from './model.js';
 
 /**
  * Escape for HTML text and attribute values. Bidi overrides, zero-width and control
@@ -57,7 +57,7 @@ function symbolRows(rows: readonly SymbolRow[]): string {
     .map((s) => {
       const short = (m: string): string => (m.startsWith(`${s.id}#`) ? m.slice(s.id.length + 1) : m);
       const decisive = (s.decisive ? `mutant ${code(short(s.decisive.mutant))}${s.decisive.description ? ` <span class="muted">${e(s.decisive.description)}</span>` : ''} killed by ${code(s.decisive.test)}` : s.tests.length > 0 ? `credited by ${code(s.tests[0] as string)}` : '<span class="muted">none</span>')
-        + (s.revert ? `<div>${s.revert.outcome === 'survived' ? '<strong>' : ''}${e(`revert: ${revertText(s.revert)}`)}${s.revert.outcome === 'survived' ? '</strong>' : ''}</div>` : '');
+        + (s.revert ? `<div>${revertShowsNothing(s.revert.outcome) ? '<strong>' : ''}${e(`revert: ${revertText(s.revert)}`)}${revertShowsNothing(s.revert.outcome) ? '</strong>' : ''}</div>` : '');
       const kills = groupKills(s).map(([t, ms]) => `${t} killed ${ms.length}: ${ms.join(' ')}`);
       const more = [
         ['Credit-bearing tests', s.tests],

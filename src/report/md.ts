@@ -1,6 +1,6 @@
 import type { Finding } from '../core/errors.js';
 import { visible } from '../core/text.js';
-import { FEW, isolationText, type ReviewReport } from './model.js';
+import { FEW, isolationText, revertShowsNothing, type ReviewReport } from './model.js';
 
 /**
  * Inline text from the evidence (finding details, reasons, step summaries name files and
@@ -55,7 +55,7 @@ export function toMarkdownReport(r: ReviewReport): string {
     for (const s of r.symbols) {
       const short = (m: string): string => (m.startsWith(`${s.id}#`) ? m.slice(s.id.length + 1) : m);
       const decisive = (s.decisive ? `mutant ${code(short(s.decisive.mutant))}${s.decisive.description ? ` (${cell(s.decisive.description)})` : ''} killed by ${code(s.decisive.test)}` : s.tests.length > 0 ? `credited by ${fewCode(s.tests)}` : '')
-        + (s.revert ? `${s.decisive || s.tests.length > 0 ? '; ' : ''}revert ${s.revert.outcome === 'survived' ? '**survived**' : cell(s.revert.outcome)}` : '');
+        + (s.revert ? `${s.decisive || s.tests.length > 0 ? '; ' : ''}revert ${revertShowsNothing(s.revert.outcome) ? `**${cell(s.revert.outcome)}**` : cell(s.revert.outcome)}` : '');
       out.push(`| ${code(s.id)} | ${s.status === 'missing' ? `❌ missing${s.reason ? `: ${cell(s.reason)}` : ''}` : `✅ ${s.status}`} | ${decisive} | ${s.reached.length}${s.status === 'missing' && s.reached.length > 0 ? `: ${r.symbols.length > 20 ? fewCode(s.reached.slice(0, 1)) + (s.reached.length > 1 ? ` and ${s.reached.length - 1} more` : '') : fewCode(s.reached)}` : ''} |`);
     }
   }

@@ -117,10 +117,10 @@ export interface SymbolRow {
 }
 
 /**
- * The revert's outcome in words for a reviewer. A credited symbol whose revert survived is the
- * flag of the default policy (credit.require "change"): its tests pass on the base version too,
- * so they check the code the patch touched but not what it changed (a refactor, or an untested
- * change).
+ * The revert's outcome in words for a reviewer. A credited symbol whose revert survived (or is
+ * invalid: flaggedSymbols) is the flag of the default policy (credit.require "change"): its
+ * tests pass on the base version too, so they check the code the patch touched but not what it
+ * changed (a refactor, or an untested change).
  */
 export function revertText(r: NonNullable<SymbolRow['revert']>): string {
   switch (r.outcome) {
@@ -130,6 +130,8 @@ export function revertText(r: NonNullable<SymbolRow['revert']>): string {
       return 'SURVIVED: every reaching test passes on the base version too (a refactor, or the change is untested)';
     case 'none':
       return `none${r.detail ? `: ${r.detail}` : ''}`;
+    case 'invalid':
+      return `INVALID${r.detail ? `: ${r.detail}` : ''}`;
     default:
       return `${r.outcome}${r.detail ? `: ${r.detail}` : ''}`;
   }
@@ -146,11 +148,17 @@ const uniq = (xs: readonly string[]): string[] => [...new Set(xs)];
 
 /**
  * The default policy's flag: the symbols a credit credits though their revert survived (every
- * reaching test passes on the base version too: a refactor, or a change its tests do not check).
+ * reaching test passes on the base version too: a refactor, or a change its tests do not check)
+ * or could not run (invalid: the base version refers to a name the patch took away), so nothing
+ * shows that their tests tell the patch from the base. A patch cannot shed the flag by making
+ * its revert invalid.
  */
 export function flaggedSymbols(credit: { readonly credited: readonly string[]; readonly evidence?: Readonly<Record<string, Pick<Evidence, 'revert'>>> | undefined }): string[] {
-  return credit.credited.filter((id) => credit.evidence?.[id]?.revert?.outcome === 'survived');
+  return credit.credited.filter((id) => revertShowsNothing(credit.evidence?.[id]?.revert?.outcome));
 }
+
+/** A revert outcome that shows nothing of what the tests check: it survived, or it could not run (invalid). */
+export const revertShowsNothing = (outcome: string | undefined): boolean => outcome === 'survived' || outcome === 'invalid';
 
 /** The kill behind a symbol's credit (credited_by: a revert kill when there is one), else its first kill. */
 function decisiveOf(ev: Evidence | undefined): NonNullable<SymbolRow['decisive']> | null {
@@ -308,8 +316,8 @@ export function toReviewReport(a: Audit): ReviewReport {
     insensitive,
     freeze,
     steps: a.steps.map((s) => {
-      // The default policy's flag: credited, yet every reaching test passes on the base version too.
-      const flag = s.stage === 'credit' && s.findings.length === 0 && flagged.length > 0 ? `; FLAGGED: ${flagged.length} credited symbol(s) whose revert survived (their tests pass on the base version too): ${flagged.slice(0, FEW).join(', ')}${flagged.length > FEW ? ` and ${flagged.length - FEW} more` : ''}` : '';
+      // The default policy's flag: credited, yet nothing shows the tests tell the patch from the base.
+      const flag = s.stage === 'credit' && s.findings.length === 0 && flagged.length > 0 ? `; FLAGGED: ${flagged.length} credited symbol(s) whose revert survived (their tests pass on the base version too) or could not run: ${flagged.slice(0, FEW).join(', ')}${flagged.length > FEW ? ` and ${flagged.length - FEW} more` : ''}` : '';
       return { stage: s.stage, ok: s.findings.length === 0, warn: (s.stage === 'attest' && !a.signatures.checked) || flag !== '', summary: s.summary + flag };
     }),
     isolation: {

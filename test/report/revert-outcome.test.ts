@@ -16,8 +16,8 @@ import { NOW, RUNNER, proposedAndSealed } from '../workflow/review.js';
 test('explain shows each symbol\'s revert outcome, and the kill behind the credit first', async () => {
   const r = await proposedAndSealed();
   try {
-    const [fixed, refactor, added] = ['src/a.ts::fixed', 'src/a.ts::refactored', 'src/a.ts::added'];
-    const symbols = [fixed, refactor, added];
+    const [fixed, refactor, added, renamed] = ['src/a.ts::fixed', 'src/a.ts::refactored', 'src/a.ts::added', 'src/a.ts::renamed'];
+    const symbols = [fixed, refactor, added, renamed];
     const [t1, t2] = ['test/a.test.ts::tells the fix', 'test/a.test.ts::old behaviour'];
     const cases = [t1, t2].map((id) => ({ id, digest: r.digest, kind: 'property' as const, status: 'passed' as const, symbols }));
     const evidence: Record<string, Evidence> = {
@@ -38,6 +38,13 @@ test('explain shows each symbol\'s revert outcome, and the kill behind the credi
         killed: [{ test: t1, mutant: `${added}#m1`, kind: 'behavioural' }],
         revert: { outcome: 'none', killed_by: [], detail: 'an added symbol has no base version' },
       },
+      // Its base version names a constant the patch renamed: the revert could not run, which shows nothing either.
+      [renamed]: {
+        status: 'credited', change: 'modified', reached: [t1], insensitive: [], tautologies: [],
+        killed: [{ test: t1, mutant: `${renamed}#negate@4:1`, kind: 'behavioural' }],
+        credited_by: { test: t1, mutant: `${renamed}#negate@4:1`, kind: 'behavioural' },
+        revert: { outcome: 'invalid', killed_by: [], detail: 'it refers to SCALE, which the file no longer declares at its top level' },
+      },
     };
     writeFileSync(join(r.dir, LAYOUT.cases), toJsonText({ changed: symbols, cases, digest: r.digest, runner_job: RUNNER }));
     const credit = propertyCredit('credit-revert', symbols, cases, r.digest);
@@ -48,20 +55,25 @@ test('explain shows each symbol\'s revert outcome, and the kill behind the credi
     assert.match(text, /credited src\/a\.ts::refactored[^\n]*\n +decisive: mutant delete@9:1 killed by test\/a\.test\.ts::old behaviour\n +revert: SURVIVED: every reaching test passes on the base version too/);
     assert.match(text, /credited src\/a\.ts::added[^\n]*\n +decisive: mutant m1 killed by test\/a\.test\.ts::tells the fix\n +revert: none: an added symbol has no base version\n/);
     // The audit's credit line carries the flag, once, naming the symbol.
-    assert.match(text, /\n {2}WARN credit {2}credit credit-revert [^\n]*; FLAGGED: 1 credited symbol\(s\) whose revert survived \(their tests pass on the base version too\): src\/a\.ts::refactored\n/);
+    assert.match(text, /credited src\/a\.ts::renamed[^\n]*\n +decisive: mutant negate@4:1 killed by test\/a\.test\.ts::tells the fix\n +revert: INVALID: it refers to SCALE/);
+    assert.match(text, /\n {2}WARN credit {2}credit credit-revert [^\n]*; FLAGGED: 2 credited symbol\(s\) whose revert survived \(their tests pass on the base version too\) or could not run: src\/a\.ts::refactored, src\/a\.ts::renamed\n/);
     const md = await out('md');
     assert.match(md, /`src\/a\.ts::refactored` \|[^\n]*revert \*\*survived\*\*/);
     assert.match(md, /`src\/a\.ts::fixed` \|[^\n]*revert killed/);
+    assert.match(md, /`src\/a\.ts::renamed` \|[^\n]*revert \*\*invalid\*\*/);
     const html = await out('html');
     assert.match(html, /<strong>revert: SURVIVED: every reaching test passes on the base version too/);
+    assert.match(html, /<strong>revert: INVALID: it refers to SCALE/);
   } finally {
     r.dispose();
   }
 });
 
-test('flaggedSymbols: credited symbols whose revert survived, in the credit\'s order; never a missing one, nor one without a revert', () => {
-  const ev = (outcome: 'killed' | 'survived' | 'none') => ({ revert: { outcome, killed_by: [] } });
+test('flaggedSymbols: credited symbols whose revert survived or could not run (invalid), in the credit\'s order; never a missing one, nor one without a revert', () => {
+  const ev = (outcome: 'killed' | 'survived' | 'none' | 'invalid') => ({ revert: { outcome, killed_by: [] } });
   assert.deepEqual(flaggedSymbols({ credited: ['b', 'a', 'c', 'd'], evidence: { a: ev('survived'), b: ev('survived'), c: ev('killed'), d: ev('none'), e: ev('survived') } }), ['b', 'a']);
+  // An invalid revert (the base version names what the patch took away) shows nothing either: a patch cannot shed the flag by it.
+  assert.deepEqual(flaggedSymbols({ credited: ['a', 'b'], evidence: { a: ev('invalid'), b: ev('killed') } }), ['a']);
   assert.deepEqual(flaggedSymbols({ credited: ['a'] }), []);
   assert.deepEqual(flaggedSymbols({ credited: [], evidence: { a: ev('survived') } }), []);
 });

@@ -111,7 +111,7 @@ committed or absent there. Then, in the spec's order, a line per step on stderr:
 then the full audit (sealgate verify) on the files it wrote, whose code is printed on
 stdout; the closing line names every changed symbol that lacks credit, and every one
 credited though its revert survived (flagged: its tests pass on the base version too,
-which credit.require "change" allows and "revert" does not). A step that
+which credit.require "change" allows and "revert" does not) or could not run (invalid). A step that
 refuses stops the job and its code is the result; missing credit (E_CREDIT_MISSING) is
 a result, not a refusal, so the logs are still published. Each step stays available as
 its own command.
@@ -282,7 +282,7 @@ async function runSteps(ctx: CommandContext, shared: RunnerShared, repo: string,
       const because = audit.decisive ? `${audit.decisive.path ? `${audit.decisive.path}: ` : ''}${audit.decisive.detail}` : '';
       // The default policy's flag: credited, though every reaching test passes on the base version too.
       const flagged = audit.inputs.credit ? flaggedSymbols(audit.inputs.credit) : [];
-      say('audit', `${code}${because ? `: ${because}` : ''}${missing.length > 0 ? `; missing (${missing.length}): ${missing.join(', ')}` : ''}${flagged.length > 0 ? `; flagged, revert survived (${flagged.length}): ${flagged.join(', ')}` : ''} (job ${fmtS(ctx.clock().getTime() - jobStart)})`);
+      say('audit', `${code}${because ? `: ${because}` : ''}${missing.length > 0 ? `; missing (${missing.length}): ${missing.join(', ')}` : ''}${flagged.length > 0 ? `; flagged, revert survived or invalid (${flagged.length}): ${flagged.join(', ')}` : ''} (job ${fmtS(ctx.clock().getTime() - jobStart)})`);
     } catch (err) {
       if (!(err instanceof SealgateError)) throw err;
       code = err.code;
