@@ -412,6 +412,17 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
       return why;
     };
   };
+  /** The top-level names of a file's base and patched versions, once per file: a mutant that takes one away and still uses it is invalid (bindings.ts). */
+  const declaredByPath = new Map<string, Promise<ReadonlySet<string>>>();
+  const declaredIn = (path: string, language: string, base: string | null, text: string): Promise<ReadonlySet<string>> => {
+    let p = declaredByPath.get(path);
+    if (p === undefined) {
+      p = (async () => new Set([...((base === null ? null : await topLevelNames(language, path, base)) ?? []), ...((await topLevelNames(language, path, text)) ?? [])]))();
+      p.catch(() => undefined);
+      declaredByPath.set(path, p);
+    }
+    return p;
+  };
   const parsed = new Map<string, Promise<{ base: string | null; baseSymbols: FileSymbols | null; symbols: FileSymbols | null }>>();
   const fileOf = (path: string, language: string, text: string) => {
     let p = parsed.get(path);
@@ -483,10 +494,7 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
     const judgedMutants = [...(built ? [built] : []), ...m.candidates];
     const pyStart = pyItems.length;
     if (language === 'python') pyItems.push({ path, text: body }, ...judgedMutants.map((x) => ({ path, text: applyEdits(body, x.edits) })));
-    // The top-level names of the base and the patched file: a mutant that takes one away and still uses it is invalid.
-    const baseText = f.base;
-    const declared = (async () => new Set([...((baseText === null ? null : await topLevelNames(language, path, baseText)) ?? []), ...((await topLevelNames(language, path, body)) ?? [])]))();
-    declared.catch(() => undefined);
+    const declared = declaredIn(path, language, f.base, body);
     later.push(async () => {
       // Invalid mutants (no compile, no type-check, a name taken away) are discarded before they run; the next candidate takes the place.
       const invalid = validityFor(language, path, body, judgedMutants, pyStart, declared);
