@@ -1,7 +1,7 @@
 import { availableParallelism, homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createHmac } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import type { Policy } from '../policy/read.js';
 import type { RunnerTree } from '../tree/build.js';
@@ -258,11 +258,20 @@ function creditCacheSalt(digest: string, patchSha: string, base: string): string
   return JSON.stringify([digest, patchSha, base]);
 }
 
+/** Whether a vitest coverage provider (`@vitest/coverage-*`) is installed in `deps`' node_modules: without one, coverage cannot be on (cheapCommand). */
+function vitestCoverageIn(deps: string): boolean {
+  try {
+    return readdirSync(join(deps, 'node_modules', '@vitest')).some((n) => n.startsWith('coverage-'));
+  } catch {
+    return false;
+  }
+}
+
 /** The first round's inputs as the credit step will compute them, from the sealed digest it will verify (digest.txt). */
 function aheadOptions(repo: string, tree: RunnerTree, config: Config, params: SealParams, changed: Changed, runs: PreludeRuns): AheadOptions {
   const digest = readBoundedFile(layoutPath(repo, 'digest'), 1024, LAYOUT.digest).toString('utf8').trim();
   const { env, plan } = creditRunEnv(runs.env, params, digest, config);
-  const command = cheapCommand(config.test.command ?? []);
+  const command = cheapCommand(config.test.command ?? [], { vitestCoverage: vitestCoverageIn(repo) });
   const treeFiles = listTreeFiles(tree.root);
   return {
     workTree: tree.root,
@@ -716,7 +725,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   if (fromPrelude === null) await disposePrelude(opts.prelude);
   try {
     if (drafts.length > 0 && eligible.size > 0) {
-      const command = cheapCommand(results.command);
+      const command = cheapCommand(results.command, { vitestCoverage: vitestCoverageIn(repo) });
       fast = fastEnvFor(command, opts.config, treeFiles);
       oracle = await runOracle(drafts, {
         judged,

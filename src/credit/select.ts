@@ -114,7 +114,7 @@ const JEST_IN_BAND = /^(?:-i|--(?:no-)?(?:runInBand|run-in-band)(?:=.*)?)$/;
  * overrides a config's `coverage.enabled` and an earlier `--coverage`. Controls and mutants
  * alike run it, so no test can tell them apart by it.
  */
-export function cheapCommand(command: readonly string[]): string[] {
+export function cheapCommand(command: readonly string[], opts: { readonly vitestCoverage?: boolean } = {}): string[] {
   const kind = detectRunner(command);
   if (kind === 'jest') {
     const start = argStart('jest', command);
@@ -126,6 +126,10 @@ export function cheapCommand(command: readonly string[]): string[] {
     return [...command.slice(0, start), '--coverage=false', '--runInBand', ...opts.filter((a) => !JEST_COVERAGE.test(a) && !JEST_IN_BAND.test(a)), ...tail];
   }
   if (kind === 'vitest') {
+    // With no coverage provider installed (`vitestCoverage` false) coverage cannot be on, and
+    // vitest before 1.0 loads the default provider even for `--coverage.enabled=false`: exit 1,
+    // no report (antfu/utils at vitest 0.31: "MISSING DEP @vitest/coverage-c8").
+    if (opts.vitestCoverage === false) return [...command];
     // Last (before any `--`): vitest takes the last word on coverage, so it overrides the
     // config and an earlier `--coverage` (one before it would not: `--coverage` turns it back on).
     const cut = command.indexOf('--');

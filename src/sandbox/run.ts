@@ -178,19 +178,25 @@ export function dependencyFolders(box: Box, tree: string): DependencyFolder[] {
  * The folders of a dependency folder that tools write to as they run, each covered by a fresh
  * tmpfs in the sandbox (planMounts): node_modules/.vite-temp where vite is installed (vite
  * writes a bundled config file there and imports it; a read-only folder fails the whole run:
- * EROFS). The mount point must exist on the host, below a read-only bind: made here when
- * missing (vite makes the same folder on its first unsandboxed run). Only a real folder is
- * used; anything else there (a file, a link) gets no tmpfs, and vite fails as it would.
+ * EROFS), and node_modules/.vitest where vitest is (vitest before 1.0 writes its results cache
+ * there after the tests, and a read-only folder turns a green run into exit 1: antfu/utils at
+ * vitest 0.31). The mount point must exist on the host, below a read-only bind: made here when
+ * missing (the tool makes the same folder on its first unsandboxed run). Only a real folder is
+ * used; anything else there (a file, a link) gets no tmpfs, and the tool fails as it would.
+ * Every run starts with them empty, so no run sees what another wrote.
  */
 function scratchFolders(d: DependencyFolder): string[] {
-  if (d.name !== 'node_modules' || !existsSync(join(d.src, 'vite', 'package.json'))) return [];
-  const p = join(d.src, '.vite-temp');
-  try {
-    mkdirSync(p);
-  } catch {
-    /* there already, or not possible: checked below */
-  }
-  return lstatOrNull(p)?.isDirectory() === true ? ['.vite-temp'] : [];
+  if (d.name !== 'node_modules') return [];
+  const wanted = [...(existsSync(join(d.src, 'vite', 'package.json')) ? ['.vite-temp'] : []), ...(existsSync(join(d.src, 'vitest', 'package.json')) ? ['.vitest'] : [])];
+  return wanted.filter((name) => {
+    const p = join(d.src, name);
+    try {
+      mkdirSync(p);
+    } catch {
+      /* there already, or not possible: checked below */
+    }
+    return lstatOrNull(p)?.isDirectory() === true;
+  });
 }
 
 export interface FreshRun {

@@ -188,6 +188,10 @@ describe('cheap failure output for credit runs', () => {
     assert.deepEqual(cheapCommand(['npx', 'vitest', 'run', 'test/a.test.ts']), ['npx', 'vitest', 'run', 'test/a.test.ts', '--coverage.enabled=false']);
     assert.deepEqual(cheapCommand(['vitest', '--run', '--', 'x']), ['vitest', '--run', '--coverage.enabled=false', '--', 'x']);
     assert.deepEqual(narrowCommand(cheapCommand(['vitest', 'run']), ['test/a.test.ts']), ['vitest', 'run', '--coverage.enabled=false', 'test/a.test.ts']);
+    // No coverage provider installed: coverage cannot be on, and vitest before 1.0 would load
+    // the default provider for the flag and exit 1 without a report (antfu/utils, vitest 0.31).
+    assert.deepEqual(cheapCommand(['vitest', 'run', '--reporter=junit'], { vitestCoverage: false }), ['vitest', 'run', '--reporter=junit']);
+    assert.deepEqual(cheapCommand(['vitest', 'run'], { vitestCoverage: true }), ['vitest', 'run', '--coverage.enabled=false']);
   });
 });
 

@@ -27,7 +27,7 @@ test('plan: a scratch folder of a dependency folder is a fresh tmpfs over its re
   assert.deepEqual(mounts.filter((m) => m.kind === 'tmpfs').map((m) => m.dest), [`${SANDBOX_WORK}/node_modules/.vite-temp`]);
 });
 
-test('dependencyFolders: .vite-temp only where vite is installed, made when missing, and only a real folder', () => {
+test('dependencyFolders: .vite-temp only where vite is installed, .vitest only where vitest is, made when missing, and only a real folder', () => {
   const t = tempDir();
   try {
     const box = openBox({ isolation: 'bwrap', bwrap: findBwrap(), env: process.env, secrets: readSecrets(t.dir, process.env, packageRoot()), path: 'test' });
@@ -42,9 +42,14 @@ test('dependencyFolders: .vite-temp only where vite is installed, made when miss
     const withVite = tree('a', { 'node_modules/vite/package.json': '{}' });
     assert.deepEqual(dependencyFolders(box, withVite), [{ name: 'node_modules', src: join(withVite, 'node_modules'), scratch: ['.vite-temp'] }]);
     assert.ok(existsSync(join(withVite, 'node_modules', '.vite-temp')));
+    // vitest before 1.0 writes its results cache to node_modules/.vitest after the tests: read-only, a green run exits 1 (antfu/utils at vitest 0.31).
+    const withVitest = tree('e', { 'node_modules/vite/package.json': '{}', 'node_modules/vitest/package.json': '{}' });
+    assert.deepEqual(dependencyFolders(box, withVitest), [{ name: 'node_modules', src: join(withVitest, 'node_modules'), scratch: ['.vite-temp', '.vitest'] }]);
+    assert.ok(existsSync(join(withVitest, 'node_modules', '.vitest')));
     const noVite = tree('b', { 'node_modules/left-pad/package.json': '{}' });
     assert.deepEqual(dependencyFolders(box, noVite), [{ name: 'node_modules', src: join(noVite, 'node_modules') }]);
     assert.ok(!existsSync(join(noVite, 'node_modules', '.vite-temp')));
+    assert.ok(!existsSync(join(noVite, 'node_modules', '.vitest')));
     // A link there is left alone: no tmpfs is put over what it points at.
     const linked = tree('c', { 'node_modules/vite/package.json': '{}', 'elsewhere/x': '' });
     symlinkSync(join(linked, 'elsewhere'), join(linked, 'node_modules', '.vite-temp'));
@@ -57,15 +62,17 @@ test('dependencyFolders: .vite-temp only where vite is installed, made when miss
   }
 });
 
-test('real vitest with a vitest.config.mjs runs in the sandbox, and what a run leaves in node_modules/.vite-temp is gone from the host and from the next run', { timeout: 120_000 }, async () => {
+test('real vitest with a vitest.config.mjs runs in the sandbox, and what a run leaves in node_modules/.vite-temp or .vitest is gone from the host and from the next run', { timeout: 120_000 }, async () => {
   const repo = makeRepo({
     'package.json': '{"name":"vt","private":true,"type":"module"}\n',
     'vitest.config.mjs': "export default { test: { include: ['test/**/*.test.mjs'] } };\n",
     'test/a.test.mjs': `import { test, expect } from 'vitest';
 import { existsSync, writeFileSync } from 'node:fs';
 test('a fresh scratch folder', () => {
-  expect(existsSync('node_modules/.vite-temp/left-by-a-run')).toBe(false);
-  writeFileSync('node_modules/.vite-temp/left-by-a-run', 'x');
+  for (const dir of ['node_modules/.vite-temp', 'node_modules/.vitest']) {
+    expect(existsSync(dir + '/left-by-a-run')).toBe(false);
+    writeFileSync(dir + '/left-by-a-run', 'x');
+  }
 });
 `,
     '.gitignore': 'node_modules\njunit.xml\n',
@@ -80,7 +87,7 @@ test('a fresh scratch folder', () => {
       assert.equal(r.status, 'ok', `run ${round}: ${r.detail}`);
       assert.deepEqual(r.cases.map((c) => [c.name, c.status]), [['a fresh scratch folder', 'passed']], `run ${round}`);
     }
-    assert.ok(!readdirSync(resolve('node_modules', '.vite-temp')).includes('left-by-a-run'));
+    for (const dir of ['.vite-temp', '.vitest']) assert.ok(!readdirSync(resolve('node_modules', dir)).includes('left-by-a-run'), dir);
   } finally {
     scratch.dispose();
     repo.dispose();
