@@ -137,6 +137,19 @@ test('init: a suite with a failing test is a refusal: every proposal would end i
   }
 });
 
+test('init: a command that exits non-zero though no test failed is a refusal: the gate rejects such a run', async () => {
+  // An error outside any test (vitest before 1.0 writing its cache into a read-only node_modules did this): here a conftest sets the exit status.
+  const r = makeRepo({ 'pytest.ini': '[pytest]\ntestpaths = tests\n', 'tests/conftest.py': 'def pytest_sessionfinish(session, exitstatus):\n    session.exitstatus = 1\n', 'tests/test_a.py': 'def test_ok():\n    assert 1 + 1 == 2\n' });
+  try {
+    const out = await init(r.dir);
+    assert.deepEqual([out.stdout.trim().split('\n').pop(), out.exit], ['E_INPUT_INVALID', 1], out.stderr);
+    assert.match(out.stderr, /the command exited 1 although no test failed \(1 ran: 1 passed, 0 skipped\): the gate rejects such a sealed run \(E_TESTS_FAILED\)/);
+    assert.match(out.stderr, /make the command exit 0 on the base commit .*then run `sealgate init --check` to prove it/);
+  } finally {
+    r.dispose();
+  }
+});
+
 test('init: addopts naming a plugin that is not installed is named with its way out; the edited config is proven by --check, which writes nothing, and --check refuses what does not prove', async () => {
   // The project's pytest configuration asks for pytest-cov, which this interpreter lacks: pytest exits 4 before any test.
   const r = makeRepo({ '.pytest.ini': '[pytest]\naddopts = --cov=pricing --cov-branch\n', 'pricing.py': PRICING, 'tests/test_pricing.py': 'from pricing import clamp_percent\n\n\ndef test_clamps():\n    assert clamp_percent(150) == 100\n' });

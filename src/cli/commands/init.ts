@@ -66,6 +66,10 @@ async function prove(ctx: CommandContext, repo: string, d: Detection, timeoutMs:
     const why = failing.length > 0 ? `failing: ${list(failing)}` : `skipped: ${list(p.cases)}`;
     throw inputInvalid(CONFIG_PATH, `no test passed on the base tree (${p.cases.length} ran: ${c.failed} failed, ${c.error} error, ${c.skipped} skipped; ${why})${p.tail && failing.length > 0 ? `; the command's last output:\n${p.tail.replace(/^/gm, '    ')}` : ''}\nmake the suite pass on the base commit (install what it needs, or fix test.command or test.env in ${CONFIG_PATH}), then run \`sealgate init --check\` to prove it`);
   }
+  if (failing.length === 0 && p.exec.exit_code !== null && p.exec.exit_code !== 0) {
+    // The gate rejects a run that exited non-zero though no case failed (an error outside any test): every proposal would.
+    throw inputInvalid(CONFIG_PATH, `the command exited ${p.exec.exit_code} although no test failed (${p.cases.length} ran: ${c.passed} passed, ${c.skipped} skipped): the gate rejects such a sealed run (E_TESTS_FAILED), so every proposal would be rejected whatever it changes${p.tail ? `; the command's last output:\n${p.tail.replace(/^/gm, '    ')}` : ''}\nmake the command exit 0 on the base commit (an error outside the tests: a cache it cannot write, a coverage threshold, an unhandled error), then run \`sealgate init --check\` to prove it`);
+  }
   if (failing.length > 0) {
     // The gate takes a sealed run only when every case passed: every proposal would end in E_TESTS_FAILED, whatever it changes.
     throw inputInvalid(CONFIG_PATH, `${failing.length} test(s) fail on the base tree (${p.cases.length} ran: ${c.passed} passed, ${c.failed} failed, ${c.error} error, ${c.skipped} skipped; failing: ${list(failing)}): the gate rejects a sealed run with a failing case (E_TESTS_FAILED), so every proposal would be rejected whatever it changes${p.tail ? `; the command's last output:\n${p.tail.replace(/^/gm, '    ')}` : ''}\nmake the suite pass on the base commit (install what it needs, or fix test.command or test.env in ${CONFIG_PATH} so that it runs only the tests), then run \`sealgate init --check\` to prove it`);
@@ -101,9 +105,10 @@ ${WORKFLOW_PATH} (author, runner and gate jobs).
 
 Then it runs the suite once, the way \`sealgate run\` runs it, and prints how many tests
 ran, passed and failed, and where the production code was imported from where it can
-tell. A suite that reports zero tests, a failing test (the gate would reject every proposal:
-E_TESTS_FAILED) or no passing test is a refusal (E_INPUT_INVALID), not a success; so is a
-src-layout package the tests import from outside src/.
+tell. A suite that reports zero tests, a failing test or a non-zero exit with none failing
+(the gate would reject every proposal: E_TESTS_FAILED), or no passing test is a refusal
+(E_INPUT_INVALID), not a success; so is a src-layout package the tests import from outside
+src/.
 Existing files are left alone unless --force. Review both files: they are a start.
 With --check, nothing is written: the ${CONFIG_PATH} already in the repository (edited
 by hand, say) is proven the same way, its test command, reports and test.env as they are.
