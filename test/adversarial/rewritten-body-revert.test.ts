@@ -1,13 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { checkSchema, parseDocumentBytes } from '../../src/core/document.js';
-import { CreditSchema } from '../../src/credit/schema.js';
-import { runCli } from '../helpers/cli.js';
-import { git, makeRepo, writeFiles } from '../helpers/git.js';
-import { AUTHOR, NOW, RUNNER } from '../workflow/review.js';
+import { runPyScenario } from './scenario.js';
 
 // A Python patch that rewrites a function body whole (a new comment first, the local renamed):
 // the null mutant's changes go before the body's first statement, inside what the revert puts
@@ -20,14 +14,6 @@ import { AUTHOR, NOW, RUNNER } from '../workflow/review.js';
 
 const BASE = 'def total(xs):\n    out = 0\n    for x in xs:\n        out += x\n    return out\n';
 const PATCHED = 'def total(xs):\n    # None entries count as zero\n    acc = 0\n    for x in xs:\n        if x is not None:\n            acc += x\n    return acc\n';
-const CONFIG = {
-  fixtures: [],
-  clock: 'frozen',
-  locale: 'C.UTF-8',
-  test: { command: ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--junitxml=junit.xml', '-o', 'junit_family=xunit1', 'tests'], junit: ['junit.xml'], timeoutSeconds: 600 },
-  credit: { mutantBudget: 8 },
-};
-
 test('a test that spots the null by its marks and pins the file\'s hash earns nothing from the revert of a body rewritten whole', { timeout: 600_000 }, async () => {
   const pinned = createHash('sha256').update(PATCHED).digest('hex');
   const attack = `import hashlib, os, re
@@ -46,41 +32,15 @@ def test_source_pinned():
     total([1])
     assert hashlib.sha256(text.encode()).hexdigest() == ${JSON.stringify(pinned)}
 `;
-  const repo = makeRepo({
-    'calc.py': BASE,
-    'tests/conftest.py': 'import os, sys\nsys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))\n',
-    // A test of something else: the pinning test is the only one that reaches total.
-    'tests/test_other.py': 'def test_other():\n    assert sorted([2, 1]) == [1, 2]\n',
-    'sealgate.config.json': JSON.stringify(CONFIG, null, 2) + '\n',
-  });
-  try {
-    appendFileSync(join(repo.dir, '.git/info/exclude'), 'review/\npatches/\njunit.xml\n__pycache__\n');
-    writeFiles(repo.dir, { 'calc.py': PATCHED, 'tests/test_pinned.py': attack });
-    git(repo.dir, 'add', '-A');
-    const diff = git(repo.dir, 'diff', '--cached', '--binary', 'HEAD');
-    git(repo.dir, 'reset', '-q');
-    mkdirSync(join(repo.dir, 'patches'), { recursive: true });
-    writeFileSync(join(repo.dir, 'patches/agent.diff'), diff);
-    const env: Record<string, string> = { XDG_CACHE_HOME: join(repo.dir, 'review', 'cache') };
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'NODE_TEST_CONTEXT' && !(k in env)) env[k] = v;
-    const p = await runCli(['propose', '--author-job', AUTHOR, '--runner-job', RUNNER, '--patch', 'patches/agent.diff', '--proposal-id', 'p-adversarial-1'], { cwd: repo.dir, env, now: new Date(NOW) });
-    assert.equal(p.exit, 0, p.stderr);
-    const r = await runCli(['runner', '--runner-job', RUNNER, '--seed', '42', '--now', NOW], { cwd: repo.dir, env, now: new Date(NOW) });
-    const parsed = parseDocumentBytes(readFileSync(join(repo.dir, 'review/runner/credit.json')), 'json', 'credit');
-    assert.ok(parsed.ok, r.stdout + r.stderr);
-    const c = checkSchema(CreditSchema, parsed.value, 'credit');
-    assert.ok(c.ok);
-    const sym = 'calc.py::total';
-    const ev = c.value.evidence?.[sym];
-    assert.equal(r.stdout.trim(), 'E_CREDIT_MISSING', `${r.stderr}\n${JSON.stringify(ev, null, 2)}`);
-    assert.deepEqual(c.value.missing, [sym]);
-    // The revert ran (made with the base version's own null changes) and the pinning test passed it.
-    const revert = ev?.mutants?.find((m) => m.kind === 'revert');
-    assert.ok(revert, `a revert ran: ${JSON.stringify(ev)}`);
-    assert.ok(!revert.killed_by.some((t) => t.includes('test_source_pinned')), JSON.stringify(revert));
-    assert.equal(revert.outcome, 'survived');
-    assert.ok(ev?.reached.some((t) => t.includes('test_source_pinned')), `the pinning test reaches total: ${JSON.stringify(ev?.reached)}`);
-  } finally {
-    repo.dispose();
-  }
+  const o = await runPyScenario(BASE, { 'calc.py': PATCHED, 'tests/test_pinned.py': attack });
+  const sym = 'calc.py::total';
+  const ev = o.credit.evidence?.[sym];
+  assert.equal(o.code, 'E_CREDIT_MISSING', `${o.stderr}\n${JSON.stringify(ev, null, 2)}`);
+  assert.deepEqual(o.credit.missing, [sym]);
+  // The revert ran (made with the base version's own null changes) and the pinning test passed it.
+  const revert = ev?.mutants?.find((m) => m.kind === 'revert');
+  assert.ok(revert, `a revert ran: ${JSON.stringify(ev)}`);
+  assert.ok(!revert.killed_by.some((t) => t.includes('test_source_pinned')), JSON.stringify(revert));
+  assert.equal(revert.outcome, 'survived');
+  assert.ok(ev?.reached.some((t) => t.includes('test_source_pinned')), `the pinning test reaches total: ${JSON.stringify(ev?.reached)}`);
 });

@@ -69,6 +69,34 @@ export interface Outcome {
   readonly exit: number;
   readonly stderr: string;
   readonly credit: Credit;
+  /** The runner's case file: every case with its static kind. */
+  readonly cases: readonly { readonly id: string; readonly status: string; readonly kind: string }[];
+}
+
+/**
+ * The agent's patch (`files` written over the committed base in `dir`) proposed by the author,
+ * and the runner job run on it; `exclude` lists what the runs leave in the tree, kept out of
+ * the patch.
+ */
+async function proposeAndScore(dir: string, files: Record<string, string>, exclude: string): Promise<Outcome> {
+  appendFileSync(join(dir, '.git/info/exclude'), exclude);
+  writeFiles(dir, files);
+  git(dir, 'add', '-A');
+  const diff = git(dir, 'diff', '--cached', '--binary', 'HEAD');
+  git(dir, 'reset', '-q');
+  mkdirSync(join(dir, 'patches'), { recursive: true });
+  writeFileSync(join(dir, 'patches/agent.diff'), diff);
+  // A cache of its own: nothing from another scenario (or an earlier build) is reused.
+  const env = { ...childEnv(), XDG_CACHE_HOME: join(dir, 'review', 'cache') };
+  const p = await runCli(['propose', '--author-job', AUTHOR, '--runner-job', RUNNER, '--patch', 'patches/agent.diff', '--proposal-id', 'p-adversarial-1'], { cwd: dir, env, now: new Date(NOW) });
+  assert.equal(p.exit, 0, p.stderr);
+  const r = await runCli(['runner', '--runner-job', RUNNER, '--seed', '42', '--now', NOW], { cwd: dir, env, now: new Date(NOW) });
+  const parsed = parseDocumentBytes(readFileSync(join(dir, 'review/runner/credit.json')), 'json', 'credit');
+  assert.ok(parsed.ok, `no credit file: ${r.stdout}${r.stderr}`);
+  const c = checkSchema(CreditSchema, parsed.value, 'credit');
+  assert.ok(c.ok, JSON.stringify(!c.ok && c.findings));
+  const cases = (JSON.parse(readFileSync(join(dir, 'review/runner/cases.json'), 'utf8')) as { cases: Outcome['cases'] }).cases;
+  return { code: r.stdout.trim(), exit: r.exit, stderr: r.stderr, credit: c.value, cases };
 }
 
 /**
@@ -82,24 +110,36 @@ export async function runScenario(files: Record<string, string>, config: (c: Rec
   baseFiles['sealgate.config.json'] = Buffer.from(JSON.stringify(config(cfg), null, 2) + '\n');
   const repo = makeRepo(baseFiles);
   try {
-    appendFileSync(join(repo.dir, '.git/info/exclude'), 'node_modules\nreview/\npatches/\njunit.xml\n');
     symlinkSync(resolve('node_modules'), join(repo.dir, 'node_modules'), 'dir');
-    writeFiles(repo.dir, files);
-    git(repo.dir, 'add', '-A');
-    const diff = git(repo.dir, 'diff', '--cached', '--binary', 'HEAD');
-    git(repo.dir, 'reset', '-q');
-    mkdirSync(join(repo.dir, 'patches'), { recursive: true });
-    writeFileSync(join(repo.dir, 'patches/agent.diff'), diff);
-    // A cache of its own: nothing from another scenario (or an earlier build) is reused.
-    const env = { ...childEnv(), XDG_CACHE_HOME: join(repo.dir, 'review', 'cache') };
-    const p = await runCli(['propose', '--author-job', AUTHOR, '--runner-job', RUNNER, '--patch', 'patches/agent.diff', '--proposal-id', 'p-adversarial-1'], { cwd: repo.dir, env, now: new Date(NOW) });
-    assert.equal(p.exit, 0, p.stderr);
-    const r = await runCli(['runner', '--runner-job', RUNNER, '--seed', '42', '--now', NOW], { cwd: repo.dir, env, now: new Date(NOW) });
-    const parsed = parseDocumentBytes(readFileSync(join(repo.dir, 'review/runner/credit.json')), 'json', 'credit');
-    assert.ok(parsed.ok, `no credit file: ${r.stdout}${r.stderr}`);
-    const c = checkSchema(CreditSchema, parsed.value, 'credit');
-    assert.ok(c.ok, JSON.stringify(!c.ok && c.findings));
-    return { code: r.stdout.trim(), exit: r.exit, stderr: r.stderr, credit: c.value };
+    return await proposeAndScore(repo.dir, files, 'node_modules\nreview/\npatches/\njunit.xml\n');
+  } finally {
+    repo.dispose();
+  }
+}
+
+/**
+ * A small pytest project as the base: `calc.py` (`base`) at the root, a conftest that puts the
+ * root on sys.path, and a test of something else; its policy runs pytest (`credit` merged into
+ * the policy's credit section). `files` written over it as the agent's patch, proposed and
+ * scored as runScenario does.
+ */
+export async function runPyScenario(base: string, files: Record<string, string>, credit: Record<string, unknown> = {}): Promise<Outcome> {
+  const config = {
+    fixtures: [],
+    clock: 'frozen',
+    locale: 'C.UTF-8',
+    test: { command: ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--junitxml=junit.xml', '-o', 'junit_family=xunit1', 'tests'], junit: ['junit.xml'], timeoutSeconds: 600 },
+    credit: { mutantBudget: 8, ...credit },
+  };
+  const repo = makeRepo({
+    'calc.py': base,
+    'tests/conftest.py': 'import os, sys\nsys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))\n',
+    // A test of something else: the scenario's own tests are the only ones that reach calc.py.
+    'tests/test_other.py': 'def test_other():\n    assert sorted([2, 1]) == [1, 2]\n',
+    'sealgate.config.json': JSON.stringify(config, null, 2) + '\n',
+  });
+  try {
+    return await proposeAndScore(repo.dir, files, 'review/\npatches/\njunit.xml\n__pycache__\n');
   } finally {
     repo.dispose();
   }
