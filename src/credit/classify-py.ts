@@ -1,7 +1,7 @@
 import type { Node } from 'web-tree-sitter';
 import { posix } from 'node:path';
 import { getParser } from '../symbols/treesitter.js';
-import { checkTest, EQUALITY_METHODS, type Assertion, type Operand, type TestSource } from './classify.js';
+import { checkTest, EQUALITY_METHODS, type Assertion, type Operand, type TestSource, type Verdict } from './classify.js';
 
 const COMPARE_ASSERTS = new Set([
   'assertEqual', 'assertEquals', 'assertNotEqual', 'assertIs', 'assertIsNot', 'assertIn', 'assertNotIn', 'assertAlmostEqual', 'assertNotAlmostEqual',
@@ -524,27 +524,53 @@ function resolveClass(mod: PyModule, written: string, byPath: ReadonlyMap<string
   return target === null ? null : resolveClass(target, last, byPath, depth + 1);
 }
 
-/** A class and the file it is written in. */
+/** A class and the file it is written in; `opaque`: a base the classifier cannot read (`cls.name` is the base as written). */
 interface ClassRef {
   readonly mod: PyModule;
   readonly cls: PyClass;
+  readonly opaque?: true;
 }
 
-const refKey = (r: ClassRef): string => `${r.mod.path}\0${r.cls.name}`;
+const refKey = (r: ClassRef): string => `${r.mod.path}\0${r.opaque ? '?' : ''}${r.cls.name}`;
+
+/** Modules whose TestCase classes define no test of their own: a base from one of them hides nothing. */
+const TRUSTED_BASE_MODULES = new Set(['unittest', 'unittest.case', 'django.test']);
+
+/** Whether a base the classifier cannot read is `object` or a TestCase of unittest (or django.test), by the import that binds it: such a base defines no test. */
+function trustedBase(mod: PyModule, written: string): boolean {
+  if (written === 'object') return true;
+  const parts = written.split('.');
+  const last = parts.pop() as string;
+  if (!last.endsWith('TestCase')) return false;
+  const imp = parts.length === 0 ? mod.imports.get(last) : mod.imports.get(parts.join('.'));
+  if (imp === undefined) return false;
+  const from = parts.length === 0 ? imp.module : imp.name === null ? imp.module : `${imp.module}.${imp.name}`;
+  return TRUSTED_BASE_MODULES.has(from);
+}
+
+/** A base as the method resolution order sees it: a class of a test file, an opaque one (any other base), or null for a trusted one (trustedBase). */
+function baseRef(mod: PyModule, written: string, byPath: ReadonlyMap<string, PyModule>): ClassRef | null {
+  const r = resolveClass(mod, written, byPath);
+  if (r !== null) return r;
+  if (trustedBase(mod, written)) return null;
+  return { mod, cls: { name: written, line: 0, bases: [], classSkip: null, tests: [] }, opaque: true };
+}
 
 /**
  * The class's method resolution order (C3, as Python computes it) over the classes of test
- * files; a base in no test file (unittest.TestCase, a package's) is left out: it defines no test
- * the classifier could read. Null when Python would refuse the class (no consistent order, a
- * cycle): none of its tests is defined then.
+ * files. A trusted base (trustedBase: `object`, unittest's TestCase) is left out; any other base
+ * the classifier cannot read (a package's, one that two test files could be) stands in it as an
+ * opaque class, whose own bases are unknown. Null when Python would refuse the class (no
+ * consistent order, a cycle): none of its tests is defined then.
  */
 function linearize(r: ClassRef, byPath: ReadonlyMap<string, PyModule>, memo: Map<string, ClassRef[] | null>, stack: Set<string>): ClassRef[] | null {
   const k = refKey(r);
   const hit = memo.get(k);
   if (hit !== undefined) return hit;
+  if (r.opaque) return [r];
   if (stack.has(k)) return null;
   stack.add(k);
-  const bases = r.cls.bases.map((b) => resolveClass(r.mod, b, byPath)).filter((b): b is ClassRef => b !== null);
+  const bases = r.cls.bases.map((b) => baseRef(r.mod, b, byPath)).filter((b): b is ClassRef => b !== null);
   const lists: ClassRef[][] = [];
   let out: ClassRef[] | null = [r];
   for (const b of bases) {
@@ -582,6 +608,9 @@ function linearize(r: ClassRef, byPath: ReadonlyMap<string, PyModule>, memo: Map
  * it (linearize: what Python runs), its verdict made from that body and file, under the
  * collecting class's skip decorators. A base in no test file adds nothing: a test only it
  * defines stays undefined, and so does every test of a class whose order Python would refuse.
+ * Where the order holds an opaque base, which may define any test name and whose own bases
+ * may put it before any class but the first base, only the class's own tests are read: every
+ * inherited one is `opaque-base` (test/adversarial/opaque-base.test.ts).
  */
 export function linkPyModules(modules: readonly PyModule[], tests: readonly TestSource[]): TestSource[] {
   const byPath = new Map(modules.map((m) => [m.path, m] as const));
@@ -597,13 +626,16 @@ export function linkPyModules(modules: readonly PyModule[], tests: readonly Test
       if (order === null) continue;
       const collected = cls.name.startsWith('Test') || order.some((x) => x.cls.bases.some((b) => (b.split('.').pop() as string).endsWith('TestCase')));
       if (!collected) continue;
+      const opaque = order.find((x) => x.opaque === true);
       const names = new Set<string>();
       for (const x of order) {
         for (const m of x.cls.tests) {
           if (names.has(m.name)) continue;
           names.add(m.name);
           const skip = cls.classSkip ?? m.decoratorSkip ?? m.bodySkip;
-          added.push({ file: mod.path, suite: [cls.name], name: m.name, line: x.mod === mod ? m.line : cls.line, verdict: checkTest(m.assertions, skip, m.sourceUse ?? x.mod.readsSource ?? mod.readsSource) });
+          const hidden = opaque !== undefined && x !== self ? `inherited from ${x.cls.name}, while the class also has a base the classifier cannot read (${opaque.cls.name}), which may define ${m.name} itself` : null;
+          const verdict: Verdict = hidden !== null && skip === null ? { kind: 'tautology', rule: 'opaque-base', detail: hidden } : checkTest(m.assertions, skip, m.sourceUse ?? x.mod.readsSource ?? mod.readsSource);
+          added.push({ file: mod.path, suite: [cls.name], name: m.name, line: x.mod === mod ? m.line : cls.line, verdict });
         }
       }
     }

@@ -14,6 +14,7 @@ export const TAUTOLOGY_RULES = [
   'swallowed-catch',
   'weak-assertion',
   'source-text',
+  'opaque-base',
 ] as const;
 
 export type TautologyRule = (typeof TAUTOLOGY_RULES)[number];

@@ -91,6 +91,45 @@ describe('Python tests inherited from a class of another test file', () => {
     );
   });
 
+  it('a base it cannot read (two files could be it, a package\'s, a TestCase not from unittest) leaves every inherited test opaque-base; unittest\'s and django\'s TestCase and object hide nothing', async () => {
+    const base = 'class Base:\n    def test_base(self):\n        self.assertEqual(1, f(1))\n';
+    const got = rows(
+      await sourcesOf({
+        'tests/__init__.py': base,
+        'tests/helpers.py': 'class Mixin:\n    pass\n',
+        'tests/helpers/__init__.py': 'class Mixin:\n    def test_base(self):\n        f(1)\n',
+        'tests/test_amb.py': 'import unittest\nfrom helpers import Mixin\nfrom . import Base\nclass AmbTest(Mixin, Base, unittest.TestCase):\n    def test_own(self):\n        self.assertEqual(2, f(2))\n',
+        'tests/test_pkg.py': 'from somepackage import Helper\nfrom . import Base\nclass TestPkg(Base, Helper):\n    pass\n',
+        'tests/test_fake.py': 'from mylib import TestCase\nfrom . import Base\nclass FakeTests(Base, TestCase):\n    pass\n',
+        'tests/test_trusted.py': [
+          'import unittest as u',
+          'from unittest import TestCase',
+          'from django.test import SimpleTestCase',
+          'from . import Base',
+          'class A(Base, u.TestCase):',
+          '    pass',
+          'class B(Base, TestCase, object):',
+          '    pass',
+          'class C(Base, SimpleTestCase):',
+          '    pass',
+          '',
+        ].join('\n'),
+      }),
+    );
+    assert.deepEqual(
+      got.filter((r) => r[0] !== 'tests/__init__.py').map((r) => [r[0], r[1], r[2], r[3]]),
+      [
+        ['tests/test_amb.py', 'AmbTest', 'test_base', 'opaque-base'],
+        ['tests/test_amb.py', 'AmbTest', 'test_own', 'property'],
+        ['tests/test_fake.py', 'FakeTests', 'test_base', 'opaque-base'],
+        ['tests/test_pkg.py', 'TestPkg', 'test_base', 'opaque-base'],
+        ['tests/test_trusted.py', 'A', 'test_base', 'property'],
+        ['tests/test_trusted.py', 'B', 'test_base', 'property'],
+        ['tests/test_trusted.py', 'C', 'test_base', 'property'],
+      ],
+    );
+  });
+
   it("Python's method resolution order decides which body runs, not the order the bases are walked depth first", async () => {
     // C(A, B), A(Base), B(Base): Python runs B.test_x (C3: C, A, B, Base), which asserts nothing;
     // a depth-first walk (C, A, Base, B) would have read Base's property instead.
