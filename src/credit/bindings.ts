@@ -4,7 +4,9 @@
 // wherever it runs, and every test that calls it "kills" it without telling one behaviour from
 // another. The same holds the other way round (a `<module>` revert that takes away a name the
 // patched functions use) and for a behavioural mutant that deletes a top-level declaration. Such
-// a mutant is not a valid program, like one that does not compile: it is discarded.
+// a mutant is not a valid program, like one that does not compile: it is discarded. So is one
+// that calls a method or reads an attribute of its own class (`self._scale()`, `this.#rate`)
+// that the patch renamed: an AttributeError or TypeError where it runs.
 import { createRequire } from 'node:module';
 import type * as TS from 'typescript';
 import type { Node } from 'web-tree-sitter';
@@ -18,18 +20,23 @@ const typescript = (): typeof TS => (tsModule ??= createRequire(import.meta.url)
 const SHOWN = 3;
 
 const reason = (lost: readonly string[]): string =>
-  `it refers to ${lost.slice(0, SHOWN).join(', ')}${lost.length > SHOWN ? ` and ${lost.length - SHOWN} more` : ''}, which the file no longer declares at its top level (a ReferenceError or NameError where that code runs, not a behaviour)`;
+  `it refers to ${lost.slice(0, SHOWN).join(', ')}${lost.length > SHOWN ? ` and ${lost.length - SHOWN} more` : ''}, which the file no longer declares at its top level or in its class (a ReferenceError, NameError or AttributeError where that code runs, not a behaviour)`;
 
-/** The names a file's top-level statements declare, by language; null where the file does not parse. */
+/**
+ * The names a file declares, by language, or null where it does not parse: those of its
+ * top-level statements, and as `Class.member` those of each top-level class (its methods, its
+ * class-level fields, and the attributes its code sets on `self` or `this`).
+ */
 export async function topLevelNames(language: string, path: string, text: string): Promise<Set<string> | null> {
   return language === 'python' ? pyTopLevel(text) : tsTopLevel(path, text);
 }
 
 /**
  * Why `mutated` is not a valid program for want of a name, or null: a name of `declared` (the
- * top-level names of the base and the patched file) that `mutated` no longer declares at its
- * top level but still refers to. A local declaration of the same name is not told apart (no
- * scope analysis): the mutant is discarded all the same, which only ever loses a mutant.
+ * names of the base and the patched file, topLevelNames) that `mutated` no longer declares but
+ * still refers to: a top-level name by itself, a member of a class as `self.x` or `this.x`
+ * inside that class. A local declaration of the same name is not told apart (no scope
+ * analysis): the mutant is discarded all the same, which only ever loses a mutant.
  */
 export async function lostNames(language: string, path: string, declared: ReadonlySet<string>, mutated: string): Promise<string | null> {
   const now = await topLevelNames(language, path, mutated);
@@ -64,6 +71,7 @@ function tsTopLevel(path: string, text: string): Set<string> {
       if (b && ts.isNamedImports(b)) for (const e of b.elements) out.add(e.name.text);
     } else if (ts.isImportEqualsDeclaration(st) || ts.isFunctionDeclaration(st) || ts.isClassDeclaration(st) || ts.isEnumDeclaration(st) || ts.isModuleDeclaration(st)) {
       if (st.name && ts.isIdentifier(st.name)) out.add(st.name.text);
+      if (ts.isClassDeclaration(st) && st.name) for (const m of tsMembers(st)) out.add(`${st.name.text}.${m}`);
     } else if (ts.isVariableStatement(st)) {
       for (const d of st.declarationList.declarations) bind(d.name);
     }
@@ -71,18 +79,36 @@ function tsTopLevel(path: string, text: string): Set<string> {
   return out;
 }
 
-/** The names of `wanted` that `text` refers to as values (not as a property, a key, a declaration's own name or a type). */
+/** A class's members: its methods, fields and accessors, its constructor's parameter properties, and what its code assigns to `this.x`. */
+function tsMembers(cls: TS.ClassDeclaration): Set<string> {
+  const ts = typescript();
+  const out = new Set<string>();
+  for (const m of cls.members) {
+    if (m.name && (ts.isIdentifier(m.name) || ts.isPrivateIdentifier(m.name))) out.add(m.name.text);
+    if (ts.isConstructorDeclaration(m)) for (const p of m.parameters) if (ts.isIdentifier(p.name) && ts.getModifiers(p)?.length) out.add(p.name.text);
+  }
+  const visit = (n: TS.Node): void => {
+    if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(n.left) && n.left.expression.kind === ts.SyntaxKind.ThisKeyword) out.add(n.left.name.text);
+    ts.forEachChild(n, visit);
+  };
+  visit(cls);
+  return out;
+}
+
+/** The names of `wanted` that `text` refers to as values (not as a property, a key, a declaration's own name or a type), and its `Class.member`s used as `this.member` inside that class. */
 function tsReferences(path: string, text: string, wanted: ReadonlySet<string>): Set<string> {
   const ts = typescript();
   const sf = sourceFile(path, text);
   const out = new Set<string>();
-  const visit = (n: TS.Node): void => {
+  const visit = (n: TS.Node, cls: string | null): void => {
     // Types are erased: a name only a type uses is no ReferenceError.
     if (ts.isTypeNode(n) || ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n)) return;
     if (ts.isIdentifier(n) && wanted.has(n.text) && isValueReference(n)) out.add(n.text);
-    ts.forEachChild(n, visit);
+    if (cls !== null && ts.isPropertyAccessExpression(n) && n.expression.kind === ts.SyntaxKind.ThisKeyword && wanted.has(`${cls}.${n.name.text}`)) out.add(`${cls}.${n.name.text}`);
+    const inner = ts.isClassDeclaration(n) && n.parent === sf ? (n.name?.text ?? null) : cls;
+    ts.forEachChild(n, (c) => visit(c, inner));
   };
-  visit(sf);
+  visit(sf, null);
   return out;
 }
 
@@ -121,6 +147,7 @@ async function pyTopLevel(text: string): Promise<Set<string> | null> {
         if (s.type === 'function_definition' || s.type === 'class_definition') {
           const name = s.childForFieldName('name');
           if (name) out.add(name.text);
+          if (name && s.type === 'class_definition') for (const m of pyMembers(s)) out.add(`${name.text}.${m}`);
         } else if (s.type === 'import_statement') {
           for (const n of s.childrenForFieldName('name')) {
             if (n === null) continue;
@@ -157,13 +184,47 @@ async function pyTopLevel(text: string): Promise<Set<string> | null> {
   }
 }
 
-/** The names of `wanted` that `text` refers to (not as an attribute, a keyword argument, a parameter or a definition's own name). */
+/** `self.x` or `cls.x`: the attribute's name, else null. */
+function ownAttribute(n: Node): string | null {
+  if (n.type !== 'attribute') return null;
+  const obj = n.childForFieldName('object');
+  return obj?.type === 'identifier' && (obj.text === 'self' || obj.text === 'cls') ? (n.childForFieldName('attribute')?.text ?? null) : null;
+}
+
+/** A class's members: the methods and fields its body defines, and the attributes its code sets on `self` or `cls`. */
+function pyMembers(cls: Node): Set<string> {
+  const out = new Set<string>();
+  const body = cls.childForFieldName('body');
+  for (const st of body ? body.namedChildren : []) {
+    if (st === null) continue;
+    const s = st.type === 'decorated_definition' ? (st.childForFieldName('definition') ?? st) : st.type === 'expression_statement' ? (st.namedChildren[0] ?? st) : st;
+    const name = s.type === 'function_definition' || s.type === 'class_definition' ? s.childForFieldName('name') : s.type === 'assignment' ? s.childForFieldName('left') : null;
+    if (name?.type === 'identifier') out.add(name.text);
+  }
+  for (const a of cls.descendantsOfType('assignment')) {
+    const left = a?.childForFieldName('left');
+    const attr = left ? ownAttribute(left) : null;
+    if (attr !== null) out.add(attr);
+  }
+  return out;
+}
+
+/** The names of `wanted` that `text` refers to (not as an attribute, a keyword argument, a parameter or a definition's own name), and its `Class.member`s used as `self.member` inside that class. */
 async function pyReferences(text: string, wanted: ReadonlySet<string>): Promise<Set<string>> {
   const parser = await getParser('python');
   const tree = parser.parse(text);
   const out = new Set<string>();
   if (!tree) return out;
   try {
+    for (const top of tree.rootNode.namedChildren) {
+      const cls = top?.type === 'decorated_definition' ? top.childForFieldName('definition') : top;
+      const name = cls?.type === 'class_definition' ? cls.childForFieldName('name')?.text : undefined;
+      if (!cls || name === undefined) continue;
+      for (const a of cls.descendantsOfType('attribute')) {
+        const attr = a ? ownAttribute(a) : null;
+        if (attr !== null && wanted.has(`${name}.${attr}`)) out.add(`${name}.${attr}`);
+      }
+    }
     for (const n of tree.rootNode.descendantsOfType('identifier')) {
       if (n === null || !wanted.has(n.text)) continue;
       const p = n.parent;

@@ -43,7 +43,8 @@ describe('top-level names', () => {
       'class K:',
       '    attr = 2',
     ].join('\n') + '\n';
-    assert.deepEqual(sorted(await topLevelNames('python', 'm.py', text)), ['A', 'B', 'C', 'FLAG', 'K', 'N', 'a', 'f', 'impl', 'j', 'os', 'why', 'x']);
+    // And a class's members as Class.member: K's class-level field.
+    assert.deepEqual(sorted(await topLevelNames('python', 'm.py', text)), ['A', 'B', 'C', 'FLAG', 'K', 'K.attr', 'N', 'a', 'f', 'impl', 'j', 'os', 'why', 'x']);
   });
 });
 
@@ -65,6 +66,24 @@ describe('lostNames', () => {
     // A `<module>` revert that takes away what the patched function uses.
     assert.match((await lostNames('python', 'calc.py', declared, 'SCALE = 100\n\n\ndef total(xs):\n    return sum(xs) * FACTOR // 100\n')) ?? '', /refers to FACTOR/);
   });
+  it('class members: a method or attribute of its own class the patch renamed, used as self.x or this.x, is lost; another object\'s attribute of that name is not', async () => {
+    const pyBase = 'class Cart:\n    def __init__(self):\n        self.items = []\n\n    def _scale(self):\n        return 100\n\n    def total(self):\n        return sum(self.items) * self._scale()\n';
+    const pyPatched = pyBase.replace(/_scale/g, '_factor');
+    const py = new Set([...((await topLevelNames('python', 'c.py', pyBase)) ?? []), ...((await topLevelNames('python', 'c.py', pyPatched)) ?? [])]);
+    assert.ok(py.has('Cart._scale') && py.has('Cart._factor') && py.has('Cart.items'), JSON.stringify([...py]));
+    // total's revert in the patched file: it calls self._scale(), which the class no longer has.
+    const pyRevert = pyPatched.replace('self._factor()', 'self._scale()');
+    assert.match((await lostNames('python', 'c.py', py, pyRevert)) ?? '', /refers to Cart\._scale, which/);
+    assert.equal(await lostNames('python', 'c.py', py, pyPatched.replace('self._factor()', 'other._scale() + self._factor()')), null);
+    const tsBase = 'export class Cart {\n  items: number[] = [];\n  #rate = 1;\n  constructor(private readonly scale: number) { this.extra = 0; }\n  total(): number { return this.items.length * this.scale * this.#rate + this.extra; }\n}\n';
+    const tsPatched = tsBase.replace(/scale/g, 'factor').replace(/#rate/g, '#ratio');
+    const ts = new Set([...((await topLevelNames('typescript', 'c.ts', tsBase)) ?? []), ...((await topLevelNames('typescript', 'c.ts', tsPatched)) ?? [])]);
+    assert.ok(['Cart.items', 'Cart.#rate', 'Cart.scale', 'Cart.extra', 'Cart.total'].every((n) => ts.has(n)), JSON.stringify([...ts]));
+    const tsRevert = tsPatched.replace('this.factor * this.#ratio', 'this.scale * this.#rate');
+    assert.match((await lostNames('typescript', 'c.ts', ts, tsRevert)) ?? '', /refers to Cart\.#rate, Cart\.scale, which/);
+    assert.equal(await lostNames('typescript', 'c.ts', ts, tsPatched.replace('this.items.length', 'other.scale')), null);
+  });
+
   it('property: a file that declares every name it uses loses none; taking one declaration away loses exactly that name', async () => {
     const ident = fc.stringMatching(/^[a-z][a-z0-9]{0,5}$/).map((s) => `v_${s}`);
     await fc.assert(
