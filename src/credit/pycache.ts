@@ -50,7 +50,7 @@ const MAX_BYTES = 8 * 1024 * 1024;
 export const PYTEST_REWRITES = /(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py)$/;
 
 const SCRIPT = [
-  'import sys, os, json, stat, ast, io, importlib.util',
+  'import sys, os, json, stat, ast, io, inspect, importlib.util',
   'from importlib._bootstrap_external import _code_to_hash_pyc',
   'root, cwd = sys.argv[1], sys.argv[2]',
   'rw = None',
@@ -59,6 +59,7 @@ const SCRIPT = [
   '        from _pytest.assertion import rewrite as rw',
   '    except Exception:',
   '        rw = None',
+  'hashed = rw is not None and list(inspect.signature(rw._write_pyc_fp).parameters)[1:2] == ["source_hash"]',
   'flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)',
   'def put(out, data):',
   '    if not stat.S_ISDIR(os.lstat(os.path.dirname(out)).st_mode):',
@@ -92,7 +93,9 @@ const SCRIPT = [
   '        except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):',
   '            continue',
   '        buf = io.BytesIO()',
-  '        rw._write_pyc_fp(buf, st, co)',
+  '        # pytest 9 keys its byte code by the source hash, earlier versions by the source stat',
+  '        key = importlib.util.source_hash(data) if hashed else st',
+  '        rw._write_pyc_fp(buf, key, co)',
   '        n = put(os.path.join(os.path.dirname(src), "__pycache__", os.path.basename(src)[:-3] + rw.PYC_TAIL), buf.getvalue())',
   '        made += n',
   '        rewritten += n',
