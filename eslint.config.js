@@ -7,7 +7,18 @@ import tseslint from 'typescript-eslint';
 
 const readonly = (names) => Object.fromEntries(names.map((n) => [n, 'readonly']));
 /** Node's globals that the plain scripts use (ESLint has no environments any more); add one here when needed. */
-const nodeGlobals = readonly(['process', 'console', 'Buffer', 'URL', 'setTimeout', 'clearTimeout', 'setImmediate', 'performance', 'TextDecoder', 'TextEncoder']);
+const nodeGlobals = readonly([
+  'process',
+  'console',
+  'Buffer',
+  'URL',
+  'setTimeout',
+  'clearTimeout',
+  'setImmediate',
+  'performance',
+  'TextDecoder',
+  'TextEncoder',
+]);
 const commonJsGlobals = readonly(['require', 'module', 'exports', '__dirname', '__filename']);
 
 export default defineConfig(
@@ -30,14 +41,24 @@ export default defineConfig(
     languageOptions: { parserOptions: { project: './tsconfig.test.json', tsconfigRootDir: import.meta.dirname } },
     rules: {
       // node:test awaits its own top-level test() and describe() calls.
-      '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] }] }],
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] },
+          ],
+        },
+      ],
       // `const { key: _dropped, ...rest } = o` is how the code drops a key.
       '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }],
       // Index signatures are read with brackets (process.env['SEED']), as noPropertyAccessFromIndexSignature would ask.
       '@typescript-eslint/dot-notation': ['error', { allowIndexSignaturePropertyAccess: true }],
       // On strings, numbers and booleans `||` also replaces '', 0, NaN and false, and the code means it
       // (an empty job id is a missing one): `??` there would fail open. Object operands are still checked.
-      '@typescript-eslint/prefer-nullish-coalescing': ['error', { ignorePrimitives: { string: true, number: true, boolean: true, bigint: true } }],
+      '@typescript-eslint/prefer-nullish-coalescing': [
+        'error',
+        { ignorePrimitives: { string: true, number: true, boolean: true, bigint: true } },
+      ],
       // The code narrows with `as T`, never `x!` (off: it asks for the opposite at some 75 places).
       '@typescript-eslint/non-nullable-type-assertion-style': 'off',
       // Off: an `async` function without `await` implements a Promise-returning interface, and its

@@ -33,7 +33,8 @@ const priv = (k: KeyPairPem) => {
 
 const TRUST = { trust: { runnerKeys: [runnerKey.publicPem], reviewerKeys: [reviewerKey.publicPem] } };
 const policyOf = (dir: string): string => `${dir}.policy.json`;
-const readCasePolicy = (dir: string): Config => normaliseConfig(v.parse(ConfigSchema, JSON.parse(readFileSync(policyOf(dir), 'utf8'))));
+const readCasePolicy = (dir: string): Config =>
+  normaliseConfig(v.parse(ConfigSchema, JSON.parse(readFileSync(policyOf(dir), 'utf8'))));
 
 function makeCase(name: string, from: string, expected: string, reason: string, edit: (dir: string) => void): void {
   const dir = join(ROOT, name);
@@ -50,14 +51,30 @@ function makeCase(name: string, from: string, expected: string, reason: string, 
 
 /** Sign the case's runner evidence exactly as the gate will judge it. */
 function signRunner(dir: string, key: KeyPairPem): Buffer {
-  const files = readGateFiles({ record: join(dir, 'record.json'), credit: join(dir, 'credit.json'), freeze: undefined, repo: dir });
+  const files = readGateFiles({
+    record: join(dir, 'record.json'),
+    credit: join(dir, 'credit.json'),
+    freeze: undefined,
+    repo: dir,
+  });
   const config = readCasePolicy(dir);
   const parsed = parseGateFiles(files, config, now as Exclude<typeof now, { problem: string }>);
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.findings));
   const x = parsed.value;
   const judged = judgedEvidence(dir, files, x);
-  const predicate = toRunnerPredicate(x.record, x.credit, x.record.digest ?? '', x.patchSha256, config, VERSION, { base_commit: x.record.base_commit, policy_digest: policyDigest(readFileSync(policyOf(dir))) });
-  const env = signPayload(toPayload(toRunnerStatement([...judged].map(([n, sha256]) => ({ name: n, digest: { sha256 } })), predicate)), priv(key));
+  const predicate = toRunnerPredicate(x.record, x.credit, x.record.digest ?? '', x.patchSha256, config, VERSION, {
+    base_commit: x.record.base_commit,
+    policy_digest: policyDigest(readFileSync(policyOf(dir))),
+  });
+  const env = signPayload(
+    toPayload(
+      toRunnerStatement(
+        [...judged].map(([n, sha256]) => ({ name: n, digest: { sha256 } })),
+        predicate,
+      ),
+    ),
+    priv(key),
+  );
   const text = Buffer.from(toEnvelopeText(env));
   mkdirSync(join(dir, 'review/runner'), { recursive: true });
   writeFileSync(join(dir, 'review/runner/attestation.dsse.json'), text);
@@ -68,19 +85,56 @@ function signFreezeCase(dir: string, runnerEnvelope: Buffer, key: KeyPairPem): v
   const bytes = readFileSync(join(dir, 'freeze.json'));
   const freeze = v.parse(FreezeSchema, JSON.parse(bytes.toString('utf8')));
   const record = JSON.parse(readFileSync(join(dir, 'record.json'), 'utf8')) as { proposal_id: string };
-  writeFileSync(join(dir, 'freeze.dsse.json'), toEnvelopeText(signFreeze(bytes, freeze, record.proposal_id, runnerEnvelope, priv(key), VERSION)));
+  writeFileSync(
+    join(dir, 'freeze.dsse.json'),
+    toEnvelopeText(signFreeze(bytes, freeze, record.proposal_id, runnerEnvelope, priv(key), VERSION)),
+  );
 }
 
 makeCase('sig-runner-signed-allows', 'row-5-sealed-no-freeze', 'ALLOW', '', (d) => void signRunner(d, runnerKey));
-makeCase('sig-runner-unsigned', 'row-5-sealed-no-freeze', 'E_SIGNATURE_INVALID', 'attestation.dsse.json: absent', () => undefined);
-makeCase('sig-forged-credit', 'row-5-sealed-no-freeze', 'E_SIGNATURE_INVALID', 'review/runner/credit.json: its SHA-256', (d) => {
-  signRunner(d, runnerKey);
-  const credit = JSON.parse(readFileSync(join(d, 'credit.json'), 'utf8')) as Record<string, unknown>;
-  writeFileSync(join(d, 'credit.json'), toJsonText({ ...credit, credit_id: 'credit-forged' }));
-});
-makeCase('sig-untrusted-key', 'row-5-sealed-no-freeze', 'E_SIGNATURE_INVALID', 'not among the trusted keys', (d) => void signRunner(d, strangerKey));
-makeCase('sig-runner-signed-by-reviewer-key', 'row-5-sealed-no-freeze', 'E_SIGNATURE_INVALID', 'a reviewer key', (d) => void signRunner(d, reviewerKey));
-makeCase('sig-freeze-signed-allows', 'row-6-freeze-matches', 'ALLOW', '', (d) => signFreezeCase(d, signRunner(d, runnerKey), reviewerKey));
-makeCase('sig-freeze-unsigned', 'row-6-freeze-matches', 'E_SIGNATURE_INVALID', 'review/freeze.dsse.json: absent', (d) => void signRunner(d, runnerKey));
-makeCase('sig-freeze-signed-by-runner-key', 'row-6-freeze-matches', 'E_SIGNATURE_INVALID', 'a runner key', (d) => signFreezeCase(d, signRunner(d, runnerKey), runnerKey));
+makeCase(
+  'sig-runner-unsigned',
+  'row-5-sealed-no-freeze',
+  'E_SIGNATURE_INVALID',
+  'attestation.dsse.json: absent',
+  () => undefined,
+);
+makeCase(
+  'sig-forged-credit',
+  'row-5-sealed-no-freeze',
+  'E_SIGNATURE_INVALID',
+  'review/runner/credit.json: its SHA-256',
+  (d) => {
+    signRunner(d, runnerKey);
+    const credit = JSON.parse(readFileSync(join(d, 'credit.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(d, 'credit.json'), toJsonText({ ...credit, credit_id: 'credit-forged' }));
+  },
+);
+makeCase(
+  'sig-untrusted-key',
+  'row-5-sealed-no-freeze',
+  'E_SIGNATURE_INVALID',
+  'not among the trusted keys',
+  (d) => void signRunner(d, strangerKey),
+);
+makeCase(
+  'sig-runner-signed-by-reviewer-key',
+  'row-5-sealed-no-freeze',
+  'E_SIGNATURE_INVALID',
+  'a reviewer key',
+  (d) => void signRunner(d, reviewerKey),
+);
+makeCase('sig-freeze-signed-allows', 'row-6-freeze-matches', 'ALLOW', '', (d) =>
+  signFreezeCase(d, signRunner(d, runnerKey), reviewerKey),
+);
+makeCase(
+  'sig-freeze-unsigned',
+  'row-6-freeze-matches',
+  'E_SIGNATURE_INVALID',
+  'review/freeze.dsse.json: absent',
+  (d) => void signRunner(d, runnerKey),
+);
+makeCase('sig-freeze-signed-by-runner-key', 'row-6-freeze-matches', 'E_SIGNATURE_INVALID', 'a runner key', (d) =>
+  signFreezeCase(d, signRunner(d, runnerKey), runnerKey),
+);
 console.log('wrote acceptance/sig-*');

@@ -4,7 +4,10 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const dir = new URL('./bench/', import.meta.url);
-const all = readdirSync(fileURLToPath(dir)).filter((f) => f.endsWith('.mjs')).map((f) => f.slice(0, -4)).sort();
+const all = readdirSync(fileURLToPath(dir))
+  .filter((f) => f.endsWith('.mjs'))
+  .map((f) => f.slice(0, -4))
+  .sort();
 const wanted = process.argv.slice(2);
 for (const w of wanted) if (!all.includes(w)) throw new Error(`no benchmark "${w}"; have: ${all.join(', ')}`);
 for (const name of wanted.length > 0 ? wanted : all) {

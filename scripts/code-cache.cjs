@@ -36,7 +36,8 @@ async function main() {
   // A bundle carries at most one cache: one already there (a second run of this script) is replaced.
   const { source: src } = splitBundle(bytes);
   const source = src.latin1Slice(0, src.length);
-  if (!src.equals(Buffer.from(source, 'latin1'))) throw new Error(`${file}: not ASCII (esbuild writes ASCII; the loader would decode it otherwise)`);
+  if (!src.equals(Buffer.from(source, 'latin1')))
+    throw new Error(`${file}: not ASCII (esbuild writes ASCII; the loader would decode it otherwise)`);
   const script = new vm.Script(wrap(source), { filename: file });
   const module = { exports: {}, id: file, filename: file, loaded: false };
   script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
@@ -44,7 +45,8 @@ async function main() {
     await module.exports.start(argv);
     // A warm-up that fails ran another path than the one it stands for (the acceptance inputs
     // moved, a command changed): the cache would be colder than it says, so the build stops.
-    if ((process.exitCode ?? 0) !== 0) throw new Error(`${file}: the warm-up run ${JSON.stringify(argv)} exited ${process.exitCode}`);
+    if ((process.exitCode ?? 0) !== 0)
+      throw new Error(`${file}: the warm-up run ${JSON.stringify(argv)} exited ${process.exitCode}`);
   }
   const data = script.createCachedData();
   writeFileSync(file, withCache(src, data));

@@ -4,7 +4,17 @@
 // the spec's trace. Every test run (the sealed runs and the credit runs) is sandboxed with
 // bubblewrap, and the script says so from the evidence. Needs a build (`npm run build`). `--json` adds one JSON summary line.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync, appendFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+  appendFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +27,11 @@ const JSON_OUT = process.argv.includes('--json');
 const NOBODY = 65534;
 /** Can uid 65534 run sealgate from where it is installed (a clone under /root cannot)? */
 function nobodyCanRun() {
-  const r = spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(BIN)}, require('fs').constants.R_OK)`], { uid: NOBODY, gid: NOBODY, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+  const r = spawnSync(
+    process.execPath,
+    ['-e', `require('fs').accessSync(${JSON.stringify(BIN)}, require('fs').constants.R_OK)`],
+    { uid: NOBODY, gid: NOBODY, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
+  );
   return r.status === 0;
 }
 const root = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -51,7 +65,12 @@ const results = [];
 const out = (line = '') => process.stdout.write(`${line}\n`);
 
 function sh(cmd, args, opts = {}) {
-  const r = spawnSync(cmd, args, { cwd: repo, env: { ...env, ...(opts.env ?? {}) }, encoding: 'utf8', ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.uid } : {}) });
+  const r = spawnSync(cmd, args, {
+    cwd: repo,
+    env: { ...env, ...(opts.env ?? {}) },
+    encoding: 'utf8',
+    ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.uid } : {}),
+  });
   if (r.error) throw r.error;
   return r;
 }
@@ -66,7 +85,8 @@ function must(cmd, args, opts) {
 function step(who, label, args, expected, opts = {}) {
   const uid = who === 'author' ? AUTHOR_UID : undefined;
   // The author (uid 65534) reads HEAD of a checkout root owns: git wants that said.
-  const trust = uid !== undefined ? { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'safe.directory', GIT_CONFIG_VALUE_0: repo } : {};
+  const trust =
+    uid !== undefined ? { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'safe.directory', GIT_CONFIG_VALUE_0: repo } : {};
   const r = sh(process.execPath, [BIN, ...args], { uid, env: { ...trust, ...(opts.env ?? {}) } });
   const lines = r.stdout.trim().split('\n');
   const last = lines[lines.length - 1] ?? '';
@@ -75,8 +95,15 @@ function step(who, label, args, expected, opts = {}) {
   out(`[${who.padEnd(8)}] ${label}`);
   out(`           $ sealgate ${args.map((a) => (/[\s"]/.test(a) ? JSON.stringify(a) : a)).join(' ')}`);
   const show = (opts.showStdout ? r.stdout : '') + r.stderr;
-  for (const l of show.trim().split('\n').filter(Boolean).slice(0, opts.lines ?? 12)) out(`           ${l}`);
-  out(`           => ${code}${expected !== undefined ? (code === expected ? '   (as the spec says)' : `   EXPECTED ${expected}`) : ''}`);
+  for (const l of show
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .slice(0, opts.lines ?? 12))
+    out(`           ${l}`);
+  out(
+    `           => ${code}${expected !== undefined ? (code === expected ? '   (as the spec says)' : `   EXPECTED ${expected}`) : ''}`,
+  );
   out();
   return { ...r, code, first: lines[0] ?? '' };
 }
@@ -109,9 +136,13 @@ const RUNNER_KEY = keygen('runner');
 const REVIEWER_KEY = keygen('reviewer');
 const AUTHOR_KEY = keygen('author'); // trusted for nothing, and the author's own file
 chmodSync(keys, 0o755);
-if (AUTHOR_UID !== undefined) for (const p of ['', 'key.pem', 'key.pub.pem']) chownSync(join(keys, 'author', p), AUTHOR_UID, AUTHOR_UID);
+if (AUTHOR_UID !== undefined)
+  for (const p of ['', 'key.pem', 'key.pub.pem']) chownSync(join(keys, 'author', p), AUTHOR_UID, AUTHOR_UID);
 const policy = JSON.parse(readFileSync(join(repo, 'sealgate.config.json'), 'utf8'));
-writeFileSync(join(repo, 'sealgate.config.json'), `${JSON.stringify({ ...policy, trust: { runnerKeys: [RUNNER_KEY.pem], reviewerKeys: [REVIEWER_KEY.pem] } }, null, 2)}\n`);
+writeFileSync(
+  join(repo, 'sealgate.config.json'),
+  `${JSON.stringify({ ...policy, trust: { runnerKeys: [RUNNER_KEY.pem], reviewerKeys: [REVIEWER_KEY.pem] } }, null, 2)}\n`,
+);
 must('git', ['commit', '-q', '-am', 'sealgate: trust the runner and reviewer keys']);
 const SIGN_RUNNER = ['--signing-key', RUNNER_KEY.priv];
 const SIGN_REVIEWER = ['--signing-key', REVIEWER_KEY.priv];
@@ -119,12 +150,16 @@ const SIGN_AUTHOR = ['--signing-key', AUTHOR_KEY.priv];
 // --- end attest
 
 out(`sealgate example: ${repo}`);
-out(isRoot
-  ? `author job runs as uid ${AUTHOR_UID} (nobody); runner, gate and reviewer as uid 0. The author owns only patches/ and review/.`
-  : root
-    ? `uid ${NOBODY} cannot read ${BIN}, so author and runner run as the same OS user (root); the job ids still differ, but the log barrier is not enforced between users.`
-    : `not root: author and runner run as the same OS user (uid ${process.getuid?.() ?? '?'}); the job ids still differ, but the log barrier is not enforced between users.`);
-out(`keys: runner ${RUNNER_KEY.keyId}, reviewer ${REVIEWER_KEY.keyId} (trusted by the base policy); the author's ${AUTHOR_KEY.keyId} is trusted for nothing.`);
+out(
+  isRoot
+    ? `author job runs as uid ${AUTHOR_UID} (nobody); runner, gate and reviewer as uid 0. The author owns only patches/ and review/.`
+    : root
+      ? `uid ${NOBODY} cannot read ${BIN}, so author and runner run as the same OS user (root); the job ids still differ, but the log barrier is not enforced between users.`
+      : `not root: author and runner run as the same OS user (uid ${process.getuid?.() ?? '?'}); the job ids still differ, but the log barrier is not enforced between users.`,
+);
+out(
+  `keys: runner ${RUNNER_KEY.keyId}, reviewer ${REVIEWER_KEY.keyId} (trusted by the base policy); the author's ${AUTHOR_KEY.keyId} is trusted for nothing.`,
+);
 out();
 
 /** How the runner job's tests were contained, as its evidence records it (results.json, credit.json). */
@@ -143,8 +178,11 @@ function sandboxNote() {
   const credit = read('review/runner/credit.json');
   sandboxes.push({ run: run.sandbox ?? null, cwd: run.cwd ?? null, credit: credit.sandbox ?? null });
   credits.push(credit.credited ?? null);
-  const say = (k) => (k === 'bwrap' ? 'inside the bubblewrap sandbox' : k === 'none' ? 'UNSANDBOXED' : 'with no isolation recorded');
-  out(`[runner  ] the sealed run ran ${say(run.sandbox)}${run.cwd ? ` (working directory ${run.cwd})` : ''}; every credit run ${say(credit.sandbox)}`);
+  const say = (k) =>
+    k === 'bwrap' ? 'inside the bubblewrap sandbox' : k === 'none' ? 'UNSANDBOXED' : 'with no isolation recorded';
+  out(
+    `[runner  ] the sealed run ran ${say(run.sandbox)}${run.cwd ? ` (working directory ${run.cwd})` : ''}; every credit run ${say(credit.sandbox)}`,
+  );
   out();
 }
 
@@ -159,17 +197,40 @@ out('== Proposal 1: the agent patch (applyDiscount and taxCents change; taxCents
 out();
 cpSync(join(inbox, '001-clamp-discount-refund-tax.diff'), join(repo, 'patches', '001.diff'));
 if (AUTHOR_UID !== undefined) chownSync(join(repo, 'patches', '001.diff'), AUTHOR_UID, AUTHOR_UID);
-step('author', 'record the proposal before any test runs', ['propose', '--author-job', AUTHOR, '--runner-job', RUNNER_1, '--patch', 'patches/001.diff', '--proposal-id', P1], 'ok');
+step(
+  'author',
+  'record the proposal before any test runs',
+  ['propose', '--author-job', AUTHOR, '--runner-job', RUNNER_1, '--patch', 'patches/001.diff', '--proposal-id', P1],
+  'ok',
+);
 step('author', 'try to read the logs before the seal', ['logs'], 'E_DIGEST_OPEN');
 out('[runner  ] no `git apply`: the runner builds its own tree from the record (base_commit + patches/001.diff)');
 out();
-step('runner', 'the runner job: tree, seal, symbols, verify, run, credit, publish', ['runner', '--runner-job', RUNNER_1, '--seed', SEED, ...SIGN_RUNNER], 'E_CREDIT_MISSING', { lines: 20 });
+step(
+  'runner',
+  'the runner job: tree, seal, symbols, verify, run, credit, publish',
+  ['runner', '--runner-job', RUNNER_1, '--seed', SEED, ...SIGN_RUNNER],
+  'E_CREDIT_MISSING',
+  { lines: 20 },
+);
 sandboxNote();
 if (isRoot) {
-  const peek = sh(process.execPath, ['-e', `require('fs').readdirSync(${JSON.stringify(join(repo, 'review/runner/logs'))})`], { uid: AUTHOR_UID });
-  out(`[author  ] read review/runner/logs/ directly: ${peek.status === 0 ? 'READABLE (barrier failed)' : 'permission denied (the hidden store is 0700, the runner\'s)'}`);
+  const peek = sh(
+    process.execPath,
+    ['-e', `require('fs').readdirSync(${JSON.stringify(join(repo, 'review/runner/logs'))})`],
+    { uid: AUTHOR_UID },
+  );
+  out(
+    `[author  ] read review/runner/logs/ directly: ${peek.status === 0 ? 'READABLE (barrier failed)' : "permission denied (the hidden store is 0700, the runner's)"}`,
+  );
   out();
-  results.push({ step: 'author cannot read the hidden log store', who: 'author', expected: 'denied', code: peek.status === 0 ? 'readable' : 'denied', ok: peek.status !== 0 });
+  results.push({
+    step: 'author cannot read the hidden log store',
+    who: 'author',
+    expected: 'denied',
+    code: peek.status === 0 ? 'readable' : 'denied',
+    ok: peek.status !== 0,
+  });
 }
 step('author', 'read the logs after publication', ['logs'], 'ok');
 step('gate', 'verify: the full audit from the files', ['verify', '--now', now()], 'E_CREDIT_MISSING');
@@ -179,9 +240,25 @@ out('== Proposal 2: the follow-up adds a real bound on taxCents (new proposal id
 out();
 cpSync(join(inbox, '002-bound-tax.diff'), join(repo, 'patches', '002.diff'));
 if (AUTHOR_UID !== undefined) chownSync(join(repo, 'patches', '002.diff'), AUTHOR_UID, AUTHOR_UID);
-step('author', 'reuse the first proposal id for the follow-up bytes', ['propose', '--author-job', AUTHOR, '--runner-job', RUNNER_2, '--patch', 'patches/002.diff', '--proposal-id', P1], 'E_INPUT_INVALID');
-step('author', 'record the follow-up under a new proposal id', ['propose', '--author-job', AUTHOR, '--runner-job', RUNNER_2, '--patch', 'patches/002.diff', '--proposal-id', P2], 'ok');
-step('runner', 'the runner job on the follow-up', ['runner', '--runner-job', RUNNER_2, '--seed', SEED, ...SIGN_RUNNER], 'ALLOW', { lines: 20 });
+step(
+  'author',
+  'reuse the first proposal id for the follow-up bytes',
+  ['propose', '--author-job', AUTHOR, '--runner-job', RUNNER_2, '--patch', 'patches/002.diff', '--proposal-id', P1],
+  'E_INPUT_INVALID',
+);
+step(
+  'author',
+  'record the follow-up under a new proposal id',
+  ['propose', '--author-job', AUTHOR, '--runner-job', RUNNER_2, '--patch', 'patches/002.diff', '--proposal-id', P2],
+  'ok',
+);
+step(
+  'runner',
+  'the runner job on the follow-up',
+  ['runner', '--runner-job', RUNNER_2, '--seed', SEED, ...SIGN_RUNNER],
+  'ALLOW',
+  { lines: 20 },
+);
 sandboxNote();
 step('gate', 'verify', ['verify', '--now', now()], 'ALLOW');
 
@@ -192,11 +269,40 @@ const credit = asJson('review/runner/credit.json');
 const cases = asJson('review/runner/cases.json');
 const bearing = credit.test_ids.find((t) => t.includes('discount stays within bounds')) ?? credit.test_ids[0];
 const other = cases.cases.map((c) => c.id).find((t) => t.includes('report timezone') && !credit.test_ids.includes(t));
-step('reviewer', `freeze naming the credit-bearing property "${bearing}"`, ['freeze', '--author-job', REVIEWER, '--test-id', bearing, '--expires-at', inAWeek, ...SIGN_REVIEWER], 'E_FREEZE_COVERS_CREDIT');
-step('author', 'the author tries to file a freeze', ['freeze', '--author-job', AUTHOR, '--test-id', other ?? 'report timezone', '--expires-at', inAWeek, ...SIGN_AUTHOR], 'E_SHARED_JOB');
-step('reviewer', `freeze naming another test, "${other}"`, ['freeze', '--author-job', REVIEWER, '--test-id', other ?? 'report timezone', '--expires-at', inAWeek, ...SIGN_REVIEWER], 'ok');
+step(
+  'reviewer',
+  `freeze naming the credit-bearing property "${bearing}"`,
+  ['freeze', '--author-job', REVIEWER, '--test-id', bearing, '--expires-at', inAWeek, ...SIGN_REVIEWER],
+  'E_FREEZE_COVERS_CREDIT',
+);
+step(
+  'author',
+  'the author tries to file a freeze',
+  ['freeze', '--author-job', AUTHOR, '--test-id', other ?? 'report timezone', '--expires-at', inAWeek, ...SIGN_AUTHOR],
+  'E_SHARED_JOB',
+);
+step(
+  'reviewer',
+  `freeze naming another test, "${other}"`,
+  [
+    'freeze',
+    '--author-job',
+    REVIEWER,
+    '--test-id',
+    other ?? 'report timezone',
+    '--expires-at',
+    inAWeek,
+    ...SIGN_REVIEWER,
+  ],
+  'ok',
+);
 step('gate', 'verify with the freeze', ['verify', '--now', now()], 'ALLOW');
-step('gate', 'the reviewer\'s report (HTML) while the gate allows', ['explain', '--format', 'html', '--out', join(work, 'report-allow.html'), '--now', now()], 'ALLOW');
+step(
+  'gate',
+  "the reviewer's report (HTML) while the gate allows",
+  ['explain', '--format', 'html', '--out', join(work, 'report-allow.html'), '--now', now()],
+  'ALLOW',
+);
 
 /** The runner's credit.json, put back after the forgery is shown. */
 let honestCredit;
@@ -206,7 +312,13 @@ out();
 {
   const r = sh(process.execPath, [BIN, 'verify', '--now', now(), '--explain']);
   const line = r.stderr.split('\n').find((l) => /\battest\b/.test(l)) ?? '(no attest line)';
-  results.push({ step: 'verify checks the signatures', who: 'gate', expected: 'ALLOW', code: r.stdout.trim(), ok: r.stdout.trim() === 'ALLOW' && line.includes(RUNNER_KEY.keyId) && line.includes(REVIEWER_KEY.keyId) });
+  results.push({
+    step: 'verify checks the signatures',
+    who: 'gate',
+    expected: 'ALLOW',
+    code: r.stdout.trim(),
+    ok: r.stdout.trim() === 'ALLOW' && line.includes(RUNNER_KEY.keyId) && line.includes(REVIEWER_KEY.keyId),
+  });
   out('[gate    ] verify checks the signatures');
   out(`           ${line.trim()}`);
   out(`           => ${r.stdout.trim()}`);
@@ -229,7 +341,22 @@ out();
 // --- shared identity and drift
 out('== Shared job identity and fixture drift');
 out();
-step('author', "reuse the author's id as the runner's", ['propose', '--author-job', AUTHOR, '--runner-job', AUTHOR, '--patch', 'patches/002.diff', '--proposal-id', `p-${stamp}-003`], 'E_SHARED_JOB');
+step(
+  'author',
+  "reuse the author's id as the runner's",
+  [
+    'propose',
+    '--author-job',
+    AUTHOR,
+    '--runner-job',
+    AUTHOR,
+    '--patch',
+    'patches/002.diff',
+    '--proposal-id',
+    `p-${stamp}-003`,
+  ],
+  'E_SHARED_JOB',
+);
 // The work tree no longer matters to the runner: drift is a change to what its tree would
 // contain. Someone extends the recorded patch with an edit of fixtures/orders.json.
 appendFileSync(join(repo, 'fixtures', 'orders.json'), '\n');
@@ -242,14 +369,20 @@ out();
 step('runner', 'seal --verify after the fixture edit', ['seal', '--verify'], 'E_DIGEST_OPEN');
 // At the gate, evidence that changed after the runner signed it is a signature failure first.
 step('gate', 'verify after the fixture edit', ['verify', '--now', now()], 'E_SIGNATURE_INVALID');
-step('gate', "the reviewer's report (HTML)", ['explain', '--format', 'html', '--out', join(work, 'report.html'), '--now', now()], 'E_SIGNATURE_INVALID');
-
+step(
+  'gate',
+  "the reviewer's report (HTML)",
+  ['explain', '--format', 'html', '--out', join(work, 'report.html'), '--now', now()],
+  'E_SIGNATURE_INVALID',
+);
 
 const failed = results.filter((r) => !r.ok);
 out('== Summary');
-for (const r of results) out(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.code.padEnd(24)} ${r.step}${r.ok ? '' : ` (expected ${r.expected})`}`);
+for (const r of results)
+  out(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.code.padEnd(24)} ${r.step}${r.ok ? '' : ` (expected ${r.expected})`}`);
 out();
 out(`HTML report while the gate allows: ${join(work, 'report-allow.html')}`);
 out(`HTML report after the patch's fixture edit: ${join(work, 'report.html')}`);
-if (JSON_OUT) out(JSON.stringify({ work, report: join(work, 'report.html'), users: isRoot ? 2 : 1, results, sandboxes, credits }));
+if (JSON_OUT)
+  out(JSON.stringify({ work, report: join(work, 'report.html'), users: isRoot ? 2 : 1, results, sandboxes, credits }));
 process.exitCode = failed.length === 0 ? 0 : 1;

@@ -23,9 +23,18 @@ export const SCHEMAS: Readonly<Record<string, { readonly schema: v.GenericSchema
   'changed.schema.json': { schema: ChangedSchema, title: 'sealgate changed symbols (review/runner/changed.json)' },
   'results.schema.json': { schema: ResultsSchema, title: 'sealgate test results (review/runner/results.json)' },
   'cases.schema.json': { schema: CaseFileSchema, title: 'sealgate case file (review/runner/cases.json)' },
-  'dsse-envelope.schema.json': { schema: EnvelopeSchema, title: 'sealgate DSSE envelope (review/runner/attestation.dsse.json, review/freeze.dsse.json)' },
-  'runner-statement.schema.json': { schema: RunnerStatementSchema, title: "sealgate runner attestation: the envelope's in-toto Statement v1 payload" },
-  'freeze-statement.schema.json': { schema: FreezeStatementSchema, title: "sealgate freeze attestation: the envelope's in-toto Statement v1 payload" },
+  'dsse-envelope.schema.json': {
+    schema: EnvelopeSchema,
+    title: 'sealgate DSSE envelope (review/runner/attestation.dsse.json, review/freeze.dsse.json)',
+  },
+  'runner-statement.schema.json': {
+    schema: RunnerStatementSchema,
+    title: "sealgate runner attestation: the envelope's in-toto Statement v1 payload",
+  },
+  'freeze-statement.schema.json': {
+    schema: FreezeStatementSchema,
+    title: "sealgate freeze attestation: the envelope's in-toto Statement v1 payload",
+  },
 };
 
 export function toSchemaText(name: string): string {

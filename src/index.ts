@@ -23,7 +23,13 @@ export { classifyTsTests } from './credit/classify-ts.js';
 export { classifyPyTests } from './credit/classify-py.js';
 export { FreezeSchema } from './freeze/schema.js';
 export type { Freeze } from './freeze/schema.js';
-export { ConfigSchema, normaliseConfig, DEFAULT_CONFIG, DEFAULT_TEST_PATTERNS, DEFAULT_IGNORE_PATTERNS } from './config/schema.js';
+export {
+  ConfigSchema,
+  normaliseConfig,
+  DEFAULT_CONFIG,
+  DEFAULT_TEST_PATTERNS,
+  DEFAULT_IGNORE_PATTERNS,
+} from './config/schema.js';
 export type { Config, ConfigFile } from './config/schema.js';
 export { readConfig } from './config/read.js';
 export { parseGitPatch } from './diff/parse.js';

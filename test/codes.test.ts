@@ -4,12 +4,17 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { CODE_INFO, DECISION_CODES, isDecisionCode, toDecisionCode } from '../src/core/codes.js';
 
 test('every code has a docs page, and every page a code', () => {
-  const pages = readdirSync(new URL('../docs/codes/', import.meta.url)).filter((f) => f.endsWith('.md') && f !== 'README.md').map((f) => f.slice(0, -3));
+  const pages = readdirSync(new URL('../docs/codes/', import.meta.url))
+    .filter((f) => f.endsWith('.md') && f !== 'README.md')
+    .map((f) => f.slice(0, -3));
   assert.deepEqual(pages.sort(), [...DECISION_CODES].sort());
   for (const code of DECISION_CODES) {
     const page = readFileSync(new URL(`../docs/codes/${code}.md`, import.meta.url), 'utf8');
     assert.match(page, new RegExp(`^# ${code}\\n`));
-    assert.ok(page.includes(`**Exit status:** ${CODE_INFO[code].exit}`), `${code}.md states exit ${CODE_INFO[code].exit}`);
+    assert.ok(
+      page.includes(`**Exit status:** ${CODE_INFO[code].exit}`),
+      `${code}.md states exit ${CODE_INFO[code].exit}`,
+    );
   }
 });
 
@@ -32,6 +37,7 @@ test('only ALLOW exits 0; E_INTERNAL exits 3; the registry is complete', () => {
 });
 
 test('unknown codes map to a reject, never to ALLOW', () => {
-  for (const v of ['allow', 'ALLOW ', 'OK', '', null, undefined, 0, 'E_UNKNOWN', ['ALLOW']]) assert.equal(toDecisionCode(v), 'E_INTERNAL');
+  for (const v of ['allow', 'ALLOW ', 'OK', '', null, undefined, 0, 'E_UNKNOWN', ['ALLOW']])
+    assert.equal(toDecisionCode(v), 'E_INTERNAL');
   assert.equal(toDecisionCode('ALLOW'), 'ALLOW');
 });

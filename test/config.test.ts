@@ -19,7 +19,13 @@ function withConfig(files: Record<string, string>, fn: (dir: string) => void): v
 
 const refuses = (files: Record<string, string>, pattern: RegExp): void =>
   withConfig(files, (dir) =>
-    assert.throws(() => readConfig(dir), (e: unknown) => e instanceof SealgateError && e.code === 'E_INPUT_INVALID' && e.findings.some((f) => pattern.test(`${f.path}: ${f.detail}`))),
+    assert.throws(
+      () => readConfig(dir),
+      (e: unknown) =>
+        e instanceof SealgateError &&
+        e.code === 'E_INPUT_INVALID' &&
+        e.findings.some((f) => pattern.test(`${f.path}: ${f.detail}`)),
+    ),
   );
 
 test('no config file: the defaults', () => {
@@ -27,8 +33,10 @@ test('no config file: the defaults', () => {
 });
 
 test('JSON and YAML configs give the same result', () => {
-  const json = '{\n  "testPatterns": ["qa/**"],\n  "ignorePatterns": ["*.txt"],\n  "fixtures": ["fixtures/**"],\n  "clock": "frozen",\n  "locale": "C.UTF-8"\n}\n';
-  const yaml = 'testPatterns: ["qa/**"]\nignorePatterns:\n  - "*.txt"\nfixtures: [fixtures/**]\nclock: frozen\nlocale: C.UTF-8\n';
+  const json =
+    '{\n  "testPatterns": ["qa/**"],\n  "ignorePatterns": ["*.txt"],\n  "fixtures": ["fixtures/**"],\n  "clock": "frozen",\n  "locale": "C.UTF-8"\n}\n';
+  const yaml =
+    'testPatterns: ["qa/**"]\nignorePatterns:\n  - "*.txt"\nfixtures: [fixtures/**]\nclock: frozen\nlocale: C.UTF-8\n';
   let a: unknown;
   withConfig({ 'sealgate.config.json': json }, (dir) => (a = readConfig(dir)));
   withConfig({ 'sealgate.config.yaml': yaml }, (dir) => assert.deepEqual(readConfig(dir), a));
@@ -40,7 +48,9 @@ test('JSON and YAML configs give the same result', () => {
 });
 
 test('extraTestPatterns add to the defaults', () => {
-  withConfig({ 'sealgate.config.json': '{"extraTestPatterns": ["e2e/**"]}\n' }, (dir) => assert.deepEqual(readConfig(dir).testPatterns, [...DEFAULT_TEST_PATTERNS, 'e2e/**']));
+  withConfig({ 'sealgate.config.json': '{"extraTestPatterns": ["e2e/**"]}\n' }, (dir) =>
+    assert.deepEqual(readConfig(dir).testPatterns, [...DEFAULT_TEST_PATTERNS, 'e2e/**']),
+  );
 });
 
 test('strict: unknown keys, wrong types, bad globs, duplicates, two config files', () => {
@@ -63,14 +73,35 @@ test('"fixtures": [] is a project without fixtures, not a missing field', () => 
 
 test('sandbox: "bwrap" by default, "none" only as that exact string; test.env is a strict map of names the seal does not own', () => {
   withConfig({}, (dir) => assert.equal(readConfig(dir).sandbox, 'bwrap'));
-  withConfig({ 'sealgate.config.json': '{"sandbox": "none", "test": {"env": {"FEATURE": "on", "_X1": ""}}}\n' }, (dir) => {
-    const c = readConfig(dir);
-    assert.equal(c.sandbox, 'none');
-    assert.deepEqual(c.test.env, { FEATURE: 'on', _X1: '' });
-  });
-  for (const bad of ['false', '"false"', '"None"', '"bwrap "', 'null', '0', '["none"]']) refuses({ 'sealgate.config.json': `{"sandbox": ${bad}}\n` }, /sandbox/);
+  withConfig(
+    { 'sealgate.config.json': '{"sandbox": "none", "test": {"env": {"FEATURE": "on", "_X1": ""}}}\n' },
+    (dir) => {
+      const c = readConfig(dir);
+      assert.equal(c.sandbox, 'none');
+      assert.deepEqual(c.test.env, { FEATURE: 'on', _X1: '' });
+    },
+  );
+  for (const bad of ['false', '"false"', '"None"', '"bwrap "', 'null', '0', '["none"]'])
+    refuses({ 'sealgate.config.json': `{"sandbox": ${bad}}\n` }, /sandbox/);
   refuses({ 'sealgate.config.yaml': 'sandbox: no\n' }, /sandbox/);
-  for (const name of ['PATH', 'HOME', 'TMPDIR', 'CI', 'SEED', 'TZ', 'LC_ALL', 'LANG', 'PYTHONHASHSEED', 'SEALGATE_DIGEST', 'LD_PRELOAD', 'FAKETIME', '1X', 'A-B', 'A B', '']) {
+  for (const name of [
+    'PATH',
+    'HOME',
+    'TMPDIR',
+    'CI',
+    'SEED',
+    'TZ',
+    'LC_ALL',
+    'LANG',
+    'PYTHONHASHSEED',
+    'SEALGATE_DIGEST',
+    'LD_PRELOAD',
+    'FAKETIME',
+    '1X',
+    'A-B',
+    'A B',
+    '',
+  ]) {
     refuses({ 'sealgate.config.json': JSON.stringify({ test: { env: { [name]: 'x' } } }) + '\n' }, /test\.env/);
   }
   refuses({ 'sealgate.config.json': '{"test": {"env": {"A": 1}}}\n' }, /test\.env/);

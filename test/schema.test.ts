@@ -16,9 +16,13 @@ test('every committed schema is generated (no orphans)', () => {
 });
 
 test('the generated schemas forbid unknown keys and require the spec fields', () => {
-  const record = JSON.parse(toSchemaText('record.schema.json')) as { additionalProperties: unknown; required: string[] };
+  const record = JSON.parse(toSchemaText('record.schema.json')) as {
+    additionalProperties: unknown;
+    required: string[];
+  };
   assert.equal(record.additionalProperties, false);
-  for (const k of ['proposal_id', 'patch_path', 'digest_status', 'logs_present', 'logs_after_seal', 'log_visibility']) assert.ok(record.required.includes(k), k);
+  for (const k of ['proposal_id', 'patch_path', 'digest_status', 'logs_present', 'logs_after_seal', 'log_visibility'])
+    assert.ok(record.required.includes(k), k);
   const credit = JSON.parse(toSchemaText('credit.schema.json')) as { properties: { pass: { type: string } } };
   assert.equal(credit.properties.pass.type, 'boolean');
 });

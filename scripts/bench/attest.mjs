@@ -22,7 +22,15 @@ export async function run() {
   const { readConfig } = await import(`${root}dist/config/read.js`);
   const work = mkdtempSync(join(tmpdir(), 'sealgate-bench-attest-'));
   const repo = join(work, 'pricing');
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@example.invalid', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@example.invalid' };
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: work,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 'b',
+    GIT_AUTHOR_EMAIL: 'b@example.invalid',
+    GIT_COMMITTER_NAME: 'b',
+    GIT_COMMITTER_EMAIL: 'b@example.invalid',
+  };
   const sh = (cmd, args, cwd = repo) => {
     const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8' });
     if (r.error) throw r.error;
@@ -41,7 +49,16 @@ export async function run() {
     sh(process.execPath, [BIN, 'keygen', '--out', join(work, 'key')], work);
     const pem = readFileSync(join(work, 'key/key.pub.pem'), 'utf8');
     const key = parsePrivateKeyPem(readFileSync(join(work, 'key/key.pem'), 'utf8'));
-    const runner = sh(process.execPath, [BIN, 'runner', '--runner-job', 'r-1', '--seed', '42', '--signing-key', join(work, 'key/key.pem')]);
+    const runner = sh(process.execPath, [
+      BIN,
+      'runner',
+      '--runner-job',
+      'r-1',
+      '--seed',
+      '42',
+      '--signing-key',
+      join(work, 'key/key.pem'),
+    ]);
     console.log(`one real runner job: ${runner.stdout.trim()}`);
     const configPath = join(repo, 'sealgate.config.json');
     const plain = readFileSync(configPath, 'utf8');
@@ -79,8 +96,12 @@ export async function run() {
     const s = median(sign);
     const added = median(withTrust) - median(without);
     console.log(`codes (unsigned policy / trust policy): ${[...codes].join(', ')}`);
-    console.log(`runner: signing adds ${s.toFixed(1)} ms (median of ${runs}) ${s < 20 ? 'target met' : 'TARGET MISSED'}`);
-    console.log(`verify: ${median(without).toFixed(1)} ms without trust, ${median(withTrust).toFixed(1)} ms with: adds ${added.toFixed(1)} ms ${added < 20 ? 'target met' : 'TARGET MISSED'}`);
+    console.log(
+      `runner: signing adds ${s.toFixed(1)} ms (median of ${runs}) ${s < 20 ? 'target met' : 'TARGET MISSED'}`,
+    );
+    console.log(
+      `verify: ${median(without).toFixed(1)} ms without trust, ${median(withTrust).toFixed(1)} ms with: adds ${added.toFixed(1)} ms ${added < 20 ? 'target met' : 'TARGET MISSED'}`,
+    );
     console.log('(figures on this machine are taken under load by other users; rerun on a quiet machine)');
   } finally {
     rmSync(work, { recursive: true, force: true });

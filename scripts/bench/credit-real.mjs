@@ -32,7 +32,16 @@
 // Exit status: non-zero only on a harness error (bad data file, a git or install failure),
 // never on a missed target.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, appendFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  appendFileSync,
+} from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,7 +81,8 @@ export function validateData(data) {
   const problems = [];
   if (!isObject(data)) return ['the data file must be a JSON object'];
   onlyKeys(data, ['$comment', 'projects'], 'top level', problems);
-  if (!Array.isArray(data.projects) || data.projects.length === 0) return [...problems, 'projects: a non-empty array is required'];
+  if (!Array.isArray(data.projects) || data.projects.length === 0)
+    return [...problems, 'projects: a non-empty array is required'];
   const names = new Set();
   data.projects.forEach((p, i) => {
     const at = `projects[${i}]`;
@@ -82,18 +92,26 @@ export function validateData(data) {
     else if (names.has(p.name)) problems.push(`${at}.name: "${p.name}" is repeated`);
     else names.add(p.name);
     if (typeof p.repo !== 'string' || !REPO.test(p.repo)) problems.push(`${at}.repo: owner/name is required`);
-    if (typeof p.snapshot !== 'string' || !HEX40.test(p.snapshot)) problems.push(`${at}.snapshot: the 40-hex commit the clone was made at`);
+    if (typeof p.snapshot !== 'string' || !HEX40.test(p.snapshot))
+      problems.push(`${at}.snapshot: the 40-hex commit the clone was made at`);
     if (typeof p.why !== 'string' || p.why.length === 0) problems.push(`${at}.why: say why this project`);
     if (!RUNNERS.includes(p.runner)) problems.push(`${at}.runner: one of ${RUNNERS.join(', ')}`);
-    if (!Array.isArray(p.install) || !p.install.every((c) => isStringArray(c, 1))) problems.push(`${at}.install: a list of commands (argv arrays), maybe empty`);
+    if (!Array.isArray(p.install) || !p.install.every((c) => isStringArray(c, 1)))
+      problems.push(`${at}.install: a list of commands (argv arrays), maybe empty`);
     if (!isObject(p.test)) problems.push(`${at}.test: {command, junit} is required`);
     else {
       onlyKeys(p.test, ['command', 'junit', 'timeoutSeconds'], `${at}.test`, problems);
       if (!isStringArray(p.test.command, 1)) problems.push(`${at}.test.command: an argv array`);
-      if (!isStringArray(p.test.junit, 1) || !p.test.junit.every((j) => REL.test(j))) problems.push(`${at}.test.junit: relative JUnit paths`);
-      if (p.test.timeoutSeconds !== undefined && !(Number.isInteger(p.test.timeoutSeconds) && p.test.timeoutSeconds > 0)) problems.push(`${at}.test.timeoutSeconds: a positive whole number`);
+      if (!isStringArray(p.test.junit, 1) || !p.test.junit.every((j) => REL.test(j)))
+        problems.push(`${at}.test.junit: relative JUnit paths`);
+      if (
+        p.test.timeoutSeconds !== undefined &&
+        !(Number.isInteger(p.test.timeoutSeconds) && p.test.timeoutSeconds > 0)
+      )
+        problems.push(`${at}.test.timeoutSeconds: a positive whole number`);
     }
-    if (p.fixtures !== undefined && !isStringArray(p.fixtures, 1)) problems.push(`${at}.fixtures: a non-empty list of globs`);
+    if (p.fixtures !== undefined && !isStringArray(p.fixtures, 1))
+      problems.push(`${at}.fixtures: a non-empty list of globs`);
     if (!Array.isArray(p.commits) || p.commits.length === 0) return problems.push(`${at}.commits: a non-empty array`);
     const ids = new Set();
     p.commits.forEach((c, j) => {
@@ -105,25 +123,35 @@ export function validateData(data) {
       else ids.add(c.id);
       if (typeof c.parent !== 'string' || !HEX40.test(c.parent)) problems.push(`${cat}.parent: a 40-hex commit id`);
       if (typeof c.title !== 'string' || c.title.length === 0) problems.push(`${cat}.title: required`);
-      if (!Array.isArray(c.tests) || !c.tests.every((t) => typeof t === 'string' && REL.test(t))) problems.push(`${cat}.tests: the commit's test files (relative paths), maybe none`);
+      if (!Array.isArray(c.tests) || !c.tests.every((t) => typeof t === 'string' && REL.test(t)))
+        problems.push(`${cat}.tests: the commit's test files (relative paths), maybe none`);
       if (!isObject(c.expect)) problems.push(`${cat}.expect: {reallyTested, revertFails} is required`);
       else {
         onlyKeys(c.expect, ['reallyTested', 'revertFails', 'note'], `${cat}.expect`, problems);
         if (typeof c.expect.reallyTested !== 'boolean') problems.push(`${cat}.expect.reallyTested: a JSON boolean`);
-        if (!isStringArray(c.expect.revertFails)) problems.push(`${cat}.expect.revertFails: the test ids that fail with the production change reverted`);
-        else if (c.expect.reallyTested === true && c.expect.revertFails.length === 0) problems.push(`${cat}.expect: a really tested commit has at least one test that fails on the revert`);
-        else if (c.expect.reallyTested === false && c.expect.revertFails.length > 0) problems.push(`${cat}.expect: an untested commit has no test failing on the revert`);
+        if (!isStringArray(c.expect.revertFails))
+          problems.push(`${cat}.expect.revertFails: the test ids that fail with the production change reverted`);
+        else if (c.expect.reallyTested === true && c.expect.revertFails.length === 0)
+          problems.push(`${cat}.expect: a really tested commit has at least one test that fails on the revert`);
+        else if (c.expect.reallyTested === false && c.expect.revertFails.length > 0)
+          problems.push(`${cat}.expect: an untested commit has no test failing on the revert`);
       }
       if (c.sabotage !== null && c.sabotage !== undefined) {
         if (!isObject(c.sabotage)) problems.push(`${cat}.sabotage: an object or null`);
         else {
           onlyKeys(c.sabotage, ['why', 'edits', 'none'], `${cat}.sabotage`, problems);
           if (typeof c.sabotage.none === 'string') {
-            if (c.sabotage.edits !== undefined) problems.push(`${cat}.sabotage: "none" (the reason there is none) or "edits", not both`);
+            if (c.sabotage.edits !== undefined)
+              problems.push(`${cat}.sabotage: "none" (the reason there is none) or "edits", not both`);
           } else {
-            if (typeof c.sabotage.why !== 'string' || c.sabotage.why.length === 0) problems.push(`${cat}.sabotage.why: say what the sabotage weakens`);
-            if (!Array.isArray(c.sabotage.edits) || c.sabotage.edits.length === 0) problems.push(`${cat}.sabotage.edits: a non-empty list`);
-            else c.sabotage.edits.forEach((e, k) => validateEdit(e, `${cat}.sabotage.edits[${k}]`, Array.isArray(c.tests) ? c.tests : [], problems));
+            if (typeof c.sabotage.why !== 'string' || c.sabotage.why.length === 0)
+              problems.push(`${cat}.sabotage.why: say what the sabotage weakens`);
+            if (!Array.isArray(c.sabotage.edits) || c.sabotage.edits.length === 0)
+              problems.push(`${cat}.sabotage.edits: a non-empty list`);
+            else
+              c.sabotage.edits.forEach((e, k) =>
+                validateEdit(e, `${cat}.sabotage.edits[${k}]`, Array.isArray(c.tests) ? c.tests : [], problems),
+              );
           }
         }
       }
@@ -135,8 +163,10 @@ export function validateData(data) {
 function validateEdit(e, at, tests, problems) {
   if (!isObject(e)) return problems.push(`${at}: must be an object`);
   onlyKeys(e, ['file', 'within', 'find', 'flags', 'replace', 'count'], at, problems);
-  if (typeof e.file !== 'string' || !tests.includes(e.file)) problems.push(`${at}.file: must be one of the commit's test files`);
-  if (e.within !== undefined && (typeof e.within !== 'string' || e.within.length === 0)) problems.push(`${at}.within: a marker string`);
+  if (typeof e.file !== 'string' || !tests.includes(e.file))
+    problems.push(`${at}.file: must be one of the commit's test files`);
+  if (e.within !== undefined && (typeof e.within !== 'string' || e.within.length === 0))
+    problems.push(`${at}.within: a marker string`);
   if (typeof e.find !== 'string' || e.find.length === 0) problems.push(`${at}.find: a regular expression source`);
   else {
     try {
@@ -145,9 +175,11 @@ function validateEdit(e, at, tests, problems) {
       problems.push(`${at}.find: ${err.message}`);
     }
   }
-  if (e.flags !== undefined && (typeof e.flags !== 'string' || !/^[gimsu]*$/.test(e.flags) || !e.flags.includes('g'))) problems.push(`${at}.flags: regex flags including g`);
+  if (e.flags !== undefined && (typeof e.flags !== 'string' || !/^[gimsu]*$/.test(e.flags) || !e.flags.includes('g')))
+    problems.push(`${at}.flags: regex flags including g`);
   if (typeof e.replace !== 'string') problems.push(`${at}.replace: a string`);
-  if (!Number.isInteger(e.count) || e.count < 1) problems.push(`${at}.count: how many matches the edit expects (a whole number >= 1)`);
+  if (!Number.isInteger(e.count) || e.count < 1)
+    problems.push(`${at}.count: how many matches the edit expects (a whole number >= 1)`);
 }
 
 /**
@@ -190,7 +222,11 @@ export function applyEdits(text, edits) {
 
 const ENTITIES = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 function decode(s) {
-  return s.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (_, e) => (e[0] === '#' ? String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : Number(e.slice(1))) : ENTITIES[e.toLowerCase()]));
+  return s.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (_, e) =>
+    e[0] === '#'
+      ? String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : Number(e.slice(1)))
+      : ENTITIES[e.toLowerCase()],
+  );
 }
 function attr(attrs, name) {
   const m = new RegExp(`\\b${name}="([^"]*)"`).exec(attrs);
@@ -215,17 +251,38 @@ const cell = (s) => String(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** The runner's CPU seconds over (cores x one plain run's wall time): its ratio packed perfectly on this machine; null when unmeasured. */
 export function floorRatio(r) {
-  return r.runnerCpuSeconds != null && r.cores > 0 && r.plainSeconds > 0 ? r.runnerCpuSeconds / (r.cores * r.plainSeconds) : null;
+  return r.runnerCpuSeconds != null && r.cores > 0 && r.plainSeconds > 0
+    ? r.runnerCpuSeconds / (r.cores * r.plainSeconds)
+    : null;
 }
 
 /** One markdown table: a row per commit and variant. */
 export function renderTable(rows) {
-  const head = ['project', 'commit', 'variant', 'policy', 'tested (truth)', 'bench revert check', 'verdict', 'symbols: credit / revert', 'mutants', 'runner s', 'plain s', 'runner/plain', 'runner CPU s', 'floor', 'target'];
+  const head = [
+    'project',
+    'commit',
+    'variant',
+    'policy',
+    'tested (truth)',
+    'bench revert check',
+    'verdict',
+    'symbols: credit / revert',
+    'mutants',
+    'runner s',
+    'plain s',
+    'runner/plain',
+    'runner CPU s',
+    'floor',
+    'target',
+  ];
   const lines = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`];
   for (const r of rows) {
-    const syms = (r.symbols ?? []).map((s) => `${s.symbol}: ${s.credit}${s.revert ? ` / ${s.revert}` : ''}`).join('; ') || '-';
+    const syms =
+      (r.symbols ?? []).map((s) => `${s.symbol}: ${s.credit}${s.revert ? ` / ${s.revert}` : ''}`).join('; ') || '-';
     const ratio = r.runnerSeconds != null && r.plainSeconds ? (r.runnerSeconds / r.plainSeconds).toFixed(1) : '-';
-    lines.push(`| ${[r.project, r.commit.slice(0, 7), r.variant, r.policy, r.truth, r.benchRevert ?? '-', r.verdict ?? '-', syms, r.mutants ?? '-', r.runnerSeconds?.toFixed(1) ?? '-', r.plainSeconds?.toFixed(1) ?? '-', ratio, r.runnerCpuSeconds?.toFixed(1) ?? '-', floorRatio(r)?.toFixed(1) ?? '-', r.target ?? '-'].map(cell).join(' | ')} |`);
+    lines.push(
+      `| ${[r.project, r.commit.slice(0, 7), r.variant, r.policy, r.truth, r.benchRevert ?? '-', r.verdict ?? '-', syms, r.mutants ?? '-', r.runnerSeconds?.toFixed(1) ?? '-', r.plainSeconds?.toFixed(1) ?? '-', ratio, r.runnerCpuSeconds?.toFixed(1) ?? '-', floorRatio(r)?.toFixed(1) ?? '-', r.target ?? '-'].map(cell).join(' | ')} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -237,10 +294,16 @@ const median = (xs) => {
 
 /** What each row should give, from the ground truth (null: no target for this row). */
 export function rowTarget(row) {
-  if (row.variant === 'fix' && row.truth === 'tested' && row.policy === 'default') return { want: 'ALLOW', met: row.verdict === 'ALLOW' };
+  if (row.variant === 'fix' && row.truth === 'tested' && row.policy === 'default')
+    return { want: 'ALLOW', met: row.verdict === 'ALLOW' };
   if (row.truth !== 'tested' || row.variant === 'sabotage') {
-    if (row.policy === 'revert') return { want: 'rejected', met: row.verdict !== undefined && row.verdict !== 'ALLOW' && !row.refused };
-    return { want: 'flagged', met: row.verdict !== 'ALLOW' || (row.symbols ?? []).some((s) => s.revert === 'survived' || s.revert === 'invalid') };
+    if (row.policy === 'revert')
+      return { want: 'rejected', met: row.verdict !== undefined && row.verdict !== 'ALLOW' && !row.refused };
+    return {
+      want: 'flagged',
+      met:
+        row.verdict !== 'ALLOW' || (row.symbols ?? []).some((s) => s.revert === 'survived' || s.revert === 'invalid'),
+    };
   }
   return null;
 }
@@ -250,18 +313,45 @@ export function summarise(rows) {
   const allow = rows.filter((r) => r.variant === 'fix' && r.truth === 'tested' && r.policy === 'default');
   const revert = rows.filter((r) => r.policy === 'revert');
   const flagged = rows.filter((r) => r.policy === 'default' && (r.variant === 'sabotage' || r.truth !== 'tested'));
-  const ratios = rows.filter((r) => r.runnerSeconds != null && r.plainSeconds > 0 && !r.refused).map((r) => r.runnerSeconds / r.plainSeconds);
+  const ratios = rows
+    .filter((r) => r.runnerSeconds != null && r.plainSeconds > 0 && !r.refused)
+    .map((r) => r.runnerSeconds / r.plainSeconds);
   const med = median(ratios);
   const worst = ratios.length ? Math.max(...ratios) : NaN;
-  const floors = rows.filter((r) => r.runnerSeconds != null && !r.refused).map(floorRatio).filter((x) => x !== null);
+  const floors = rows
+    .filter((r) => r.runnerSeconds != null && !r.refused)
+    .map(floorRatio)
+    .filter((x) => x !== null);
   const round = (x) => (Number.isNaN(x) ? null : Number(x.toFixed(2)));
   return {
-    reallyTestedAllow: { met: allow.length > 0 && allow.every((r) => r.verdict === 'ALLOW'), allowed: allow.filter((r) => r.verdict === 'ALLOW').length, of: allow.length },
-    sabotagedRejectedUnderRevert: { met: revert.length > 0 && revert.every((r) => rowTarget(r)?.met), rejected: revert.filter((r) => rowTarget(r)?.met).length, of: revert.length, refused: revert.filter((r) => r.refused).length },
-    sabotagedFlaggedUnderDefault: { met: flagged.length > 0 && flagged.every((r) => rowTarget(r)?.met), flagged: flagged.filter((r) => rowTarget(r)?.met).length, of: flagged.length },
-    speed: { met: ratios.length > 0 && med <= 3 && worst <= 5, median: round(med), worst: round(worst), runs: ratios.length },
+    reallyTestedAllow: {
+      met: allow.length > 0 && allow.every((r) => r.verdict === 'ALLOW'),
+      allowed: allow.filter((r) => r.verdict === 'ALLOW').length,
+      of: allow.length,
+    },
+    sabotagedRejectedUnderRevert: {
+      met: revert.length > 0 && revert.every((r) => rowTarget(r)?.met),
+      rejected: revert.filter((r) => rowTarget(r)?.met).length,
+      of: revert.length,
+      refused: revert.filter((r) => r.refused).length,
+    },
+    sabotagedFlaggedUnderDefault: {
+      met: flagged.length > 0 && flagged.every((r) => rowTarget(r)?.met),
+      flagged: flagged.filter((r) => rowTarget(r)?.met).length,
+      of: flagged.length,
+    },
+    speed: {
+      met: ratios.length > 0 && med <= 3 && worst <= 5,
+      median: round(med),
+      worst: round(worst),
+      runs: ratios.length,
+    },
     // Measured beside it, no target: the same work packed perfectly (floorRatio).
-    floor: { median: round(median(floors)), worst: floors.length ? round(Math.max(...floors)) : null, runs: floors.length },
+    floor: {
+      median: round(median(floors)),
+      worst: floors.length ? round(Math.max(...floors)) : null,
+      runs: floors.length,
+    },
   };
 }
 
@@ -298,10 +388,26 @@ export function symbolOutcomes(credit, changed) {
 // ---------------------------------------------------------------------------------------
 // I/O
 
-const GIT_ENV = { GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.invalid', GIT_CONFIG_NOSYSTEM: '1' };
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 'bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.invalid',
+  GIT_COMMITTER_NAME: 'bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.invalid',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
 
 function baseEnv(home) {
-  const env = { ...process.env, ...GIT_ENV, HOME: home, XDG_CACHE_HOME: join(home, 'cache'), SEED, JEST_JUNIT_ADD_FILE_ATTRIBUTE: 'true', CI: '1', NO_COLOR: '1', FORCE_COLOR: '0' };
+  const env = {
+    ...process.env,
+    ...GIT_ENV,
+    HOME: home,
+    XDG_CACHE_HOME: join(home, 'cache'),
+    SEED,
+    JEST_JUNIT_ADD_FILE_ATTRIBUTE: 'true',
+    CI: '1',
+    NO_COLOR: '1',
+    FORCE_COLOR: '0',
+  };
   delete env.NODE_TEST_CONTEXT;
   return env;
 }
@@ -311,7 +417,10 @@ class HarnessError extends Error {}
 function sh(cmd, args, cwd, env, allowFail = false) {
   const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
   if (r.error) throw new HarnessError(`${cmd} ${args.join(' ')}: ${r.error.message}`);
-  if (r.status !== 0 && !allowFail) throw new HarnessError(`${cmd} ${args.join(' ')} (in ${cwd}) exited ${r.status}\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`);
+  if (r.status !== 0 && !allowFail)
+    throw new HarnessError(
+      `${cmd} ${args.join(' ')} (in ${cwd}) exited ${r.status}\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`,
+    );
   return r;
 }
 const git = (cwd, env, ...args) => sh('git', args, cwd, env).stdout;
@@ -351,20 +460,36 @@ function runSuite(project, cwd, env) {
   for (const j of project.test.junit) rmSync(join(cwd, j), { force: true });
   const c0 = busyCpuSeconds();
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(project.test.command[0], project.test.command.slice(1), { cwd, env: plainEnv(env), encoding: 'utf8', maxBuffer: 512 * 1024 * 1024, timeout: (project.test.timeoutSeconds ?? 600) * 1000 });
+  const r = spawnSync(project.test.command[0], project.test.command.slice(1), {
+    cwd,
+    env: plainEnv(env),
+    encoding: 'utf8',
+    maxBuffer: 512 * 1024 * 1024,
+    timeout: (project.test.timeoutSeconds ?? 600) * 1000,
+  });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpuSeconds = cpuSince(c0, busyCpuSeconds());
-  if (r.error && r.error.code !== 'ETIMEDOUT') throw new HarnessError(`${project.test.command.join(' ')}: ${r.error.message}`);
+  if (r.error && r.error.code !== 'ETIMEDOUT')
+    throw new HarnessError(`${project.test.command.join(' ')}: ${r.error.message}`);
   const cases = [];
-  for (const j of project.test.junit) if (existsSync(join(cwd, j))) cases.push(...junitCases(readFileSync(join(cwd, j), 'utf8')));
+  for (const j of project.test.junit)
+    if (existsSync(join(cwd, j))) cases.push(...junitCases(readFileSync(join(cwd, j), 'utf8')));
   for (const j of project.test.junit) rmSync(join(cwd, j), { force: true });
-  return { status: r.status, seconds, cpuSeconds, cases, failed: cases.filter((c) => c.status === 'failed').map((c) => c.id), tail: (r.stdout + r.stderr).slice(-1500) };
+  return {
+    status: r.status,
+    seconds,
+    cpuSeconds,
+    cases,
+    failed: cases.filter((c) => c.status === 'failed').map((c) => c.id),
+    tail: (r.stdout + r.stderr).slice(-1500),
+  };
 }
 
 function loadData() {
   const data = JSON.parse(readFileSync(DATA, 'utf8'));
   const problems = validateData(data);
-  if (problems.length > 0) throw new HarnessError(`scripts/bench/credit-real.json is not valid:\n  ${problems.join('\n  ')}`);
+  if (problems.length > 0)
+    throw new HarnessError(`scripts/bench/credit-real.json is not valid:\n  ${problems.join('\n  ')}`);
   return data;
 }
 
@@ -405,14 +530,16 @@ function sabotagedFiles(clone, env, c) {
   return { files, problems };
 }
 
-const short = (ids, n = 3) => (ids.length <= n ? ids.join(', ') : `${ids.slice(0, n).join(', ')} and ${ids.length - n} more`);
+const short = (ids, n = 3) =>
+  ids.length <= n ? ids.join(', ') : `${ids.slice(0, n).join(', ')} and ${ids.length - n} more`;
 
 /** --ground-truth: the commit passes; the revert fails its tests; the sabotage passes on both. */
 function groundTruth(project, clone, c, work, env) {
   const repo = join(work, `${project.name}-${c.id.slice(0, 7)}-truth`);
   sh('git', ['clone', '-q', '--no-checkout', clone, repo], work, env);
   git(repo, env, 'checkout', '-q', '--detach', c.id);
-  if (existsSync(join(clone, 'node_modules'))) symlinkSync(join(clone, 'node_modules'), join(repo, 'node_modules'), 'dir');
+  if (existsSync(join(clone, 'node_modules')))
+    symlinkSync(join(clone, 'node_modules'), join(repo, 'node_modules'), 'dir');
   const files = changedFiles(clone, env, c);
   const prod = files.filter((f) => !c.tests.includes(f));
   const out = { commit: c.id, production: prod, tests: c.tests };
@@ -431,7 +558,14 @@ function groundTruth(project, clone, c, work, env) {
     const sr = runSuite(project, repo, env);
     out.sabotageOnRevert = { status: sr.status, failed: sr.failed };
     if (sr.status !== 0 && sr.failed.length === 0) out.sabotageOnRevert.tail = sr.tail;
-    git(repo, env, 'checkout', c.id, '--', ...prod.filter((f) => sh('git', ['cat-file', '-e', `${c.id}:${f}`], repo, env, true).status === 0));
+    git(
+      repo,
+      env,
+      'checkout',
+      c.id,
+      '--',
+      ...prod.filter((f) => sh('git', ['cat-file', '-e', `${c.id}:${f}`], repo, env, true).status === 0),
+    );
     const sf = runSuite(project, repo, env);
     out.sabotageOnFix = { status: sf.status, failed: sf.failed };
   }
@@ -440,7 +574,12 @@ function groundTruth(project, clone, c, work, env) {
     fixPasses: fix.status === 0 && fix.failed.length === 0,
     reallyTested: want.reallyTested === (rev.status !== 0),
     revertFails: JSON.stringify([...rev.failed].sort()) === JSON.stringify([...want.revertFails].sort()),
-    ...(out.sabotageOnRevert ? { sabotageHides: out.sabotageOnRevert.status === 0 && out.sabotageOnFix.status === 0 && out.sabotageProblems.length === 0 } : {}),
+    ...(out.sabotageOnRevert
+      ? {
+          sabotageHides:
+            out.sabotageOnRevert.status === 0 && out.sabotageOnFix.status === 0 && out.sabotageProblems.length === 0,
+        }
+      : {}),
   };
   return out;
 }
@@ -450,8 +589,12 @@ function setUp(project, clone, c, variant, policy, work, env) {
   const repo = join(work, `${project.name}-${c.id.slice(0, 7)}-${variant}-${policy}`);
   sh('git', ['clone', '-q', '--no-checkout', clone, repo], work, env);
   git(repo, env, 'checkout', '-q', '-b', 'bench', c.parent);
-  appendFileSync(join(repo, '.git', 'info', 'exclude'), '\n/node_modules\n/review/\n/patches/\n/junit.xml\n/coverage/\n');
-  if (existsSync(join(clone, 'node_modules'))) symlinkSync(join(clone, 'node_modules'), join(repo, 'node_modules'), 'dir');
+  appendFileSync(
+    join(repo, '.git', 'info', 'exclude'),
+    '\n/node_modules\n/review/\n/patches/\n/junit.xml\n/coverage/\n',
+  );
+  if (existsSync(join(clone, 'node_modules')))
+    symlinkSync(join(clone, 'node_modules'), join(repo, 'node_modules'), 'dir');
   // sealgate init first (what it would have written; reported), then the bench's config from
   // the data file, so that every session's runs use the same commands.
   const init = sh(process.execPath, [BIN, 'init', '--repo', repo], repo, env, true);
@@ -469,7 +612,11 @@ function setUp(project, clone, c, variant, policy, work, env) {
     fixtures: project.fixtures ?? [],
     clock: 'frozen',
     locale: 'C.UTF-8',
-    test: { command: project.test.command, junit: project.test.junit, timeoutSeconds: project.test.timeoutSeconds ?? 600 },
+    test: {
+      command: project.test.command,
+      junit: project.test.junit,
+      timeoutSeconds: project.test.timeoutSeconds ?? 600,
+    },
     credit: { mutantBudget: 8, ...(policy === 'revert' ? { require: 'revert' } : {}) },
   };
   writeFileSync(join(repo, 'sealgate.config.json'), JSON.stringify(config, null, 2) + '\n');
@@ -483,7 +630,8 @@ function setUp(project, clone, c, variant, policy, work, env) {
   for (const f of files.filter((f) => !atCommit.includes(f))) git(repo, env, 'rm', '-q', '--', f);
   if (variant === 'sabotage') {
     const s = sabotagedFiles(clone, env, c);
-    if (s.problems.length > 0) throw new HarnessError(`${project.name} ${c.id}: sabotage recipe does not apply:\n  ${s.problems.join('\n  ')}`);
+    if (s.problems.length > 0)
+      throw new HarnessError(`${project.name} ${c.id}: sabotage recipe does not apply:\n  ${s.problems.join('\n  ')}`);
     for (const [f, text] of s.files) writeFileSync(join(repo, f), text);
   }
   git(repo, env, 'add', '-A', '--', ...files);
@@ -507,7 +655,14 @@ function sealgate(repo, env, args) {
   return { ...r, code, seconds, cpuSeconds };
 }
 
-const firstLines = (s, n = 4) => s.trim().split('\n').map((l) => l.replace(/^[|\s]+/, '')).filter(Boolean).slice(0, n).join(' / ');
+const firstLines = (s, n = 4) =>
+  s
+    .trim()
+    .split('\n')
+    .map((l) => l.replace(/^[|\s]+/, ''))
+    .filter(Boolean)
+    .slice(0, n)
+    .join(' / ');
 
 /** The bench's own checks, per patch. */
 const CHECKS = new Map();
@@ -524,9 +679,14 @@ function runVariant(project, clone, c, variant, policy, work, env, treeMode) {
     git(s.repo, env, 'apply', '--index', 'patches/001.diff');
     const check = { problems: [] };
     const warm = runSuite(project, s.repo, env);
-    if (warm.status !== 0) check.problems.push(`the patched suite fails on a plain run (exit ${warm.status}): ${short(warm.failed)} ${warm.failed.length ? '' : warm.tail.slice(-300)}`);
+    if (warm.status !== 0)
+      check.problems.push(
+        `the patched suite fails on a plain run (exit ${warm.status}): ${short(warm.failed)} ${warm.failed.length ? '' : warm.tail.slice(-300)}`,
+      );
     // The median of a few timed runs: one plain run of a small suite varies by a third from run to run here.
-    const timed = Array.from({ length: PLAIN_RUNS }, () => runSuite(project, s.repo, env)).sort((a, b) => a.seconds - b.seconds);
+    const timed = Array.from({ length: PLAIN_RUNS }, () => runSuite(project, s.repo, env)).sort(
+      (a, b) => a.seconds - b.seconds,
+    );
     const mid = timed[Math.floor(timed.length / 2)];
     check.plainSeconds = mid.seconds;
     check.plainCpuSeconds = mid.cpuSeconds;
@@ -535,7 +695,10 @@ function runVariant(project, clone, c, variant, policy, work, env, treeMode) {
     if (present.length > 0) git(s.repo, env, 'checkout', 'HEAD', '--', ...present);
     for (const f of s.prod.filter((f) => !present.includes(f))) rmSync(join(s.repo, f), { force: true });
     const rev = runSuite(project, s.repo, env);
-    check.benchRevert = rev.status !== 0 ? `killed (${rev.failed.length ? short(rev.failed, 2) : `exit ${rev.status}, no case failed`})` : 'survived';
+    check.benchRevert =
+      rev.status !== 0
+        ? `killed (${rev.failed.length ? short(rev.failed, 2) : `exit ${rev.status}, no case failed`})`
+        : 'survived';
     check.benchRevertFailed = rev.failed;
     git(s.repo, env, 'reset', '-q', '--hard', 'HEAD');
     CHECKS.set(key, check);
@@ -548,7 +711,17 @@ function runVariant(project, clone, c, variant, policy, work, env, treeMode) {
   row.benchRevert = check.benchRevert;
   row.benchRevertFailed = check.benchRevertFailed;
   // sealgate: propose (with --base when the runner builds its own tree), runner, verify
-  const proposeArgs = ['propose', '--author-job', AUTHOR, '--runner-job', RUNNER, '--patch', 'patches/001.diff', '--proposal-id', `p-bench-${c.id.slice(0, 7)}-${variant}-${policy}`];
+  const proposeArgs = [
+    'propose',
+    '--author-job',
+    AUTHOR,
+    '--runner-job',
+    RUNNER,
+    '--patch',
+    'patches/001.diff',
+    '--proposal-id',
+    `p-bench-${c.id.slice(0, 7)}-${variant}-${policy}`,
+  ];
   if (treeMode) proposeArgs.push('--base', s.base);
   const p = sealgate(s.repo, env, proposeArgs);
   row.steps = { propose: p.code };
@@ -565,8 +738,28 @@ function runVariant(project, clone, c, variant, policy, work, env, treeMode) {
   row.cores = availableParallelism();
   row.runnerStderr = r.stderr.slice(-4000);
   if (r.status === 3 || r.status === 2) row.problems.push(`runner exit ${r.status}: ${firstLines(r.stderr, 6)}`);
-  if (!['ALLOW', 'E_CREDIT_MISSING'].includes(r.code) && !/credit\.require/.test(r.stderr)) row.problems.push(`runner stopped with ${r.code}: ${firstLines(r.stderr.split('\n').filter((l) => l.includes(`sealgate: ${r.code}:`)).join('\n'), 1)}`);
-  if (policy === 'revert' && /credit\.require/.test(r.stderr) && !existsSync(join(s.repo, 'review', 'runner', 'credit.json'))) row.refused = `runner: ${firstLines(r.stderr.split('\n').filter((l) => /credit\.require/.test(l)).join('\n'), 1)}`;
+  if (!['ALLOW', 'E_CREDIT_MISSING'].includes(r.code) && !/credit\.require/.test(r.stderr))
+    row.problems.push(
+      `runner stopped with ${r.code}: ${firstLines(
+        r.stderr
+          .split('\n')
+          .filter((l) => l.includes(`sealgate: ${r.code}:`))
+          .join('\n'),
+        1,
+      )}`,
+    );
+  if (
+    policy === 'revert' &&
+    /credit\.require/.test(r.stderr) &&
+    !existsSync(join(s.repo, 'review', 'runner', 'credit.json'))
+  )
+    row.refused = `runner: ${firstLines(
+      r.stderr
+        .split('\n')
+        .filter((l) => /credit\.require/.test(l))
+        .join('\n'),
+      1,
+    )}`;
   const v = sealgate(s.repo, env, ['verify', '--now', new Date().toISOString()]);
   row.verdict = v.code;
   row.steps.verify = v.code;
@@ -575,7 +768,12 @@ function runVariant(project, clone, c, variant, policy, work, env, treeMode) {
   if (existsSync(creditPath)) {
     const credit = JSON.parse(readFileSync(creditPath, 'utf8'));
     const changed = existsSync(changedPath) ? JSON.parse(readFileSync(changedPath, 'utf8')).changed : undefined;
-    row.symbols = symbolOutcomes(credit, Array.isArray(changed) ? changed.map((x) => (typeof x === 'string' ? x : x.symbol ?? x.id ?? JSON.stringify(x))) : undefined);
+    row.symbols = symbolOutcomes(
+      credit,
+      Array.isArray(changed)
+        ? changed.map((x) => (typeof x === 'string' ? x : (x.symbol ?? x.id ?? JSON.stringify(x))))
+        : undefined,
+    );
     row.mutants = row.symbols.reduce((n, x) => n + x.mutants, 0);
   }
   return finish(row, s, work);
@@ -591,7 +789,10 @@ function finish(row, s, work) {
 }
 
 function selected(project, c) {
-  const only = (process.env.CREDIT_REAL_ONLY ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+  const only = (process.env.CREDIT_REAL_ONLY ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
   return only.length === 0 || only.some((o) => o === project.name || c.id.startsWith(o));
 }
 
@@ -620,13 +821,19 @@ export async function run(argv = []) {
     }
     if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
     const bad = out.filter((g) => Object.values(g.agrees).some((x) => !x));
-    console.log(bad.length === 0 ? 'ground truth: every commit agrees with the data file' : `ground truth: ${bad.length} commit(s) disagree with the data file: ${bad.map((g) => `${g.project} ${g.commit.slice(0, 7)}`).join(', ')}`);
+    console.log(
+      bad.length === 0
+        ? 'ground truth: every commit agrees with the data file'
+        : `ground truth: ${bad.length} commit(s) disagree with the data file: ${bad.map((g) => `${g.project} ${g.commit.slice(0, 7)}`).join(', ')}`,
+    );
     return out;
   }
   const help = sh(process.execPath, [BIN, 'propose', '--help'], work, env, true);
   const treeMode = /--base\b/.test(help.stdout + help.stderr);
   const variants = (process.env.CREDIT_REAL_VARIANTS ?? 'fix,sabotage,revert').split(',').map((x) => x.trim());
-  console.log(`credit-real: clones in ${dir}; runner ${treeMode ? 'builds its own tree (propose --base)' : 'runs on the work tree (patch applied with git apply)'}; timings are whatever this machine gives (note the load)`);
+  console.log(
+    `credit-real: clones in ${dir}; runner ${treeMode ? 'builds its own tree (propose --base)' : 'runs on the work tree (patch applied with git apply)'}; timings are whatever this machine gives (note the load)`,
+  );
   // The plan: every fix first, then the sabotaged and untested ones, then the "revert" policy.
   const plan = [];
   for (const { project, clone } of ready) {
@@ -651,18 +858,43 @@ export async function run(argv = []) {
     process.stderr.write(`credit-real: ${project.name} ${c.id.slice(0, 7)} ${variant} (${policy}) ...\n`);
     const row = runVariant(project, clone, c, variant, policy, work, env, treeMode);
     rows.push(row);
-    process.stderr.write(`credit-real:   ${row.verdict} in ${row.runnerSeconds?.toFixed(1) ?? '-'} s (plain ${row.plainSeconds?.toFixed(1)} s); bench revert ${row.benchRevert}; ${row.target}${row.problems.length ? `; problems: ${row.problems.join('; ')}` : ''}\n`);
+    process.stderr.write(
+      `credit-real:   ${row.verdict} in ${row.runnerSeconds?.toFixed(1) ?? '-'} s (plain ${row.plainSeconds?.toFixed(1)} s); bench revert ${row.benchRevert}; ${row.target}${row.problems.length ? `; problems: ${row.problems.join('; ')}` : ''}\n`,
+    );
     writeFileSync(outFile, JSON.stringify({ partial: true, rows }, null, 2) + '\n');
   }
   const summary = summarise(rows);
   console.log('\n' + renderTable(rows) + '\n');
   const say = (label, t, detail) => console.log(`${label}: ${detail} (target ${t.met ? 'MET' : 'NOT MET'})`);
-  say('every really tested commit ALLOW', summary.reallyTestedAllow, `${summary.reallyTestedAllow.allowed}/${summary.reallyTestedAllow.of}`);
-  say('every sabotaged or untested commit rejected under credit.require "revert"', summary.sabotagedRejectedUnderRevert, `${summary.sabotagedRejectedUnderRevert.rejected}/${summary.sabotagedRejectedUnderRevert.of}${summary.sabotagedRejectedUnderRevert.refused ? `, ${summary.sabotagedRejectedUnderRevert.refused} config(s) refused by this sealgate` : ''}`);
-  say('every sabotaged or untested commit flagged under the default', summary.sabotagedFlaggedUnderDefault, `${summary.sabotagedFlaggedUnderDefault.flagged}/${summary.sabotagedFlaggedUnderDefault.of}`);
-  say('runner / plain at most 3x median and 5x worst', summary.speed, `median ${summary.speed.median}x, worst ${summary.speed.worst}x over ${summary.speed.runs} runs`);
-  if (summary.floor.runs > 0) console.log(`floor (the runner's CPU over cores x plain wall, no target): median ${summary.floor.median}x, worst ${summary.floor.worst}x over ${summary.floor.runs} runs`);
-  const json = { treeMode, rows: rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'runnerStderr'))), summary };
+  say(
+    'every really tested commit ALLOW',
+    summary.reallyTestedAllow,
+    `${summary.reallyTestedAllow.allowed}/${summary.reallyTestedAllow.of}`,
+  );
+  say(
+    'every sabotaged or untested commit rejected under credit.require "revert"',
+    summary.sabotagedRejectedUnderRevert,
+    `${summary.sabotagedRejectedUnderRevert.rejected}/${summary.sabotagedRejectedUnderRevert.of}${summary.sabotagedRejectedUnderRevert.refused ? `, ${summary.sabotagedRejectedUnderRevert.refused} config(s) refused by this sealgate` : ''}`,
+  );
+  say(
+    'every sabotaged or untested commit flagged under the default',
+    summary.sabotagedFlaggedUnderDefault,
+    `${summary.sabotagedFlaggedUnderDefault.flagged}/${summary.sabotagedFlaggedUnderDefault.of}`,
+  );
+  say(
+    'runner / plain at most 3x median and 5x worst',
+    summary.speed,
+    `median ${summary.speed.median}x, worst ${summary.speed.worst}x over ${summary.speed.runs} runs`,
+  );
+  if (summary.floor.runs > 0)
+    console.log(
+      `floor (the runner's CPU over cores x plain wall, no target): median ${summary.floor.median}x, worst ${summary.floor.worst}x over ${summary.floor.runs} runs`,
+    );
+  const json = {
+    treeMode,
+    rows: rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'runnerStderr'))),
+    summary,
+  };
   writeFileSync(outFile, JSON.stringify({ ...json, rows }, null, 2) + '\n');
   console.log(`\nJSON summary (with each runner's stderr) in ${outFile}`);
   console.log(JSON.stringify(json));

@@ -25,11 +25,18 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-const GIT_ENV = { GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.invalid', GIT_CONFIG_NOSYSTEM: '1' };
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 'bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.invalid',
+  GIT_COMMITTER_NAME: 'bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.invalid',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
 function sh(cmd, args, cwd, env = process.env, allowFail = false) {
   const r = spawnSync(cmd, args, { cwd, env: { ...env, ...GIT_ENV }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   if (r.error) throw r.error;
-  if (r.status !== 0 && !allowFail) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}\n${r.stdout}\n${r.stderr}`);
+  if (r.status !== 0 && !allowFail)
+    throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}\n${r.stdout}\n${r.stderr}`);
   return r;
 }
 
@@ -59,7 +66,12 @@ function newModule(i) {
 }
 function testFile(i) {
   const m = i + 2;
-  const lines = ["import { test } from 'node:test';", "import assert from 'node:assert/strict';", `import { price${i}, rate${i}, helper${i} } from '../src/m${i}.mjs';`, ''];
+  const lines = [
+    "import { test } from 'node:test';",
+    "import assert from 'node:assert/strict';",
+    `import { price${i}, rate${i}, helper${i} } from '../src/m${i}.mjs';`,
+    '',
+  ];
   for (let k = 0; k < 10; k++) {
     const a = k * 7 - 3;
     const b = k + 1;
@@ -86,10 +98,25 @@ function makeProject(dir) {
   mkdirSync(join(dir, 'fixtures'), { recursive: true });
   for (let i = 0; i < 10; i++) writeFileSync(join(dir, 'src', `m${i}.mjs`), baseModule(i));
   writeFileSync(join(dir, 'fixtures', 'seed.json'), '{"seed": 1}\n');
-  writeFileSync(join(dir, '.gitignore'), 'node_modules\njunit.xml\nreview/\npatches/\n.stryker-tmp/\nstryker-report.json\nstryker.log\n');
+  writeFileSync(
+    join(dir, '.gitignore'),
+    'node_modules\njunit.xml\nreview/\npatches/\n.stryker-tmp/\nstryker-report.json\nstryker.log\n',
+  );
   const testFiles = Array.from({ length: 10 }, (_, i) => `test/m${i}.test.mjs`);
   const command = ['node', '--test', '--test-reporter=junit', '--test-reporter-destination=junit.xml', ...testFiles];
-  writeFileSync(join(dir, 'sealgate.config.json'), JSON.stringify({ fixtures: ['fixtures/**'], clock: 'live', locale: 'C.UTF-8', test: { command, junit: ['junit.xml'], timeoutSeconds: 600 } }, null, 2) + '\n');
+  writeFileSync(
+    join(dir, 'sealgate.config.json'),
+    JSON.stringify(
+      {
+        fixtures: ['fixtures/**'],
+        clock: 'live',
+        locale: 'C.UTF-8',
+        test: { command, junit: ['junit.xml'], timeoutSeconds: 600 },
+      },
+      null,
+      2,
+    ) + '\n',
+  );
   sh('git', ['init', '-q', '-b', 'main'], dir);
   sh('git', ['add', '-A'], dir);
   sh('git', ['commit', '-q', '-m', 'base'], dir);
@@ -125,7 +152,8 @@ function timeCredit(dir) {
   // The counts from the --json summary (the last thing credit writes on stderr), not from its prose.
   const at = r.stderr.search(/^\{$(?![\s\S]*^\{$)/m);
   const stats = at < 0 ? null : JSON.parse(r.stderr.slice(at)).stats;
-  if (!stats || !Number.isInteger(stats.mutantsRun) || !Number.isInteger(stats.kills)) throw new Error(`sealgate credit --json printed no summary with counts:\n${r.stderr.slice(-2000)}`);
+  if (!stats || !Number.isInteger(stats.mutantsRun) || !Number.isInteger(stats.kills))
+    throw new Error(`sealgate credit --json printed no summary with counts:\n${r.stderr.slice(-2000)}`);
   return { ms, credit, runs: stats.mutantsRun, kills: stats.kills };
 }
 
@@ -157,7 +185,17 @@ export async function run() {
   const dir = mkdtempSync(join(tmpdir(), 'sealgate-bench-credit-'));
   try {
     makeProject(dir);
-    sealgate(dir, ['propose', '--author-job', AUTHOR, '--runner-job', RUNNER, '--patch', 'patches/001.diff', '--proposal-id', 'p-bench-1']);
+    sealgate(dir, [
+      'propose',
+      '--author-job',
+      AUTHOR,
+      '--runner-job',
+      RUNNER,
+      '--patch',
+      'patches/001.diff',
+      '--proposal-id',
+      'p-bench-1',
+    ]);
     sealgate(dir, ['seal', '--runner-job', RUNNER]);
     sealgate(dir, ['symbols', '--patch', 'patches/001.diff']);
     sealgate(dir, ['run', '--runner-job', RUNNER]);
@@ -167,7 +205,9 @@ export async function run() {
       const l = changed.locations[id];
       return `${l.path}:${l.start_line}-${l.end_line}`;
     });
-    console.log(`project: ${changed.changed.length} changed symbols, ${results.cases.length} tests (${results.cases.filter((c) => c.status === 'passed').length} passed), ${availableParallelism()} cores, ${runs} run(s) each`);
+    console.log(
+      `project: ${changed.changed.length} changed symbols, ${results.cases.length} tests (${results.cases.filter((c) => c.status === 'passed').length} passed), ${availableParallelism()} cores, ${runs} run(s) each`,
+    );
 
     const ours = [];
     const theirs = [];
@@ -180,7 +220,13 @@ export async function run() {
       theirs.push(lastStryker.ms);
     }
     const c = last.credit;
-    const bySymbol = (file, line) => changed.changed.find((id) => changed.locations[id].path === file && line >= changed.locations[id].start_line && line <= changed.locations[id].end_line);
+    const bySymbol = (file, line) =>
+      changed.changed.find(
+        (id) =>
+          changed.locations[id].path === file &&
+          line >= changed.locations[id].start_line &&
+          line <= changed.locations[id].end_line,
+      );
     const killedIn = new Set();
     const counts = {};
     for (const m of lastStryker.mutants) {
@@ -192,13 +238,27 @@ export async function run() {
     }
     const credited = new Set(c.credited);
     const notCredited = [...killedIn].filter((s) => !credited.has(s)).sort();
-    const onlyStrykerProbe = notCredited.filter((s) => lastStryker.mutants.filter((m) => m.status === 'Killed' && bySymbol(m.file, m.location.start.line) === s).every((m) => m.mutatorName === 'BlockStatement'));
+    const onlyStrykerProbe = notCredited.filter((s) =>
+      lastStryker.mutants
+        .filter((m) => m.status === 'Killed' && bySymbol(m.file, m.location.start.line) === s)
+        .every((m) => m.mutatorName === 'BlockStatement'),
+    );
     const mo = median(ours);
     const mt = median(theirs);
-    console.log(`sealgate credit: ${last.runs} mutant runs (probes, reverts, null and behavioural mutants), ${last.kills} kills by reverts and behavioural mutants, ${c.credited.length}/${changed.changed.length} symbols credited, median ${(mo / 1000).toFixed(1)} s`);
-    console.log(`stryker:         ${lastStryker.mutants.length} mutants (${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}), killed in ${killedIn.size} symbols, median ${(mt / 1000).toFixed(1)} s`);
-    console.log(`ratio sealgate/stryker: ${(mo / mt).toFixed(2)} (target <= 0.5) ${mo / mt <= 0.5 ? 'MET' : 'NOT MET'}`);
-    console.log(`symbols with a Stryker kill that sealgate does not credit: ${notCredited.length === 0 ? 'none (target MET)' : `${notCredited.join(', ')} (target NOT MET${onlyStrykerProbe.length > 0 ? `; killed only by Stryker's block removal, which returns undefined, a probe here: ${onlyStrykerProbe.join(', ')}` : ''})`}`);
+    console.log(
+      `sealgate credit: ${last.runs} mutant runs (probes, reverts, null and behavioural mutants), ${last.kills} kills by reverts and behavioural mutants, ${c.credited.length}/${changed.changed.length} symbols credited, median ${(mo / 1000).toFixed(1)} s`,
+    );
+    console.log(
+      `stryker:         ${lastStryker.mutants.length} mutants (${Object.entries(counts)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(', ')}), killed in ${killedIn.size} symbols, median ${(mt / 1000).toFixed(1)} s`,
+    );
+    console.log(
+      `ratio sealgate/stryker: ${(mo / mt).toFixed(2)} (target <= 0.5) ${mo / mt <= 0.5 ? 'MET' : 'NOT MET'}`,
+    );
+    console.log(
+      `symbols with a Stryker kill that sealgate does not credit: ${notCredited.length === 0 ? 'none (target MET)' : `${notCredited.join(', ')} (target NOT MET${onlyStrykerProbe.length > 0 ? `; killed only by Stryker's block removal, which returns undefined, a probe here: ${onlyStrykerProbe.join(', ')}` : ''})`}`,
+    );
     console.log(`missing here: ${c.missing.map((s) => `${s.split('::')[1]} (${c.evidence[s].reason})`).join('; ')}`);
   } finally {
     if (!process.env.BENCH_KEEP) rmSync(dir, { recursive: true, force: true });

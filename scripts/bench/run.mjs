@@ -11,7 +11,19 @@
 // baselines are printed, and the target is judged against the first.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,7 +43,10 @@ const median = (xs) => {
 /** The example, or (before it exists) a small node:test project with a JUnit reporter. */
 function makeProject(dir) {
   if (existsSync(join(EXAMPLE, 'sealgate.config.json'))) {
-    cpSync(EXAMPLE, dir, { recursive: true, filter: (src) => !src.startsWith(join(EXAMPLE, 'agent')) && !src.startsWith(join(EXAMPLE, 'review')) });
+    cpSync(EXAMPLE, dir, {
+      recursive: true,
+      filter: (src) => !src.startsWith(join(EXAMPLE, 'agent')) && !src.startsWith(join(EXAMPLE, 'review')),
+    });
     symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
     return 'examples/pricing';
   }
@@ -39,10 +54,26 @@ function makeProject(dir) {
   mkdirSync(join(dir, 'test'), { recursive: true });
   writeFileSync(join(dir, 'fixtures', 'orders.json'), '{"orders":[100,250,999]}\n');
   let tests = "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n";
-  for (let i = 0; i < 50; i++) tests += `test('case ${i}', () => { let s = 0; for (let k = 0; k < 10000; k++) s += k % ${i + 2}; assert.ok(s >= 0); });\n`;
+  for (let i = 0; i < 50; i++)
+    tests += `test('case ${i}', () => { let s = 0; for (let k = 0; k < 10000; k++) s += k % ${i + 2}; assert.ok(s >= 0); });\n`;
   writeFileSync(join(dir, 'test', 'cases.test.mjs'), tests);
-  const command = ['node', '--test', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=junit', '--test-reporter-destination=junit.xml', 'test/cases.test.mjs'];
-  writeFileSync(join(dir, 'sealgate.config.json'), JSON.stringify({ fixtures: ['fixtures/**'], clock: 'live', locale: 'C.UTF-8', test: { command, junit: ['junit.xml'] } }, null, 2) + '\n');
+  const command = [
+    'node',
+    '--test',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=junit',
+    '--test-reporter-destination=junit.xml',
+    'test/cases.test.mjs',
+  ];
+  writeFileSync(
+    join(dir, 'sealgate.config.json'),
+    JSON.stringify(
+      { fixtures: ['fixtures/**'], clock: 'live', locale: 'C.UTF-8', test: { command, junit: ['junit.xml'] } },
+      null,
+      2,
+    ) + '\n',
+  );
   return 'generated node:test project (50 cases)';
 }
 
@@ -58,14 +89,21 @@ function timed(cmd, args, cwd, env, outFile) {
   const out = openSync(outFile, 'w');
   const t0 = process.hrtime.bigint();
   const r = HAS_PROC
-    ? spawnSync('sh', ['-c', '"$0" "$@" >&3 2>&3; s=$?; cat /proc/$$/stat; exit $s', cmd, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'inherit', out], encoding: 'utf8' })
+    ? spawnSync('sh', ['-c', '"$0" "$@" >&3 2>&3; s=$?; cat /proc/$$/stat; exit $s', cmd, ...args], {
+        cwd,
+        env,
+        stdio: ['ignore', 'pipe', 'inherit', out],
+        encoding: 'utf8',
+      })
     : spawnSync(cmd, args, { cwd, env, stdio: ['ignore', out, out] });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   closeSync(out);
   if (r.error) throw r.error;
   let cpu = Number.NaN;
   if (HAS_PROC) {
-    const f = String(r.stdout).slice(String(r.stdout).lastIndexOf(')') + 2).split(' ');
+    const f = String(r.stdout)
+      .slice(String(r.stdout).lastIndexOf(')') + 2)
+      .split(' ');
     cpu = (Number(f[13]) + Number(f[14])) * TICK_MS; // fields 16 and 17: cutime, cstime
   }
   return { ms, cpu, status: r.status };
@@ -89,8 +127,13 @@ function measureSandboxAlone(work, dir, BIN, env, direct) {
   const saved = join(work, 'bwrap-argv.bin');
   const capture = join(work, 'bwrap-capture.sh');
   writeFileSync(capture, `#!/bin/sh\nprintf '%s\\0' "$@" > '${saved}'\nexec '${bwrap}' "$@"\n`, { mode: 0o755 });
-  const r = spawnSync(process.execPath, [BIN, 'run', '--runner-job', RUNNER, '--', 'sh', '-c', ONE_CASE], { cwd: dir, env: { ...env, SEALGATE_BWRAP: capture }, encoding: 'utf8' });
-  if (r.status !== 0 || !existsSync(saved)) throw new Error(`sealgate run with the capturing bubblewrap exited ${r.status}: ${r.stdout}${r.stderr}`);
+  const r = spawnSync(process.execPath, [BIN, 'run', '--runner-job', RUNNER, '--', 'sh', '-c', ONE_CASE], {
+    cwd: dir,
+    env: { ...env, SEALGATE_BWRAP: capture },
+    encoding: 'utf8',
+  });
+  if (r.status !== 0 || !existsSync(saved))
+    throw new Error(`sealgate run with the capturing bubblewrap exited ${r.status}: ${r.stdout}${r.stderr}`);
   // The seccomp filter comes on an fd (--seccomp N) the capture does not keep: replayed without it (loading it costs microseconds).
   const captured = readFileSync(saved, 'utf8').split('\0').slice(0, -1);
   const argv = captured.filter((a, i) => a !== '--seccomp' && captured[i - 1] !== '--seccomp');
@@ -104,7 +147,10 @@ function measureSandboxAlone(work, dir, BIN, env, direct) {
     const s = timed(bwrap, args, dir, direct, join(work, 'direct.log'));
     const d = timed('sh', ['-c', ONE_CASE], dir, direct, join(work, 'direct.log'));
     rmSync(fresh, { recursive: true, force: true });
-    if (s.status !== 0) throw new Error(`the captured bubblewrap command exited ${s.status}: ${readFileSync(join(work, 'direct.log'), 'utf8')}`);
+    if (s.status !== 0)
+      throw new Error(
+        `the captured bubblewrap command exited ${s.status}: ${readFileSync(join(work, 'direct.log'), 'utf8')}`,
+      );
     if (i >= 2) diffs.push(s.ms - d.ms);
   }
   return median(diffs);
@@ -125,7 +171,14 @@ export async function run() {
     const what = makeProject(dir);
     // The new flow: a base commit and a recorded patch; `sealgate run` builds its own tree from
     // them (temporary index, checkout, a fresh copy per run), so that cost is in the figure.
-    const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@example.invalid', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@example.invalid' };
+    const gitEnv = {
+      ...process.env,
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_AUTHOR_NAME: 'b',
+      GIT_AUTHOR_EMAIL: 'b@example.invalid',
+      GIT_COMMITTER_NAME: 'b',
+      GIT_COMMITTER_EMAIL: 'b@example.invalid',
+    };
     const git = (...args) => {
       const r = spawnSync('git', args, { cwd: dir, env: gitEnv, encoding: 'utf8' });
       if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
@@ -150,16 +203,37 @@ export async function run() {
     mkdirSync(join(dir, 'review'), { recursive: true });
     writeFileSync(
       join(dir, 'review', 'proposal.json'),
-      JSON.stringify({ proposal_id: 'p-bench', author_job: 'bench-author-1', runner_job: RUNNER, patch_path: 'patches/bench.diff', digest_status: 'open', logs_present: false, logs_after_seal: true, log_visibility: 'hidden', patch_sha256: createHash('sha256').update(patch).digest('hex'), base_commit: git('rev-parse', 'HEAD').trim() }, null, 2) + '\n',
+      JSON.stringify(
+        {
+          proposal_id: 'p-bench',
+          author_job: 'bench-author-1',
+          runner_job: RUNNER,
+          patch_path: 'patches/bench.diff',
+          digest_status: 'open',
+          logs_present: false,
+          logs_after_seal: true,
+          log_visibility: 'hidden',
+          patch_sha256: createHash('sha256').update(patch).digest('hex'),
+          base_commit: git('rev-parse', 'HEAD').trim(),
+        },
+        null,
+        2,
+      ) + '\n',
     );
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, SEED: '42' };
-    const seal = spawnSync(process.execPath, [BIN, 'seal', '--runner-job', RUNNER], { cwd: dir, env, encoding: 'utf8' });
+    const seal = spawnSync(process.execPath, [BIN, 'seal', '--runner-job', RUNNER], {
+      cwd: dir,
+      env,
+      encoding: 'utf8',
+    });
     if (seal.status !== 0) throw new Error(`seal failed: ${seal.stdout}${seal.stderr}`);
     const config = JSON.parse(readFileSync(join(dir, 'sealgate.config.json'), 'utf8'));
     // Every timed `sealgate run` is the first run after the seal, as in real use: the journal
     // goes back to its state right after the seal and the previous run's logs are removed
     // (untimed), so the journal does not grow with the number of benchmark runs.
-    const journalFiles = ['journal.jsonl', 'journal.head'].map((f) => join(dir, 'review', 'runner', f)).filter((p) => existsSync(p));
+    const journalFiles = ['journal.jsonl', 'journal.head']
+      .map((f) => join(dir, 'review', 'runner', f))
+      .filter((p) => existsSync(p));
     const sealedJournal = journalFiles.map((p) => readFileSync(p));
     const resetToSeal = () => {
       journalFiles.forEach((p, i) => writeFileSync(p, sealedJournal[i]));
@@ -187,7 +261,8 @@ export async function run() {
       rmSync(join(dir, 'junit.xml'), { force: true });
       resetToSeal();
       const o = timed(process.execPath, [BIN, 'run', '--runner-job', RUNNER], dir, env, join(work, 'sealgate.log'));
-      if (o.status !== 0) throw new Error(`sealgate run exited ${o.status}: ${readFileSync(join(work, 'sealgate.log'), 'utf8')}`);
+      if (o.status !== 0)
+        throw new Error(`sealgate run exited ${o.status}: ${readFileSync(join(work, 'sealgate.log'), 'utf8')}`);
       if (i >= 2) {
         base.push(b.ms);
         fresh.push(f.ms);
@@ -205,8 +280,17 @@ export async function run() {
     for (let i = 0; i < runs + 2; i++) {
       const b = timed('sh', ['-c', ONE_CASE], dir, direct, join(work, 'direct.log'));
       resetToSeal();
-      const o = timed(process.execPath, [BIN, 'run', '--runner-job', RUNNER, '--', 'sh', '-c', ONE_CASE], dir, env, join(work, 'sealgate.log'));
-      if (o.status !== 0) throw new Error(`sealgate run -- sh -c ONE_CASE exited ${o.status}: ${readFileSync(join(work, 'sealgate.log'), 'utf8')}`);
+      const o = timed(
+        process.execPath,
+        [BIN, 'run', '--runner-job', RUNNER, '--', 'sh', '-c', ONE_CASE],
+        dir,
+        env,
+        join(work, 'sealgate.log'),
+      );
+      if (o.status !== 0)
+        throw new Error(
+          `sealgate run -- sh -c ONE_CASE exited ${o.status}: ${readFileSync(join(work, 'sealgate.log'), 'utf8')}`,
+        );
       const n = timed(process.execPath, ['-e', '0'], dir, direct, join(work, 'direct.log'));
       if (i >= 2) {
         fixedBase.push(b.ms);
@@ -228,21 +312,33 @@ export async function run() {
     const o = median(ours);
     const limit = b * 1.05 + 100;
     const results = JSON.parse(readFileSync(join(dir, 'review', 'runner', 'results.json'), 'utf8'));
-    console.log(`sealgate run vs the same command run directly: ${what}; ${runs} alternating runs each (2 warm-ups), medians; sealgate's runs: sandbox ${results.sandbox} (a fresh copy of the tree at ${results.cwd}), the direct run: in place, unsandboxed`);
-    console.log(`direct ${b.toFixed(0)} ms   sealgate run ${o.toFixed(0)} ms   overhead +${(o - b).toFixed(0)} ms (${(((o - b) / b) * 100).toFixed(1)}%)   ratio ${(o / b).toFixed(3)}   limit ${limit.toFixed(0)} ms`);
+    console.log(
+      `sealgate run vs the same command run directly: ${what}; ${runs} alternating runs each (2 warm-ups), medians; sealgate's runs: sandbox ${results.sandbox} (a fresh copy of the tree at ${results.cwd}), the direct run: in place, unsandboxed`,
+    );
+    console.log(
+      `direct ${b.toFixed(0)} ms   sealgate run ${o.toFixed(0)} ms   overhead +${(o - b).toFixed(0)} ms (${(((o - b) / b) * 100).toFixed(1)}%)   ratio ${(o / b).toFixed(3)}   limit ${limit.toFixed(0)} ms`,
+    );
     const fr = median(fresh);
     const freshLimit = fr * 1.05 + 100;
-    console.log(`direct with a fresh TMPDIR (what the sandbox gives each run) ${fr.toFixed(0)} ms: overhead against it +${(o - fr).toFixed(0)} ms   limit ${freshLimit.toFixed(0)} ms   ${o <= freshLimit ? 'met' : 'missed'} against this baseline (the cold temp-folder cache costs the direct run ${(fr - b).toFixed(0)} ms)`);
-    console.log(`fixed cost: \`true\` ${median(fixedBase).toFixed(0)} ms   \`sealgate run -- true\` ${median(fixedOurs).toFixed(0)} ms   (bare \`node -e 0\` ${median(nodeStart).toFixed(0)} ms)`);
+    console.log(
+      `direct with a fresh TMPDIR (what the sandbox gives each run) ${fr.toFixed(0)} ms: overhead against it +${(o - fr).toFixed(0)} ms   limit ${freshLimit.toFixed(0)} ms   ${o <= freshLimit ? 'met' : 'missed'} against this baseline (the cold temp-folder cache costs the direct run ${(fr - b).toFixed(0)} ms)`,
+    );
+    console.log(
+      `fixed cost: \`true\` ${median(fixedBase).toFixed(0)} ms   \`sealgate run -- true\` ${median(fixedOurs).toFixed(0)} ms   (bare \`node -e 0\` ${median(nodeStart).toFixed(0)} ms)`,
+    );
     if (HAS_PROC) {
       const bc = median(baseCpu);
       const oc = median(oursCpu);
       // The sandboxed command's processes are reaped inside its pid namespace, so their CPU time does not reach sealgate's; only wall time compares both sides.
-      console.log(`CPU time (user+sys, with children; sealgate's excludes the sandboxed command): direct ${bc.toFixed(0)} ms   sealgate run ${oc.toFixed(0)} ms   overhead +${(oc - bc).toFixed(0)} ms;   \`sealgate run -- true\` ${median(fixedCpu).toFixed(0)} ms, \`node -e 0\` ${median(nodeCpu).toFixed(0)} ms`);
+      console.log(
+        `CPU time (user+sys, with children; sealgate's excludes the sandboxed command): direct ${bc.toFixed(0)} ms   sealgate run ${oc.toFixed(0)} ms   overhead +${(oc - bc).toFixed(0)} ms;   \`sealgate run -- true\` ${median(fixedCpu).toFixed(0)} ms, \`node -e 0\` ${median(nodeCpu).toFixed(0)} ms`,
+      );
     }
     if (sandboxAlone !== null) {
       const floor = median(nodeStart) + sandboxAlone + (fr - b);
-      console.log(`floor from what the issue requires (node -e 0 ${median(nodeStart).toFixed(0)} ms + the sandbox alone ${sandboxAlone.toFixed(0)} ms + a fresh /tmp ${(fr - b).toFixed(0)} ms): ${floor.toFixed(0)} ms of overhead, against an allowance of ${(limit - b).toFixed(0)} ms${floor > limit - b ? ': the target is below the floor' : ''}`);
+      console.log(
+        `floor from what the issue requires (node -e 0 ${median(nodeStart).toFixed(0)} ms + the sandbox alone ${sandboxAlone.toFixed(0)} ms + a fresh /tmp ${(fr - b).toFixed(0)} ms): ${floor.toFixed(0)} ms of overhead, against an allowance of ${(limit - b).toFixed(0)} ms${floor > limit - b ? ': the target is below the floor' : ''}`,
+      );
     }
     const load = existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ')[0] : '?';
     console.log(`load average during the run: ${load} (on ${(await import('node:os')).availableParallelism()} cores)`);

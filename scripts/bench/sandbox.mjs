@@ -19,9 +19,13 @@ const median = (xs) => {
 };
 
 export async function run() {
-  const { runTestCommand, makeWorkspace } = await import(new URL('../../dist/credit/workspace.js', import.meta.url).href);
+  const { runTestCommand, makeWorkspace } = await import(
+    new URL('../../dist/credit/workspace.js', import.meta.url).href
+  );
   const { openBox, copyTree, makeRunDirs } = await import(new URL('../../dist/sandbox/run.js', import.meta.url).href);
-  const { findBwrap, readSecrets, installRoot } = await import(new URL('../../dist/sandbox/host.js', import.meta.url).href);
+  const { findBwrap, readSecrets, installRoot } = await import(
+    new URL('../../dist/sandbox/host.js', import.meta.url).href
+  );
   const { normaliseConfig } = await import(new URL('../../dist/config/schema.js', import.meta.url).href);
   const { readFileSync } = await import('node:fs');
   const work = mkdtempSync(join(tmpdir(), 'sealgate-bench-sandbox-'));
@@ -32,9 +36,19 @@ export async function run() {
     const config = normaliseConfig(JSON.parse(readFileSync(join(repo, 'sealgate.config.json'), 'utf8')));
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work };
     const secrets = readSecrets(repo, env, installRoot());
-    const boxes = { bwrap: openBox({ isolation: 'bwrap', bwrap: findBwrap(), env, secrets, path: 'bench' }), none: openBox({ isolation: 'none', bwrap: findBwrap(), env, secrets, path: 'bench' }) };
+    const boxes = {
+      bwrap: openBox({ isolation: 'bwrap', bwrap: findBwrap(), env, secrets, path: 'bench' }),
+      none: openBox({ isolation: 'none', bwrap: findBwrap(), env, secrets, path: 'bench' }),
+    };
     const ws = makeWorkspace(repo, work);
-    const pinned = { PATH: env.PATH, SEED: '42', TZ: 'UTC', LC_ALL: 'C.UTF-8', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' };
+    const pinned = {
+      PATH: env.PATH,
+      SEED: '42',
+      TZ: 'UTC',
+      LC_ALL: 'C.UTF-8',
+      LANG: 'C.UTF-8',
+      PYTHONDONTWRITEBYTECODE: '1',
+    };
     const times = { bwrap: [], none: [] };
     const cpu = { bwrap: [], none: [] };
     const logDir = join(work, 'logs');
@@ -43,7 +57,15 @@ export async function run() {
       for (const kind of ['none', 'bwrap']) {
         const c0 = process.resourceUsage();
         const t0 = performance.now();
-        const r = await runTestCommand(ws.root, config.test.command, config.test.junit, pinned, 120_000, logDir, boxes[kind]);
+        const r = await runTestCommand(
+          ws.root,
+          config.test.command,
+          config.test.junit,
+          pinned,
+          120_000,
+          logDir,
+          boxes[kind],
+        );
         const ms = performance.now() - t0;
         const c1 = process.resourceUsage();
         if (r.status !== 'ok') throw new Error(`${kind} run: ${r.status} ${r.detail}`);
@@ -64,10 +86,18 @@ export async function run() {
     }
     const n = median(times.none);
     const b = median(times.bwrap);
-    console.log(`one credit run of the example's test command (fresh copy + run), ${runs} alternating runs each (2 warm-ups), medians`);
-    console.log(`unsandboxed ${n.toFixed(0)} ms   bubblewrap ${b.toFixed(0)} ms   the sandbox adds +${(b - n).toFixed(0)} ms per run (${(((b - n) / n) * 100).toFixed(1)}%)`);
-    console.log(`fresh copy of the tree alone (cp -a --reflink=auto, both kinds pay it): ${median(copies).toFixed(1)} ms`);
-    console.log(`sealgate's own CPU per run: unsandboxed ${median(cpu.none).toFixed(1)} ms, bubblewrap ${median(cpu.bwrap).toFixed(1)} ms`);
+    console.log(
+      `one credit run of the example's test command (fresh copy + run), ${runs} alternating runs each (2 warm-ups), medians`,
+    );
+    console.log(
+      `unsandboxed ${n.toFixed(0)} ms   bubblewrap ${b.toFixed(0)} ms   the sandbox adds +${(b - n).toFixed(0)} ms per run (${(((b - n) / n) * 100).toFixed(1)}%)`,
+    );
+    console.log(
+      `fresh copy of the tree alone (cp -a --reflink=auto, both kinds pay it): ${median(copies).toFixed(1)} ms`,
+    );
+    console.log(
+      `sealgate's own CPU per run: unsandboxed ${median(cpu.none).toFixed(1)} ms, bubblewrap ${median(cpu.bwrap).toFixed(1)} ms`,
+    );
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
     console.log(`load average during the run: ${load} (on ${(await import('node:os')).availableParallelism()} cores)`);
   } finally {

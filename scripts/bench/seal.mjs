@@ -8,7 +8,17 @@
 // skips the launcher and so pays for the variable, and a run without the variable are
 // measured beside it. Also measures what NODE_EXTRA_CA_CERTS costs per Node start.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+  closeSync,
+} from 'node:fs';
 import { randomFillSync } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,7 +95,9 @@ function buildSets(root) {
   {
     const dir = makeRepo(root, 'b');
     const rnd = prng(2026);
-    const raw = Array.from({ length: 2000 }, () => Math.exp(Math.log(1024) + rnd() * (Math.log(8 * MiB) - Math.log(1024))));
+    const raw = Array.from({ length: 2000 }, () =>
+      Math.exp(Math.log(1024) + rnd() * (Math.log(8 * MiB) - Math.log(1024))),
+    );
     const scale = GiB / raw.reduce((s, x) => s + x, 0);
     const sizes = raw.map((x) => Math.max(1, Math.floor(x * scale)));
     sizes[0] += GiB - sizes.reduce((s, x) => s + x, 0);
@@ -145,7 +157,23 @@ function loadavg() {
 
 /** The command line of one seal: `via` is 'launcher' (bin/sealgate.js run as a program) or 'node' (node bin/sealgate.js). */
 function sealArgs(set, k, via) {
-  return [...(via === 'node' ? [process.execPath] : []), BIN, 'seal', '--repo', set.dir, '--runner-job', `runner-${k}`, '--fixtures', 'fixtures/**', '--seed', '1', '--clock', 'frozen', '--locale', 'C.UTF-8'];
+  return [
+    ...(via === 'node' ? [process.execPath] : []),
+    BIN,
+    'seal',
+    '--repo',
+    set.dir,
+    '--runner-job',
+    `runner-${k}`,
+    '--fixtures',
+    'fixtures/**',
+    '--seed',
+    '1',
+    '--clock',
+    'frozen',
+    '--locale',
+    'C.UTF-8',
+  ];
 }
 
 /** One timed `sealgate seal`, with its peak RSS (KiB) from /usr/bin/time, or from a /proc reader as a fallback. */
@@ -153,7 +181,9 @@ function runSeal(set, k, env, via = 'launcher') {
   resetSeal(set.dir);
   const rssFile = join(set.dir, '..', 'rss.txt');
   if (HAVE_TIME) {
-    const { ms, stdout } = timeRun('/usr/bin/time', ['-f', '%U %S %M', '-o', rssFile, ...sealArgs(set, k, via)], { env });
+    const { ms, stdout } = timeRun('/usr/bin/time', ['-f', '%U %S %M', '-o', rssFile, ...sealArgs(set, k, via)], {
+      env,
+    });
     const [u, sy, rss] = readFileSync(rssFile, 'utf8').trim().split('\n').pop().split(' ').map(Number);
     return { ms, cpuMs: (u + sy) * 1000, digest: stdout.trim(), rssKiB: rss };
   }
@@ -166,16 +196,22 @@ function runSeal(set, k, env, via = 'launcher') {
 /** openssl speed divides by CPU user time unless `-elapsed` (wall time, so it feels the same load as the runs). */
 function ceilingBytesPerSec(elapsed = false) {
   const extra = elapsed ? ['-elapsed'] : [];
-  const r = spawnSync('openssl', ['speed', ...extra, '-evp', 'sha256', '-seconds', '2', '-bytes', '16384'], { encoding: 'utf8' });
+  const r = spawnSync('openssl', ['speed', ...extra, '-evp', 'sha256', '-seconds', '2', '-bytes', '16384'], {
+    encoding: 'utf8',
+  });
   let text = r.stdout;
-  if (r.status !== 0 || !/16384 bytes/.test(text)) text = spawnSync('openssl', ['speed', ...extra, '-evp', 'sha256', '-seconds', '2'], { encoding: 'utf8' }).stdout;
+  if (r.status !== 0 || !/16384 bytes/.test(text))
+    text = spawnSync('openssl', ['speed', ...extra, '-evp', 'sha256', '-seconds', '2'], { encoding: 'utf8' }).stdout;
   const lines = text.trim().split('\n');
   const header = lines.find((l) => l.startsWith('type'));
   const row = lines.reverse().find((l) => /^sha256\b/i.test(l));
   if (!header || !row) throw new Error(`cannot parse openssl speed output:\n${text}`);
   const cols = header.trim().split(/\s{2,}/);
   const col = cols.findIndex((c) => c.startsWith('16384'));
-  const vals = row.trim().split(/\s+/).slice(-(cols.length - 1));
+  const vals = row
+    .trim()
+    .split(/\s+/)
+    .slice(-(cols.length - 1));
   const v = vals[col - 1];
   if (!v) throw new Error(`no 16384-byte column in:\n${text}`);
   return Number(v.replace(/k$/, '')) * 1000;
@@ -185,7 +221,7 @@ function fmtMs(ms) {
   return `${ms.toFixed(0).padStart(6)} ms`;
 }
 function fmtRate(bytes, ms) {
-  return `${((bytes / (ms / 1000)) / 1e6).toFixed(0).padStart(5)} MB/s`;
+  return `${(bytes / (ms / 1000) / 1e6).toFixed(0).padStart(5)} MB/s`;
 }
 
 export async function run() {
@@ -197,9 +233,15 @@ export async function run() {
     // lands in the first timed runs, and the seal's fsync calls wait for it.
     spawnSync('sync', [], { stdio: 'ignore' });
     const ceiling = ceilingBytesPerSec();
-    console.log(`single-core ceiling (openssl speed -evp sha256, 16384-byte blocks, CPU time): ${(ceiling / 1e6).toFixed(0)} MB/s`);
-    console.log(`the same in wall time (openssl speed -elapsed), under the current load: ${(ceilingBytesPerSec(true) / 1e6).toFixed(0)} MB/s; load average ${loadavg()}`);
-    console.log(`runs per contender: ${RUNS} (medians); peak RSS via ${HAVE_TIME ? '/usr/bin/time -f %M' : 'process.resourceUsage() in a wrapper'}\n`);
+    console.log(
+      `single-core ceiling (openssl speed -evp sha256, 16384-byte blocks, CPU time): ${(ceiling / 1e6).toFixed(0)} MB/s`,
+    );
+    console.log(
+      `the same in wall time (openssl speed -elapsed), under the current load: ${(ceilingBytesPerSec(true) / 1e6).toFixed(0)} MB/s; load average ${loadavg()}`,
+    );
+    console.log(
+      `runs per contender: ${RUNS} (medians); peak RSS via ${HAVE_TIME ? '/usr/bin/time -f %M' : 'process.resourceUsage() in a wrapper'}\n`,
+    );
     const baseEnv = { ...process.env };
     const noCaEnv = { ...process.env };
     delete noCaEnv.NODE_EXTRA_CA_CERTS;
@@ -245,14 +287,34 @@ export async function run() {
       const lines = timeRun('sha256sum', set.files, { cwd: set.dir }).stdout + 'seed=1\nclock=frozen\nlocale=C.UTF-8\n';
       const recipe = spawnSync('sha256sum', [], { input: lines, encoding: 'utf8' }).stdout.split(' ')[0];
       const ceilingMs = (set.bytes / ceiling) * 1000;
-      const m = { seal: median(seal), sealNoCa: sealNoCa.length ? median(sealNoCa) : null, sealNode: sealNode.length ? median(sealNode) : null, sha: median(sha), ossl: median(ossl) };
+      const m = {
+        seal: median(seal),
+        sealNoCa: sealNoCa.length ? median(sealNoCa) : null,
+        sealNode: sealNode.length ? median(sealNode) : null,
+        sha: median(sha),
+        ossl: median(ossl),
+      };
       const cpuText = (xs) => (Number.isNaN(median(xs)) ? '' : `  cpu ${median(xs).toFixed(0)} ms`);
-      console.log(`${set.name}: ${set.files.length} files, ${(set.bytes / MiB).toFixed(0)} MiB (load average ${loadBefore} before, ${loadavg()} after)`);
-      console.log(`  sealgate seal (launcher)${fmtMs(m.seal)}  ${fmtRate(set.bytes, m.seal)}  best ${fmtMs(Math.min(...seal))}${cpuText(cpu.seal)}  peak RSS ${(rssKiB / 1024).toFixed(1)} MiB`);
-      if (m.sealNode !== null) console.log(`  node bin/sealgate.js seal (no launcher: pays for NODE_EXTRA_CA_CERTS) ${fmtMs(m.sealNode)}  ${fmtRate(set.bytes, m.sealNode)}  best ${fmtMs(Math.min(...sealNode))}`);
-      if (m.sealNoCa !== null) console.log(`  sealgate seal, no NODE_EXTRA_CA_CERTS ${fmtMs(m.sealNoCa)}  ${fmtRate(set.bytes, m.sealNoCa)}  best ${fmtMs(Math.min(...sealNoCa))}`);
-      console.log(`  sha256sum            ${fmtMs(m.sha)}  ${fmtRate(set.bytes, m.sha)}  best ${fmtMs(Math.min(...sha))}${cpuText(cpu.sha)}`);
-      console.log(`  openssl dgst -sha256 ${fmtMs(m.ossl)}  ${fmtRate(set.bytes, m.ossl)}  best ${fmtMs(Math.min(...ossl))}${cpuText(cpu.ossl)}`);
+      console.log(
+        `${set.name}: ${set.files.length} files, ${(set.bytes / MiB).toFixed(0)} MiB (load average ${loadBefore} before, ${loadavg()} after)`,
+      );
+      console.log(
+        `  sealgate seal (launcher)${fmtMs(m.seal)}  ${fmtRate(set.bytes, m.seal)}  best ${fmtMs(Math.min(...seal))}${cpuText(cpu.seal)}  peak RSS ${(rssKiB / 1024).toFixed(1)} MiB`,
+      );
+      if (m.sealNode !== null)
+        console.log(
+          `  node bin/sealgate.js seal (no launcher: pays for NODE_EXTRA_CA_CERTS) ${fmtMs(m.sealNode)}  ${fmtRate(set.bytes, m.sealNode)}  best ${fmtMs(Math.min(...sealNode))}`,
+        );
+      if (m.sealNoCa !== null)
+        console.log(
+          `  sealgate seal, no NODE_EXTRA_CA_CERTS ${fmtMs(m.sealNoCa)}  ${fmtRate(set.bytes, m.sealNoCa)}  best ${fmtMs(Math.min(...sealNoCa))}`,
+        );
+      console.log(
+        `  sha256sum            ${fmtMs(m.sha)}  ${fmtRate(set.bytes, m.sha)}  best ${fmtMs(Math.min(...sha))}${cpuText(cpu.sha)}`,
+      );
+      console.log(
+        `  openssl dgst -sha256 ${fmtMs(m.ossl)}  ${fmtRate(set.bytes, m.ossl)}  best ${fmtMs(Math.min(...ossl))}${cpuText(cpu.ossl)}`,
+      );
       console.log(`  single-core ceiling  ${fmtMs(ceilingMs)}  ${fmtRate(set.bytes, ceilingMs)}`);
       console.log(`  digest ${digest === recipe ? 'matches' : 'DIFFERS FROM'} the coreutils recipe`);
       // Each case's target, judged on a wall time: `sealgate seal` as users run it in this
@@ -261,20 +323,41 @@ export async function run() {
       const judge = (ms) => {
         const vsCeiling = ceilingMs / ms;
         const vsSha = m.sha / ms;
-        if (set.name.startsWith('(a)')) return { text: 'throughput >= 0.85 x ceiling', ok: vsCeiling >= 0.85, ratio: vsCeiling, vsCeiling, vsSha };
-        if (set.name.startsWith('(b)')) return { text: 'throughput > 1.0 x ceiling', ok: vsCeiling > 1, ratio: vsCeiling, vsCeiling, vsSha };
-        return { text: 'no slower than sha256sum (sha256sum time / seal time >= 1)', ok: vsSha >= 1, ratio: vsSha, vsCeiling, vsSha };
+        if (set.name.startsWith('(a)'))
+          return { text: 'throughput >= 0.85 x ceiling', ok: vsCeiling >= 0.85, ratio: vsCeiling, vsCeiling, vsSha };
+        if (set.name.startsWith('(b)'))
+          return { text: 'throughput > 1.0 x ceiling', ok: vsCeiling > 1, ratio: vsCeiling, vsCeiling, vsSha };
+        return {
+          text: 'no slower than sha256sum (sha256sum time / seal time >= 1)',
+          ok: vsSha >= 1,
+          ratio: vsSha,
+          vsCeiling,
+          vsSha,
+        };
       };
       const target = judge(m.seal);
       const rssOk = rssKiB < 100 * 1024;
       const sound = rssOk && digest === recipe;
-      console.log(`  ratio vs ceiling ${target.vsCeiling.toFixed(2)}, vs sha256sum ${target.vsSha.toFixed(2)}; target ${target.text}: ${target.ok ? 'MET' : 'MISSED'}; RSS < 100 MiB: ${rssOk ? 'MET' : 'MISSED'}`);
+      console.log(
+        `  ratio vs ceiling ${target.vsCeiling.toFixed(2)}, vs sha256sum ${target.vsSha.toFixed(2)}; target ${target.text}: ${target.ok ? 'MET' : 'MISSED'}; RSS < 100 MiB: ${rssOk ? 'MET' : 'MISSED'}`,
+      );
       const viaNode = m.sealNode === null ? null : judge(m.sealNode);
-      if (viaNode) console.log(`  node bin/sealgate.js (no launcher): ratio ${viaNode.ratio.toFixed(2)}; target ${viaNode.ok ? 'MET' : 'MISSED'}`);
+      if (viaNode)
+        console.log(
+          `  node bin/sealgate.js (no launcher): ratio ${viaNode.ratio.toFixed(2)}; target ${viaNode.ok ? 'MET' : 'MISSED'}`,
+        );
       const noCa = m.sealNoCa === null ? null : judge(m.sealNoCa);
-      if (noCa) console.log(`  without NODE_EXTRA_CA_CERTS: ratio ${noCa.ratio.toFixed(2)}; target ${noCa.ok ? 'MET' : 'MISSED'}`);
+      if (noCa)
+        console.log(
+          `  without NODE_EXTRA_CA_CERTS: ratio ${noCa.ratio.toFixed(2)}; target ${noCa.ok ? 'MET' : 'MISSED'}`,
+        );
       console.log('');
-      summary.push({ set: set.name, ok: target.ok && sound, viaNode: viaNode === null ? null : viaNode.ok && sound, noCa: noCa === null ? null : noCa.ok && sound });
+      summary.push({
+        set: set.name,
+        ok: target.ok && sound,
+        viaNode: viaNode === null ? null : viaNode.ok && sound,
+        noCa: noCa === null ? null : noCa.ok && sound,
+      });
     }
     // What NODE_EXTRA_CA_CERTS costs each Node start.
     if (process.env.NODE_EXTRA_CA_CERTS) {
@@ -284,9 +367,14 @@ export async function run() {
         withCa.push(timeRun(process.execPath, ['-e', '0'], { env: baseEnv }).ms);
         without.push(timeRun(process.execPath, ['-e', '0'], { env: noCaEnv }).ms);
       }
-      console.log(`node -e 0: ${median(withCa).toFixed(0)} ms with NODE_EXTRA_CA_CERTS, ${median(without).toFixed(0)} ms without: ${(median(withCa) - median(without)).toFixed(0)} ms per Node start`);
+      console.log(
+        `node -e 0: ${median(withCa).toFixed(0)} ms with NODE_EXTRA_CA_CERTS, ${median(without).toFixed(0)} ms without: ${(median(withCa) - median(without)).toFixed(0)} ms per Node start`,
+      );
     } else console.log('NODE_EXTRA_CA_CERTS is not set in this environment.');
-    const also = (s) => (s.noCa === null ? '' : ` (node bin/sealgate.js, no launcher: ${s.viaNode ? 'MET' : 'MISSED'}; without NODE_EXTRA_CA_CERTS: ${s.noCa ? 'MET' : 'MISSED'})`);
+    const also = (s) =>
+      s.noCa === null
+        ? ''
+        : ` (node bin/sealgate.js, no launcher: ${s.viaNode ? 'MET' : 'MISSED'}; without NODE_EXTRA_CA_CERTS: ${s.noCa ? 'MET' : 'MISSED'})`;
     for (const s of summary) console.log(`${s.ok ? 'MET   ' : 'MISSED'} ${s.set}${also(s)}`);
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -17,7 +17,12 @@ export const MAX_ENVELOPE_BYTES = 4 * 1024 * 1024;
 /** `DSSEv1 <len(type)> <type> <len(body)> <body>`, lengths in bytes, in ASCII decimal. */
 export function preAuthEncoding(payloadType: string, payload: Uint8Array): Buffer {
   const type = Buffer.from(payloadType, 'utf8');
-  return Buffer.concat([Buffer.from(`DSSEv1 ${type.length} `, 'ascii'), type, Buffer.from(` ${payload.length} `, 'ascii'), payload]);
+  return Buffer.concat([
+    Buffer.from(`DSSEv1 ${type.length} `, 'ascii'),
+    type,
+    Buffer.from(` ${payload.length} `, 'ascii'),
+    payload,
+  ]);
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -32,7 +37,12 @@ export function decodeBase64Strict(text: string): Buffer | null {
 /** A key id: `sha256:` and the SHA-256 of the key's SubjectPublicKeyInfo DER, lowercase hex. */
 export const KEY_ID_PATTERN = /^sha256:[0-9a-f]{64}$/;
 
-const base64Field = (what: string) => v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.check((s) => decodeBase64Strict(s) !== null, `${what} must be canonical standard base64 with padding`));
+const base64Field = (what: string) =>
+  v.pipe(
+    v.string(),
+    v.minLength(1, 'must not be empty'),
+    v.check((s) => decodeBase64Strict(s) !== null, `${what} must be canonical standard base64 with padding`),
+  );
 
 export const SignatureSchema = v.strictObject({
   keyid: v.pipe(v.string(), v.regex(KEY_ID_PATTERN, 'key ids are sha256:<64 lowercase hex digits>')),
@@ -50,7 +60,10 @@ export type Envelope = v.InferOutput<typeof EnvelopeSchema>;
 
 /** Envelope bytes to a checked envelope: strict JSON (duplicate keys refused), strict schema, strict base64. */
 export function parseEnvelope(bytes: Uint8Array, label: string): Result<Envelope> {
-  if (bytes.length > MAX_ENVELOPE_BYTES) return fail([{ code: 'E_SIGNATURE_INVALID', path: label, detail: `larger than the ${MAX_ENVELOPE_BYTES}-byte cap` }]);
+  if (bytes.length > MAX_ENVELOPE_BYTES)
+    return fail([
+      { code: 'E_SIGNATURE_INVALID', path: label, detail: `larger than the ${MAX_ENVELOPE_BYTES}-byte cap` },
+    ]);
   const parsed = parseDocumentBytes(bytes, 'json', label);
   const checked = parsed.ok ? checkSchema(EnvelopeSchema, parsed.value, label) : parsed;
   return checked.ok ? checked : fail(checked.findings.map(asSignatureFinding));

@@ -34,7 +34,8 @@ export function hashEvidenceFile(root: string, name: string): string {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EACCES' || code === 'EPERM') return UNREADABLE;
-    if (code === 'ELOOP' || code === E_PATH_DETOUR) throw inputInvalid(name, 'evidence must not be a symbolic link or be reached through one');
+    if (code === 'ELOOP' || code === E_PATH_DETOUR)
+      throw inputInvalid(name, 'evidence must not be a symbolic link or be reached through one');
     throw inputInvalid(name, code === 'ENOENT' ? 'file not found' : `cannot read (${code ?? 'error'})`);
   }
 }
@@ -80,7 +81,8 @@ export function collectEvidence(repo: string, patchPath: string | null): Map<str
   const out = new Map<string, string>();
   const review = lstatOrNull(join(root, 'review'), 'review');
   if (review?.isSymbolicLink()) throw inputInvalid('review', 'the review folder must not be a symbolic link');
-  if (lstatOrNull(join(root, LAYOUT.record), LAYOUT.record) !== null) out.set(LAYOUT.record, hashEvidenceFile(root, LAYOUT.record));
+  if (lstatOrNull(join(root, LAYOUT.record), LAYOUT.record) !== null)
+    out.set(LAYOUT.record, hashEvidenceFile(root, LAYOUT.record));
   if (patchPath !== null) out.set(patchPath, hashEvidenceFile(root, patchPath));
   walk(root, LAYOUT.runnerDir, out, new Set([ATTESTATION_PATH]));
   walk(root, LAYOUT.publishedLogs, out, new Set());

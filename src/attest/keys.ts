@@ -53,7 +53,8 @@ export function parsePublicKeyPem(pem: string): PublicKeyDer | { problem: string
   const body = (m[1] as string).replace(/\r?\n/g, '');
   const der = decodeBase64Strict(body);
   if (der === null) return { problem: 'not a readable public key (its base64 is not canonical)' };
-  if (der.length === ED25519_SPKI_BYTES && der.subarray(0, ED25519_SPKI_PREFIX.length).equals(ED25519_SPKI_PREFIX)) return { der, keyId: keyIdOfDer(der) };
+  if (der.length === ED25519_SPKI_BYTES && der.subarray(0, ED25519_SPKI_PREFIX.length).equals(ED25519_SPKI_PREFIX))
+    return { der, keyId: keyIdOfDer(der) };
   const other = der[0] === 0x30 ? OTHER_KEYS.find(([, oid]) => der.subarray(0, 32).includes(oid)) : undefined;
   if (other !== undefined) return { problem: `an ${other[0]} key; sealgate signs with Ed25519 only` };
   return { problem: 'not a readable public key (not the SubjectPublicKeyInfo of an Ed25519 key)' };
@@ -61,14 +62,16 @@ export function parsePublicKeyPem(pem: string): PublicKeyDer | { problem: string
 
 /** A PKCS#8 PEM Ed25519 private key (unencrypted), or why not. The error text never quotes the key. */
 export function parsePrivateKeyPem(pem: string): KeyObject | { problem: string } {
-  if (!pem.includes('-----BEGIN PRIVATE KEY-----')) return { problem: 'not a PKCS#8 PEM private key (-----BEGIN PRIVATE KEY-----)' };
+  if (!pem.includes('-----BEGIN PRIVATE KEY-----'))
+    return { problem: 'not a PKCS#8 PEM private key (-----BEGIN PRIVATE KEY-----)' };
   let key: KeyObject;
   try {
     key = crypto().createPrivateKey({ key: pem, format: 'pem' });
   } catch {
     return { problem: 'not a readable PKCS#8 private key' };
   }
-  if (key.asymmetricKeyType !== 'ed25519') return { problem: `an ${key.asymmetricKeyType ?? 'unknown'} key; sealgate signs with Ed25519 only` };
+  if (key.asymmetricKeyType !== 'ed25519')
+    return { problem: `an ${key.asymmetricKeyType ?? 'unknown'} key; sealgate signs with Ed25519 only` };
   return key;
 }
 

@@ -53,7 +53,10 @@ export function judgedEvidence(repo: string, files: GateFiles, inputs: GateInput
   if (files.credit === null) judged.delete(LAYOUT.credit);
   else judged.set(LAYOUT.credit, sha(files.credit));
   judged.set(inputs.record.patch_path, inputs.patchSha256);
-  for (const [key, bytes] of [[LAYOUT.digest, files.digestTxt], [LAYOUT.status, files.statusTxt]] as const) {
+  for (const [key, bytes] of [
+    [LAYOUT.digest, files.digestTxt],
+    [LAYOUT.status, files.statusTxt],
+  ] as const) {
     if (bytes === null) judged.delete(key);
     else judged.set(key, sha(bytes));
   }
@@ -71,7 +74,14 @@ export function readSignatureState(opts: SignatureOptions): SignatureState {
   const freezeBytes = opts.freezeBytes !== undefined ? opts.freezeBytes : files.freeze;
   const trust = config.trust;
   if (trust === undefined) {
-    return { checked: false, runnerEnvelope: fileExists(runnerPath), freezeEnvelope: freezeBytes !== null && fileExists(freezePath), runnerKeyId: null, reviewerKeyId: null, findings: [] };
+    return {
+      checked: false,
+      runnerEnvelope: fileExists(runnerPath),
+      freezeEnvelope: freezeBytes !== null && fileExists(freezePath),
+      runnerKeyId: null,
+      reviewerKeyId: null,
+      findings: [],
+    };
   }
   // node:crypto verifies the signatures below; loaded first, it also hashes the evidence
   // (src/core/sha256.ts uses it once loaded), faster than the JavaScript SHA-256 cold.
@@ -110,13 +120,23 @@ export function readSignatureState(opts: SignatureOptions): SignatureState {
     reviewerKeyId = fz.findings.length === 0 ? fz.keyId : null;
     findings.push(...fz.findings);
   }
-  return { checked: true, runnerEnvelope: runnerEnvelope !== null, freezeEnvelope, runnerKeyId: runner.findings.length === 0 ? runner.keyId : null, reviewerKeyId, findings };
+  return {
+    checked: true,
+    runnerEnvelope: runnerEnvelope !== null,
+    freezeEnvelope,
+    runnerKeyId: runner.findings.length === 0 ? runner.keyId : null,
+    reviewerKeyId,
+    findings,
+  };
 }
 
 /** One line for a report. */
 export function describeSignatures(s: SignatureState): string {
   if (!s.checked) {
-    const present = [s.runnerEnvelope ? 'a runner attestation is present' : '', s.freezeEnvelope ? 'a freeze signature is present' : ''].filter(Boolean);
+    const present = [
+      s.runnerEnvelope ? 'a runner attestation is present' : '',
+      s.freezeEnvelope ? 'a freeze signature is present' : '',
+    ].filter(Boolean);
     return `UNSIGNED: the policy has no trust section, so no signature was checked${present.length > 0 ? ` (${present.join(' and ')} but was not checked)` : ' (no attestation present)'}; anyone who can write the evidence files could have written them`;
   }
   if (s.findings.length > 0) return `signature INVALID: ${s.findings.length} problem(s)`;

@@ -35,20 +35,29 @@ export type SignatureCheck =
  */
 export function verifyEnvelope(envelope: Envelope, keys: readonly TrustedKey[]): SignatureCheck {
   const [s] = envelope.signatures;
-  if (s === undefined || envelope.signatures.length !== 1) return { ok: false, keyId: '', problem: 'an envelope carries exactly one signature' };
+  if (s === undefined || envelope.signatures.length !== 1)
+    return { ok: false, keyId: '', problem: 'an envelope carries exactly one signature' };
   const payload = decodeBase64Strict(envelope.payload);
   const sig = decodeBase64Strict(s.sig);
-  if (payload === null || sig === null) return { ok: false, keyId: s.keyid, problem: 'payload or signature is not canonical base64' };
+  if (payload === null || sig === null)
+    return { ok: false, keyId: s.keyid, problem: 'payload or signature is not canonical base64' };
   const trusted = keys.find((k) => k.keyId === s.keyid);
-  if (trusted === undefined) return { ok: false, keyId: s.keyid, problem: `signed by key ${s.keyid}, which is not among the trusted keys` };
+  if (trusted === undefined)
+    return { ok: false, keyId: s.keyid, problem: `signed by key ${s.keyid}, which is not among the trusted keys` };
   const spki = parsePublicKeyPem(trusted.pem);
-  if ('problem' in spki || spki.keyId !== trusted.keyId) return { ok: false, keyId: s.keyid, problem: `the trusted key's id is not ${s.keyid}` };
+  if ('problem' in spki || spki.keyId !== trusted.keyId)
+    return { ok: false, keyId: s.keyid, problem: `the trusted key's id is not ${s.keyid}` };
   let good: boolean;
   try {
     const key = crypto().createPublicKey({ key: spki.der, format: 'der', type: 'spki' });
-    good = sig.length === 64 && key.asymmetricKeyType === 'ed25519' && crypto().verify(null, preAuthEncoding(envelope.payloadType, payload), key, sig);
+    good =
+      sig.length === 64 &&
+      key.asymmetricKeyType === 'ed25519' &&
+      crypto().verify(null, preAuthEncoding(envelope.payloadType, payload), key, sig);
   } catch {
     good = false;
   }
-  return good ? { ok: true, keyId: s.keyid, payload } : { ok: false, keyId: s.keyid, problem: `the signature by ${s.keyid} does not verify over the payload` };
+  return good
+    ? { ok: true, keyId: s.keyid, payload }
+    : { ok: false, keyId: s.keyid, problem: `the signature by ${s.keyid} does not verify over the payload` };
 }

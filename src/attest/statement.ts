@@ -2,6 +2,9 @@ import * as v from 'valibot';
 import { FreezeSchema } from '../freeze/schema.js';
 import { digestHex, identifier, jobId, nonEmpty, sha256 } from '../core/fields.js';
 
+// eslint-disable-next-line no-control-regex
+const UNSAFE_NAME_CHARACTER = /[\u0000-\u001f\u007f\\]/;
+
 /** in-toto Statement v1 (github.com/in-toto/attestation, spec/v1) with sealgate's two predicates. */
 
 export const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
@@ -16,8 +19,13 @@ export const SubjectSchema = v.strictObject({
     v.string(),
     v.minLength(1, 'must not be empty'),
     v.maxLength(4096, 'longer than 4096 characters'),
-    // eslint-disable-next-line no-control-regex
-    v.check((s) => !/[\u0000-\u001f\u007f\\]/.test(s) && !s.startsWith('/') && s.split('/').every((p) => p !== '' && p !== '.' && p !== '..'), 'must be a relative POSIX path inside the repository'),
+    v.check(
+      (s) =>
+        !UNSAFE_NAME_CHARACTER.test(s) &&
+        !s.startsWith('/') &&
+        s.split('/').every((p) => p !== '' && p !== '.' && p !== '..'),
+      'must be a relative POSIX path inside the repository',
+    ),
   ),
   digest: v.strictObject({ sha256 }),
 });
@@ -29,7 +37,10 @@ const subjects = v.pipe(
   v.check((a) => new Set(a.map((s) => s.name)).size === a.length, 'subject names must not repeat'),
 );
 
-const gitObjectId = v.pipe(v.string(), v.regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, 'expected a full git object id (40 or 64 lowercase hex digits)'));
+const gitObjectId = v.pipe(
+  v.string(),
+  v.regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, 'expected a full git object id (40 or 64 lowercase hex digits)'),
+);
 
 /**
  * The runner predicate. Fields the evidence does not hold yet (base commit, tree id,
@@ -48,7 +59,9 @@ export const RunnerPredicateSchema = v.strictObject({
   base_commit: v.optional(gitObjectId),
   tree_id: v.optional(gitObjectId),
   /** The SHA-256 of the policy bytes, or "default" (the policy= line of inputs.sha256). */
-  policy_digest: v.optional(v.pipe(v.string(), v.regex(/^(?:[0-9a-f]{64}|default)$/, 'expected 64 lowercase hex digits or "default"'))),
+  policy_digest: v.optional(
+    v.pipe(v.string(), v.regex(/^(?:[0-9a-f]{64}|default)$/, 'expected 64 lowercase hex digits or "default"')),
+  ),
   sandbox: v.optional(nonEmpty),
   /** The test command the runner ran (from the policy), or null when it ran none. */
   test_command: v.nullable(v.array(nonEmpty)),

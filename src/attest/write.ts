@@ -11,7 +11,13 @@ import { RecordSchema, type ProposalRecord } from '../record/schema.js';
 import { toEnvelopeText, type Envelope } from './dsse.js';
 import { ATTESTATION_PATH, FREEZE_ATTESTATION_PATH, collectEvidence } from './evidence.js';
 import { signPayload, toPayload } from './sign.js';
-import { toFreezeStatement, toRunnerStatement, type FreezePredicate, type RunnerPredicate, type Subject } from './statement.js';
+import {
+  toFreezeStatement,
+  toRunnerStatement,
+  type FreezePredicate,
+  type RunnerPredicate,
+  type Subject,
+} from './statement.js';
 import type { Freeze } from '../freeze/schema.js';
 
 /** Facts other stages record, when they do: copied into the predicate as they are. */
@@ -23,8 +29,19 @@ export interface RunnerFacts {
 }
 
 /** The runner predicate from the files the runner wrote. Pure. */
-export function toRunnerPredicate(record: ProposalRecord, credit: Credit | null, digest: string, patchSha256: string, config: Config, version: string, facts: RunnerFacts): RunnerPredicate {
-  if (!record.runner_job || !record.author_job) throw new SealgateError('E_JOB_MISSING', [{ code: 'E_JOB_MISSING', path: 'record', detail: 'the record lacks a job id; the runner cannot sign for it' }]);
+export function toRunnerPredicate(
+  record: ProposalRecord,
+  credit: Credit | null,
+  digest: string,
+  patchSha256: string,
+  config: Config,
+  version: string,
+  facts: RunnerFacts,
+): RunnerPredicate {
+  if (!record.runner_job || !record.author_job)
+    throw new SealgateError('E_JOB_MISSING', [
+      { code: 'E_JOB_MISSING', path: 'record', detail: 'the record lacks a job id; the runner cannot sign for it' },
+    ]);
   const optional = Object.fromEntries(Object.entries(facts).filter(([, v]) => v !== undefined)) as RunnerFacts;
   return {
     runner_job: record.runner_job,
@@ -39,7 +56,8 @@ export function toRunnerPredicate(record: ProposalRecord, credit: Credit | null,
   };
 }
 
-const toSubjects = (m: ReadonlyMap<string, string>): Subject[] => [...m].map(([name, sha256]) => ({ name, digest: { sha256 } }));
+const toSubjects = (m: ReadonlyMap<string, string>): Subject[] =>
+  [...m].map(([name, sha256]) => ({ name, digest: { sha256 } }));
 
 /** Fields of the record beyond today's schema (base_commit, written by `propose --base`), read if present. */
 function recordFacts(recordBytes: Uint8Array): RunnerFacts {
@@ -52,20 +70,32 @@ function recordFacts(recordBytes: Uint8Array): RunnerFacts {
  * built from the record, credit and digest, the envelope written to
  * review/runner/attestation.dsse.json (0644: it holds no secret). Returns the envelope.
  */
-export function writeRunnerAttestation(repo: string, key: KeyObject, config: Config, version: string, facts: RunnerFacts = {}): { envelope: Envelope; subjects: number; path: string } {
+export function writeRunnerAttestation(
+  repo: string,
+  key: KeyObject,
+  config: Config,
+  version: string,
+  facts: RunnerFacts = {},
+): { envelope: Envelope; subjects: number; path: string } {
   const recordPath = layoutPath(repo, 'record');
   const recordBytes = readBoundedFile(recordPath, undefined, LAYOUT.record);
   const record = readDocument(recordPath, RecordSchema, 'json', LAYOUT.record);
-  const credit = fileExists(layoutPath(repo, 'credit')) ? readDocument(layoutPath(repo, 'credit'), CreditSchema, 'json', LAYOUT.credit) : null;
+  const credit = fileExists(layoutPath(repo, 'credit'))
+    ? readDocument(layoutPath(repo, 'credit'), CreditSchema, 'json', LAYOUT.credit)
+    : null;
   const digestPath = layoutPath(repo, 'digest');
   if (!fileExists(digestPath)) throw inputInvalid(LAYOUT.digest, 'absent: the runner signs only sealed evidence');
   const digest = readBoundedFile(digestPath, 1024, LAYOUT.digest).toString('utf8').trim();
   const evidence = collectEvidence(repo, record.patch_path);
   const patchSha = evidence.get(record.patch_path);
   const recordSha = evidence.get(LAYOUT.record);
-  if (patchSha === undefined || recordSha === undefined) throw inputInvalid(LAYOUT.record, 'the record or its patch could not be hashed');
+  if (patchSha === undefined || recordSha === undefined)
+    throw inputInvalid(LAYOUT.record, 'the record or its patch could not be hashed');
   if (recordSha !== sha256Hex(recordBytes)) throw inputInvalid(LAYOUT.record, 'changed while it was being signed');
-  const predicate = toRunnerPredicate(record, credit, digest, patchSha, config, version, { ...recordFacts(recordBytes), ...facts });
+  const predicate = toRunnerPredicate(record, credit, digest, patchSha, config, version, {
+    ...recordFacts(recordBytes),
+    ...facts,
+  });
   const envelope = signPayload(toPayload(toRunnerStatement(toSubjects(evidence), predicate)), key);
   const path = join(repo, ATTESTATION_PATH);
   writeFileAtomic(path, toEnvelopeText(envelope), 0o644);
@@ -73,7 +103,14 @@ export function writeRunnerAttestation(repo: string, key: KeyObject, config: Con
 }
 
 /** Sign a freeze: its bytes as the one subject, its fields and the runner attestation it vouches for as the predicate. */
-export function signFreeze(freezeBytes: Uint8Array, freeze: Freeze, proposalId: string, runnerEnvelopeBytes: Uint8Array, key: KeyObject, version: string): Envelope {
+export function signFreeze(
+  freezeBytes: Uint8Array,
+  freeze: Freeze,
+  proposalId: string,
+  runnerEnvelopeBytes: Uint8Array,
+  key: KeyObject,
+  version: string,
+): Envelope {
   const predicate: FreezePredicate = {
     freeze_id: freeze.freeze_id,
     proposal_id: proposalId,

@@ -29,11 +29,34 @@ export async function runAcceptanceCase(dir: string, name: string): Promise<Case
   // The cases' policy is the defaults (policy.json), or the case's own <case>.policy.json, kept
   // outside every case folder (each is its own --repo).
   const own = `${dir}.policy.json`;
-  const argv = ['gate', '--repo', dir, '--record', join(dir, record), '--credit', join(dir, 'credit.json'), '--policy', existsSync(own) ? own : join(dir, '..', 'policy.json'), '--now', now];
+  const argv = [
+    'gate',
+    '--repo',
+    dir,
+    '--record',
+    join(dir, record),
+    '--credit',
+    join(dir, 'credit.json'),
+    '--policy',
+    existsSync(own) ? own : join(dir, '..', 'policy.json'),
+    '--now',
+    now,
+  ];
   if (existsSync(join(dir, 'freeze.json'))) argv.push('--freeze', join(dir, 'freeze.json'));
   let out = '';
   let err = '';
-  const exit = await main({ argv, cwd: dir, env: {}, stdout: (t) => (out += t), stderr: (t) => (err += t), clock: () => new Date(0), isTTY: false }, COMMANDS);
+  const exit = await main(
+    {
+      argv,
+      cwd: dir,
+      env: {},
+      stdout: (t) => (out += t),
+      stderr: (t) => (err += t),
+      clock: () => new Date(0),
+      isTTY: false,
+    },
+    COMMANDS,
+  );
   const lines = out.split('\n').filter((l) => l !== '');
   const got = lines.length === 1 && isDecisionCode(lines[0]) ? lines[0] : `(bad stdout: ${JSON.stringify(out)})`;
   const exitOk = got === 'ALLOW' ? exit === 0 : exit !== 0;

@@ -39,6 +39,9 @@ export function parseJobOption(value: string | undefined, name: string): string 
 /** A full commit id (40 or 64 lowercase hex digits), as CI names one: never a branch or a short id, which could be moved. */
 export function parseCommitOption(value: string | undefined, name: string): string {
   const v = requireOption(value, name);
-  if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(v)) throw usageError(`--${name}: "${v}" is not a full commit id (40 or 64 lowercase hex digits, such as \${{ github.event.pull_request.base.sha }})`);
+  if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(v))
+    throw usageError(
+      `--${name}: "${v}" is not a full commit id (40 or 64 lowercase hex digits, such as \${{ github.event.pull_request.base.sha }})`,
+    );
   return v;
 }

@@ -12,14 +12,20 @@ const MAX_KEY_BYTES = 16 * 1024;
  * The signing key's path: --signing-key, else $SEALGATE_SIGNING_KEY, else null. The
  * variable holds a path so the key's bytes are never in an environment a child inherits.
  */
-export function signingKeyPath(option: string | undefined, env: Readonly<Record<string, string | undefined>>): string | null {
+export function signingKeyPath(
+  option: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): string | null {
   if (option !== undefined) {
     if (option === '') throw usageError('--signing-key must name a file');
     return option;
   }
   const fromEnv = env[SIGNING_KEY_ENV];
   if (fromEnv === undefined || fromEnv === '') return null;
-  if (fromEnv.includes('-----BEGIN')) throw usageError(`$${SIGNING_KEY_ENV} holds a key, not a path: write the key to a file (mode 0600) and name the file`);
+  if (fromEnv.includes('-----BEGIN'))
+    throw usageError(
+      `$${SIGNING_KEY_ENV} holds a key, not a path: write the key to a file (mode 0600) and name the file`,
+    );
   return fromEnv;
 }
 
@@ -34,14 +40,26 @@ export function readSigningKey(path: string): { key: KeyObject } {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw inputInvalid(label, code === 'ELOOP' ? `${path} is a symbolic link; name the key file itself` : code === 'ENOENT' ? `${path} not found` : `cannot open ${path} (${code ?? 'error'})`);
+    throw inputInvalid(
+      label,
+      code === 'ELOOP'
+        ? `${path} is a symbolic link; name the key file itself`
+        : code === 'ENOENT'
+          ? `${path} not found`
+          : `cannot open ${path} (${code ?? 'error'})`,
+    );
   }
   let bytes: Buffer;
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw inputInvalid(label, `${path} is not a regular file`);
-    if ((st.mode & 0o077) !== 0) throw inputInvalid(label, `${path} is readable or writable by group or others (mode ${(st.mode & 0o777).toString(8)}); chmod 600 it`);
-    if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw inputInvalid(label, `${path} belongs to another user`);
+    if ((st.mode & 0o077) !== 0)
+      throw inputInvalid(
+        label,
+        `${path} is readable or writable by group or others (mode ${(st.mode & 0o777).toString(8)}); chmod 600 it`,
+      );
+    if (typeof process.getuid === 'function' && st.uid !== process.getuid())
+      throw inputInvalid(label, `${path} belongs to another user`);
     if (st.size > MAX_KEY_BYTES) throw inputInvalid(label, `${path} is larger than a key`);
     bytes = Buffer.alloc(st.size);
     let got = 0;

@@ -19,14 +19,14 @@ function topUsage(commands: Commands): string {
   return [
     'Usage: sealgate <command> [options]',
     '',
-    'Decides whether an AI agent\'s patch may go to human review. Every command prints',
+    "Decides whether an AI agent's patch may go to human review. Every command prints",
     'a stable code on stdout when it refuses; reasons go to stderr.',
     '',
     'Commands:',
     ...rows,
     '',
     'Exit status: 0 ALLOW or success, 1 a reject code, 2 bad arguments (E_INPUT_INVALID),',
-    '3 E_INTERNAL. Run `sealgate <command> --help` for a command\'s options.',
+    "3 E_INTERNAL. Run `sealgate <command> --help` for a command's options.",
     '',
   ].join('\n');
 }
@@ -36,7 +36,10 @@ function topUsage(commands: Commands): string {
  * the `isTTY` getter, whose first use creates the stderr stream, a cost most runs never need.
  */
 function withArgv(ctx: CommandContext, argv: readonly string[]): CommandContext {
-  return Object.defineProperties({}, { ...Object.getOwnPropertyDescriptors(ctx), argv: { value: argv, enumerable: true } }) as CommandContext;
+  return Object.defineProperties(
+    {},
+    { ...Object.getOwnPropertyDescriptors(ctx), argv: { value: argv, enumerable: true } },
+  ) as CommandContext;
 }
 
 /** The CLI's one catch site: every path ends in one code line on stdout and a defined exit status. */
@@ -65,7 +68,15 @@ export async function main(ctx: CommandContext, commands: Commands): Promise<num
   } catch (err) {
     const known = err instanceof SealgateError;
     const code: DecisionCode = known ? err.code : 'E_INTERNAL';
-    const findings = known ? err.findings : [{ code: 'E_INTERNAL' as const, path: '', detail: err instanceof Error ? (err.stack ?? err.message) : String(err) }];
+    const findings = known
+      ? err.findings
+      : [
+          {
+            code: 'E_INTERNAL' as const,
+            path: '',
+            detail: err instanceof Error ? (err.stack ?? err.message) : String(err),
+          },
+        ];
     ctx.stdout(`${code}\n`);
     ctx.stderr(json ? formatJson(code, findings) : formatReasons(code, findings));
     if (known && err.usage) {

@@ -27,16 +27,34 @@ export function recordBase(repo: string, record: string = LAYOUT.record): string
  * cut short) the defaults stand in, so the earlier rules can still name their code; such a
  * record binds nothing and never reaches ALLOW (E_CREDIT_UNBOUND).
  */
-export function policyFor(ctx: CommandContext, repo: string, policyArg: string | undefined, base: string | null = recordBase(repo)): Policy {
+export function policyFor(
+  ctx: CommandContext,
+  repo: string,
+  policyArg: string | undefined,
+  base: string | null = recordBase(repo),
+): Policy {
   if (ctx.runner !== undefined && policyArg === undefined) return ctx.runner.policy;
-  if (policyArg !== undefined) return readPolicy({ repo, baseCommit: base ?? '', policyFile: resolve(ctx.cwd, policyArg) });
-  if (base === null) return { config: DEFAULT_POLICY, bytes: null, digest: policyDigest(null), source: 'default (the record names no base commit)' };
+  if (policyArg !== undefined)
+    return readPolicy({ repo, baseCommit: base ?? '', policyFile: resolve(ctx.cwd, policyArg) });
+  if (base === null)
+    return {
+      config: DEFAULT_POLICY,
+      bytes: null,
+      digest: policyDigest(null),
+      source: 'default (the record names no base commit)',
+    };
   return readPolicy({ repo, baseCommit: base });
 }
 
 /** policyFor with git started now and awaited later (the same policy, the same errors). */
-export async function policyForAsync(ctx: CommandContext, repo: string, policyArg: string | undefined, base: string | null): Promise<Policy> {
-  if (ctx.runner !== undefined || policyArg !== undefined || base === null) return policyFor(ctx, repo, policyArg, base);
+export async function policyForAsync(
+  ctx: CommandContext,
+  repo: string,
+  policyArg: string | undefined,
+  base: string | null,
+): Promise<Policy> {
+  if (ctx.runner !== undefined || policyArg !== undefined || base === null)
+    return policyFor(ctx, repo, policyArg, base);
   return readPolicyAsync({ repo, baseCommit: base });
 }
 
@@ -46,7 +64,12 @@ export async function policyForAsync(ctx: CommandContext, repo: string, policyAr
  * (`checkHash`); the steps after it rebuild from the bytes on disk, and their tree id must
  * be the sealed one (a changed patch is drift, with the spec's reaction).
  */
-export function treeFor(ctx: CommandContext, repo: string, record: string | undefined, checkHash: boolean): { tree: RunnerTree; release: () => void } {
+export function treeFor(
+  ctx: CommandContext,
+  repo: string,
+  record: string | undefined,
+  checkHash: boolean,
+): { tree: RunnerTree; release: () => void } {
   if (ctx.runner !== undefined) return { tree: ctx.runner.tree, release: () => undefined };
   const tree = buildRecordTree(repo, { ...(record === undefined ? {} : { record }), checkHash });
   return { tree, release: () => tree.dispose() };

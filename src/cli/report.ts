@@ -11,12 +11,26 @@ import { visible } from '../core/text.js';
  * back from its stderr (runner.ts).
  */
 export function formatReasons(code: DecisionCode, findings: readonly Finding[]): string {
-  const lines = findings.map((f) => visible(`sealgate: ${f.code}: ${f.path ? `${f.path}: ` : ''}${f.detail}`, '\n').replace(/\n/g, '\n    '));
+  const lines = findings.map((f) =>
+    visible(`sealgate: ${f.code}: ${f.path ? `${f.path}: ` : ''}${f.detail}`, '\n').replace(/\n/g, '\n    '),
+  );
   if (code !== 'ALLOW' && lines.length === 0) lines.push(`sealgate: ${code}: ${CODE_INFO[code].condition}`);
   if (code !== 'ALLOW') lines.push(`sealgate: next step: ${CODE_INFO[code].nextStep}`);
   return lines.join('\n') + '\n';
 }
 
-export function formatJson(code: DecisionCode, findings: readonly Finding[], extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({ code, exit: CODE_INFO[code].exit, ...extra, findings, next_step: code === 'ALLOW' ? null : CODE_INFO[code].nextStep }) + '\n';
+export function formatJson(
+  code: DecisionCode,
+  findings: readonly Finding[],
+  extra: Record<string, unknown> = {},
+): string {
+  return (
+    JSON.stringify({
+      code,
+      exit: CODE_INFO[code].exit,
+      ...extra,
+      findings,
+      next_step: code === 'ALLOW' ? null : CODE_INFO[code].nextStep,
+    }) + '\n'
+  );
 }

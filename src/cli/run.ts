@@ -31,7 +31,10 @@ export function guardedWriter(name: 'stdout' | 'stderr'): (text: string) => void
     });
     if (name === 'stdout') {
       try {
-        writeSync(2, `sealgate: E_INTERNAL: cannot write to stdout (${err.code ?? err.message}); exit status ${CODE_INFO.E_INTERNAL.exit}\n`);
+        writeSync(
+          2,
+          `sealgate: E_INTERNAL: cannot write to stdout (${err.code ?? err.message}); exit status ${CODE_INFO.E_INTERNAL.exit}\n`,
+        );
       } catch {
         /* stderr is gone too: the exit status still says it */
       }
@@ -68,18 +71,21 @@ export async function runCli(argv: readonly string[], commands: Commands): Promi
   const stdout = guardedWriter('stdout');
   const stderr = guardedWriter('stderr');
   try {
-    code = await main({
-      argv,
-      cwd: process.cwd(),
-      env: process.env,
-      stdout,
-      stderr,
-      clock: () => new Date(),
-      // A getter: touching process.stderr creates its stream, a cost the gate's ALLOW path never needs.
-      get isTTY() {
-        return Boolean(process.stderr.isTTY);
+    code = await main(
+      {
+        argv,
+        cwd: process.cwd(),
+        env: process.env,
+        stdout,
+        stderr,
+        clock: () => new Date(),
+        // A getter: touching process.stderr creates its stream, a cost the gate's ALLOW path never needs.
+        get isTTY() {
+          return Boolean(process.stderr.isTTY);
+        },
       },
-    }, commands);
+      commands,
+    );
   } catch (err) {
     // main() never throws; if it somehow does, still print one code.
     stdout('E_INTERNAL\n');

@@ -5,23 +5,52 @@ import { glob, identifier, nonEmpty, uniqueStrings } from '../core/fields.js';
 /** Files that count as tests or fixtures unless the config says otherwise. */
 export const DEFAULT_TEST_PATTERNS: readonly string[] = [
   // folders, any language
-  '**/test/**', '**/tests/**', '**/__tests__/**', '**/spec/**', '**/fixtures/**', '**/__fixtures__/**',
-  '**/__snapshots__/**', '**/__mocks__/**', '**/testdata/**', '**/test-data/**',
+  '**/test/**',
+  '**/tests/**',
+  '**/__tests__/**',
+  '**/spec/**',
+  '**/fixtures/**',
+  '**/__fixtures__/**',
+  '**/__snapshots__/**',
+  '**/__mocks__/**',
+  '**/testdata/**',
+  '**/test-data/**',
   // JS/TS
-  '*.test.*', '*.spec.*', '*.snap',
+  '*.test.*',
+  '*.spec.*',
+  '*.snap',
   // Python
-  'test_*.py', '*_test.py', 'conftest.py',
+  'test_*.py',
+  '*_test.py',
+  'conftest.py',
   // Go
   '*_test.go',
   // Java
-  '*Test.java', '*Tests.java', '*IT.java', '*TestCase.java',
+  '*Test.java',
+  '*Tests.java',
+  '*IT.java',
+  '*TestCase.java',
   // Rust: tests/ and benches are folders above; unit tests live in #[cfg(test)] blocks
   // Ruby
-  '*_spec.rb', '*_test.rb', 'test_*.rb', 'spec_helper.rb', 'rails_helper.rb',
+  '*_spec.rb',
+  '*_test.rb',
+  'test_*.rb',
+  'spec_helper.rb',
+  'rails_helper.rb',
 ];
 
 /** Files that can change no behaviour: never credited, never required. */
-export const DEFAULT_IGNORE_PATTERNS: readonly string[] = ['*.md', '*.markdown', '*.rst', 'LICENSE', 'LICENSE.*', 'NOTICE', 'AUTHORS', '.gitignore', '.editorconfig'];
+export const DEFAULT_IGNORE_PATTERNS: readonly string[] = [
+  '*.md',
+  '*.markdown',
+  '*.rst',
+  'LICENSE',
+  'LICENSE.*',
+  'NOTICE',
+  'AUTHORS',
+  '.gitignore',
+  '.editorconfig',
+];
 
 /**
  * Whole files that are policy. Globs are anchored like every other pattern: without `/`
@@ -29,33 +58,85 @@ export const DEFAULT_IGNORE_PATTERNS: readonly string[] = ['*.md', '*.markdown',
  */
 export const DEFAULT_POLICY_FILES: readonly string[] = [
   // sealgate's own config
-  'sealgate.config.json', 'sealgate.config.yaml', 'sealgate.config.yml',
+  'sealgate.config.json',
+  'sealgate.config.yaml',
+  'sealgate.config.yml',
   // CI definitions
-  '.github/**', '.gitlab-ci.yml', '.gitlab/**', '.circleci/**', 'azure-pipelines.yml', 'azure-pipelines.yaml', '.azure-pipelines/**',
-  'Jenkinsfile', '.buildkite/**', '.travis.yml', 'bitbucket-pipelines.yml', '.drone.yml', '.woodpecker.yml', '.woodpecker/**',
-  'appveyor.yml', '.appveyor.yml', '.ci/**',
+  '.github/**',
+  '.gitlab-ci.yml',
+  '.gitlab/**',
+  '.circleci/**',
+  'azure-pipelines.yml',
+  'azure-pipelines.yaml',
+  '.azure-pipelines/**',
+  'Jenkinsfile',
+  '.buildkite/**',
+  '.travis.yml',
+  'bitbucket-pipelines.yml',
+  '.drone.yml',
+  '.woodpecker.yml',
+  '.woodpecker/**',
+  'appveyor.yml',
+  '.appveyor.yml',
+  '.ci/**',
   // package-manager rc files: registries, scripts and hooks that run at install or test time
-  '.npmrc', '.yarnrc', '.yarnrc.yml', '.yarn/plugins/**', '.yarn/releases/**', '.pnpmfile.cjs', '.pnpmfile.mjs', 'pnpm-workspace.yaml',
-  'bunfig.toml', 'pip.conf', 'pip.ini', '.pip/**', 'uv.toml',
+  '.npmrc',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.yarn/plugins/**',
+  '.yarn/releases/**',
+  '.pnpmfile.cjs',
+  '.pnpmfile.mjs',
+  'pnpm-workspace.yaml',
+  'bunfig.toml',
+  'pip.conf',
+  'pip.ini',
+  '.pip/**',
+  'uv.toml',
   // test runners and the transforms they load
-  'vitest.config.*', 'vitest.workspace.*', 'vite.config.*', 'jest.config.*', 'ava.config.*', 'karma.conf.*', '.mocharc', '.mocharc.*',
-  'playwright.config.*', 'cypress.config.*', 'babel.config.*', '.babelrc', '.babelrc.*', '.swcrc', 'tsconfig*.json', 'jsconfig*.json',
+  'vitest.config.*',
+  'vitest.workspace.*',
+  'vite.config.*',
+  'jest.config.*',
+  'ava.config.*',
+  'karma.conf.*',
+  '.mocharc',
+  '.mocharc.*',
+  'playwright.config.*',
+  'cypress.config.*',
+  'babel.config.*',
+  '.babelrc',
+  '.babelrc.*',
+  '.swcrc',
+  'tsconfig*.json',
+  'jsconfig*.json',
   // pytest reads pytest.ini, .pytest.ini (8.1 and later), pytest.toml and .pytest.toml (9.0 and
   // later) before pyproject.toml, so adding one sets aside the base's settings
-  'pytest.ini', '.pytest.ini', 'pytest.toml', '.pytest.toml', 'tox.ini', 'noxfile.py', 'conftest.py',
+  'pytest.ini',
+  '.pytest.ini',
+  'pytest.toml',
+  '.pytest.toml',
+  'tox.ini',
+  'noxfile.py',
+  'conftest.py',
   // a package's entry points in the tree (a *.dist-info or *.egg-info folder on sys.path): pytest
   // loads every pytest11 entry point as a plugin, with a conftest's hooks
   'entry_points.txt',
   // run by Python itself at start from any sys.path folder (a test.env PYTHONPATH), before pytest
-  'sitecustomize.py', 'usercustomize.py',
+  'sitecustomize.py',
+  'usercustomize.py',
 ];
 /** Names `test.env` may not set: the sandbox and the seal own them. */
-export const RESERVED_ENV = /^(PATH|HOME|TMPDIR|CI|SEED|PYTHONHASHSEED|TZ|LANG|LANGUAGE|LC_[A-Z_]+|SEALGATE_[A-Z0-9_]*|FAKETIME.*|DONT_FAKE_MONOTONIC|LD_[A-Z_]+)$/;
+export const RESERVED_ENV =
+  /^(PATH|HOME|TMPDIR|CI|SEED|PYTHONHASHSEED|TZ|LANG|LANGUAGE|LC_[A-Z_]+|SEALGATE_[A-Z0-9_]*|FAKETIME.*|DONT_FAKE_MONOTONIC|LD_[A-Z_]+)$/;
 
 const envName = v.pipe(
   v.string(),
   v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)'),
-  v.check((k) => !RESERVED_ENV.test(k), 'is set by sealgate itself (PATH, HOME, TMPDIR, CI, the seed, clock, locale and SEALGATE_* variables)'),
+  v.check(
+    (k) => !RESERVED_ENV.test(k),
+    'is set by sealgate itself (PATH, HOME, TMPDIR, CI, the seed, clock, locale and SEALGATE_* variables)',
+  ),
 );
 
 /** Isolation of the project's test runs: bubblewrap (the default), or none at all. */
@@ -64,14 +145,23 @@ export type SandboxKind = (typeof SANDBOX_KINDS)[number];
 /** An Ed25519 public key, SPKI PEM (what `sealgate keygen` writes as key.pub.pem). */
 const publicKeyPem = v.pipe(
   v.string(),
-  v.check((s) => !('problem' in parsePublicKeyPem(s)), (issue) => {
-    const r = parsePublicKeyPem(String(issue.input));
-    return 'problem' in r ? r.problem : 'not a public key';
-  }),
+  v.check(
+    (s) => !('problem' in parsePublicKeyPem(s)),
+    (issue) => {
+      const r = parsePublicKeyPem(String(issue.input));
+      return 'problem' in r ? r.problem : 'not a public key';
+    },
+  ),
 );
 const keyList = v.pipe(uniqueStrings(publicKeyPem, 'keys'), v.minLength(1, 'list at least one key'));
 
-const positiveInt = (max: number) => v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'), v.maxValue(max, `must be at most ${max}`));
+const positiveInt = (max: number) =>
+  v.pipe(
+    v.number(),
+    v.integer('must be a whole number'),
+    v.minValue(1, 'must be at least 1'),
+    v.maxValue(max, `must be at most ${max}`),
+  );
 
 export const ConfigSchema = v.strictObject({
   $schema: v.optional(v.string()),
@@ -99,7 +189,16 @@ export const ConfigSchema = v.strictObject({
       timeoutSeconds: v.optional(positiveInt(86_400)),
       logCapBytes: v.optional(positiveInt(4 * 1024 * 1024 * 1024)),
       /** Variables the test command gets besides the pinned ones (nothing else reaches it). */
-      env: v.optional(v.record(envName, v.pipe(v.string('must be a string'), v.maxLength(32_768), v.check((x) => !x.includes('\0'), 'must not hold a NUL byte')))),
+      env: v.optional(
+        v.record(
+          envName,
+          v.pipe(
+            v.string('must be a string'),
+            v.maxLength(32_768),
+            v.check((x) => !x.includes('\0'), 'must not hold a NUL byte'),
+          ),
+        ),
+      ),
     }),
   ),
   symbols: v.optional(
@@ -149,7 +248,12 @@ export interface Config {
     readonly env: Readonly<Record<string, string>>;
   };
   readonly symbols: { readonly docstringChanges: boolean };
-  readonly credit: { readonly mutantBudget: number; readonly assertionFunctions: readonly string[]; readonly require: 'change' | 'revert'; readonly timeoutFactor: number };
+  readonly credit: {
+    readonly mutantBudget: number;
+    readonly assertionFunctions: readonly string[];
+    readonly require: 'change' | 'revert';
+    readonly timeoutFactor: number;
+  };
   /** undefined: no trust section, the evidence is not checked for signatures. */
   readonly trust: Trust | undefined;
 }
@@ -200,7 +304,10 @@ export function normaliseConfig(file: ConfigFile): Config {
       require: file.credit?.require ?? 'change',
       timeoutFactor: file.credit?.timeoutFactor ?? 3,
     },
-    trust: file.trust === undefined ? undefined : { runnerKeys: toTrustedKeys(file.trust.runnerKeys), reviewerKeys: toTrustedKeys(file.trust.reviewerKeys) },
+    trust:
+      file.trust === undefined
+        ? undefined
+        : { runnerKeys: toTrustedKeys(file.trust.runnerKeys), reviewerKeys: toTrustedKeys(file.trust.reviewerKeys) },
   };
 }
 

@@ -40,7 +40,8 @@ export const USAGE_EXIT = 2;
 
 export const CODE_INFO = {
   ALLOW: {
-    condition: 'Properties pass on a sealed digest, credit is bound, and any freeze is bound, unexpired and from a third job.',
+    condition:
+      'Properties pass on a sealed digest, credit is bound, and any freeze is bound, unexpired and from a third job.',
     nextStep: 'Open a human review (ALLOW is not an auto-merge).',
     exit: 0,
     spec: 'Merge rule, rows 5 and 6',
@@ -58,7 +59,8 @@ export const CODE_INFO = {
     spec: 'Stable reject codes',
   },
   E_POLICY_CHANGED: {
-    condition: 'The patch adds, changes, renames or deletes a file that configures the gate or how tests are found and run (the policy surface), or the test section of a mixed file such as package.json.',
+    condition:
+      'The patch adds, changes, renames or deletes a file that configures the gate or how tests are found and run (the policy surface), or the test section of a mixed file such as package.json.',
     nextStep: "A human lands that change on the base branch first; an agent's proposal cannot change how it is graded.",
     exit: 1,
     spec: 'Section 4, "the author job does not get to mark a symbol covered" (no code in the spec)',
@@ -88,7 +90,8 @@ export const CODE_INFO = {
     spec: 'Section 3',
   },
   E_SANDBOX_UNAVAILABLE: {
-    condition: 'No usable sandbox for the test runs (bubblewrap missing, user namespaces disabled), or the evidence records an unsandboxed run the base policy did not allow.',
+    condition:
+      'No usable sandbox for the test runs (bubblewrap missing, user namespaces disabled), or the evidence records an unsandboxed run the base policy did not allow.',
     nextStep:
       'Install bubblewrap and enable unprivileged user namespaces (sysctls kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0, kernel.apparmor_restrict_unprivileged_userns=0), then run and score again; or allow unsandboxed runs with sandbox: "none" in the base policy.',
     exit: 1,
@@ -125,19 +128,24 @@ export const CODE_INFO = {
     spec: 'Section 5',
   },
   E_TESTS_FAILED: {
-    condition: 'A case of the sealed run failed (or errored) without a valid freeze waiving it, the run did not finish cleanly, it ran no test case at all, or its results are not bound to the credit.',
-    nextStep: 'Fix the failing test in a new proposal, or have a reviewer file a freeze for a noisy test that bears no credit.',
+    condition:
+      'A case of the sealed run failed (or errored) without a valid freeze waiving it, the run did not finish cleanly, it ran no test case at all, or its results are not bound to the credit.',
+    nextStep:
+      'Fix the failing test in a new proposal, or have a reviewer file a freeze for a noisy test that bears no credit.',
     exit: 1,
     spec: 'Section 5, "a freeze is optional; omit it when the required tests passed" (no code in the spec)',
   },
   E_SIGNATURE_INVALID: {
-    condition: 'The policy trusts keys and the evidence or freeze is unsigned, signed by an untrusted or wrong-role key, or not over the bytes judged (a file changed, added or removed, or another proposal, job or digest).',
-    nextStep: "Rerun the runner (or refile the freeze) with the role's trusted key; never edit evidence after it is signed.",
+    condition:
+      'The policy trusts keys and the evidence or freeze is unsigned, signed by an untrusted or wrong-role key, or not over the bytes judged (a file changed, added or removed, or another proposal, job or digest).',
+    nextStep:
+      "Rerun the runner (or refile the freeze) with the role's trusted key; never edit evidence after it is signed.",
     exit: 1,
     spec: 'Section 1: which job wrote digest.status (no code in the spec)',
   },
   E_INPUT_INVALID: {
-    condition: 'A file is missing, unreadable, truncated, not the declared format, or fails its schema; or the arguments are bad.',
+    condition:
+      'A file is missing, unreadable, truncated, not the declared format, or fails its schema; or the arguments are bad.',
     nextStep: 'Fix the named file or argument.',
     exit: 1,
     spec: '',

@@ -16,7 +16,13 @@ export function parseDocumentText(text: string, format: 'json' | 'yaml', label: 
     return ok(format === 'json' ? parseStrictJson(text) : parseStrictYaml(text));
   } catch (err) {
     if (err instanceof JsonSyntaxError || err instanceof YamlInputError || err instanceof RangeError) {
-      return fail([{ code: 'E_INPUT_INVALID', path: label, detail: `not valid ${format === 'json' ? 'JSON' : 'YAML'}: ${err.message}` }]);
+      return fail([
+        {
+          code: 'E_INPUT_INVALID',
+          path: label,
+          detail: `not valid ${format === 'json' ? 'JSON' : 'YAML'}: ${err.message}`,
+        },
+      ]);
     }
     throw err;
   }
@@ -30,7 +36,8 @@ export function formatFor(path: string, format: DocumentFormat): 'json' | 'yaml'
 
 /** Bytes to a JSON value: size cap, strict UTF-8, a final newline for YAML, strict syntax. */
 export function parseDocumentBytes(bytes: Uint8Array, format: 'json' | 'yaml', label: string): Result<JsonValue> {
-  if (bytes.length > MAX_INPUT_BYTES) return fail([{ code: 'E_INPUT_INVALID', path: label, detail: `larger than the ${MAX_INPUT_BYTES}-byte cap` }]);
+  if (bytes.length > MAX_INPUT_BYTES)
+    return fail([{ code: 'E_INPUT_INVALID', path: label, detail: `larger than the ${MAX_INPUT_BYTES}-byte cap` }]);
   const decoded = decodeDocument(bytes, format);
   if ('problem' in decoded) return fail([{ code: 'E_INPUT_INVALID', path: label, detail: decoded.detail }]);
   return parseDocumentText(decoded.text, format, label);
@@ -49,7 +56,11 @@ function issueMessage(issue: v.BaseIssue<unknown>): string {
 }
 
 /** Schema check with every problem reported at its dotted path. */
-export function checkSchema<S extends v.GenericSchema>(schema: S, value: unknown, label: string): Result<v.InferOutput<S>> {
+export function checkSchema<S extends v.GenericSchema>(
+  schema: S,
+  value: unknown,
+  label: string,
+): Result<v.InferOutput<S>> {
   const r = v.safeParse(schema, value, { abortEarly: false });
   if (r.success) return ok(r.output);
   return fail(
@@ -61,13 +72,23 @@ export function checkSchema<S extends v.GenericSchema>(schema: S, value: unknown
 }
 
 /** Bytes to a schema-checked value. */
-export function parseDocument<S extends v.GenericSchema>(bytes: Uint8Array, schema: S, format: 'json' | 'yaml', label: string): Result<v.InferOutput<S>> {
+export function parseDocument<S extends v.GenericSchema>(
+  bytes: Uint8Array,
+  schema: S,
+  format: 'json' | 'yaml',
+  label: string,
+): Result<v.InferOutput<S>> {
   const parsed = parseDocumentBytes(bytes, format, label);
   return parsed.ok ? checkSchema(schema, parsed.value, label) : parsed;
 }
 
 /** Read, decode, parse and validate a document; throws a SealgateError with every finding. */
-export function readDocument<S extends v.GenericSchema>(path: string, schema: S, format: DocumentFormat, label = path): v.InferOutput<S> {
+export function readDocument<S extends v.GenericSchema>(
+  path: string,
+  schema: S,
+  format: DocumentFormat,
+  label = path,
+): v.InferOutput<S> {
   const bytes = readBoundedFile(path, MAX_INPUT_BYTES, label);
   const r = parseDocument(bytes, schema, formatFor(path, format), label);
   if (!r.ok) throw new SealgateError('E_INPUT_INVALID', r.findings);

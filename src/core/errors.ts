@@ -14,7 +14,11 @@ export class SealgateError extends Error {
   /** True for bad command-line arguments: exit 2 instead of the code's own status. */
   readonly usage: boolean;
 
-  constructor(code: RejectCode, findings: readonly Finding[] | string, options: { usage?: boolean; cause?: unknown } = {}) {
+  constructor(
+    code: RejectCode,
+    findings: readonly Finding[] | string,
+    options: { usage?: boolean; cause?: unknown } = {},
+  ) {
     const list: readonly Finding[] = typeof findings === 'string' ? [{ code, path: '', detail: findings }] : findings;
     super(list.map((f) => (f.path ? `${f.path}: ${f.detail}` : f.detail)).join('; ') || code, { cause: options.cause });
     this.name = 'SealgateError';

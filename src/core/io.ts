@@ -1,4 +1,16 @@
-import { closeSync, existsSync, fsyncSync, openSync, readlinkSync, renameSync, writeSync, unlinkSync, readSync, fstatSync, constants } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readlinkSync,
+  renameSync,
+  writeSync,
+  unlinkSync,
+  readSync,
+  fstatSync,
+  constants,
+} from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { crypto } from './builtins.js';
 import { SMALL_INPUT, sha256Hex } from './sha256.js';
@@ -59,7 +71,10 @@ let tempSerial = 0;
  */
 export function createTemp(dir: string, name: string, mode: number): { tmp: string; fd: number } {
   for (let attempt = 0; ; attempt++) {
-    const tmp = join(dir, `.${name}.${process.pid}.${(tempSerial++).toString(36)}${process.hrtime.bigint().toString(36)}.tmp`);
+    const tmp = join(
+      dir,
+      `.${name}.${process.pid}.${(tempSerial++).toString(36)}${process.hrtime.bigint().toString(36)}.tmp`,
+    );
     try {
       return { tmp, fd: openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode) };
     } catch (err) {
@@ -131,14 +146,17 @@ export function sha256File(path: string, options: { realPath?: string } = {}): {
     if (options.realPath !== undefined) {
       const real = openedPath(fd);
       if (real !== null && real !== options.realPath) {
-        throw Object.assign(new Error(`${path} was reached through a symbolic link or moved (it is ${real})`), { code: E_PATH_DETOUR });
+        throw Object.assign(new Error(`${path} was reached through a symbolic link or moved (it is ${real})`), {
+          code: E_PATH_DETOUR,
+        });
       }
     }
     hashBuffer ??= Buffer.allocUnsafeSlow(1 << 20);
     // A short file (most evidence files) is hashed without node:crypto (src/core/sha256.ts).
     // (A read can come back short before the end, so the end is seen only as a read of nothing.)
     let first = 0;
-    for (let n = -1; n !== 0 && first <= SMALL_INPUT; first += n) n = readSync(fd, hashBuffer, first, SMALL_INPUT + 1 - first, null);
+    for (let n = -1; n !== 0 && first <= SMALL_INPUT; first += n)
+      n = readSync(fd, hashBuffer, first, SMALL_INPUT + 1 - first, null);
     if (first <= SMALL_INPUT) return { sha256: sha256Hex(hashBuffer.subarray(0, first)), bytes: first };
     const h = crypto().createHash('sha256');
     h.update(hashBuffer.subarray(0, first));

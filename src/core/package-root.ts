@@ -10,7 +10,8 @@ export function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'sealgate') return (root = dir);
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'sealgate')
+      return (root = dir);
     const up = dirname(dir);
     if (up === dir) throw new Error('cannot find the sealgate package root');
     dir = up;

@@ -24,10 +24,14 @@ export function decodeStrictUtf8(bytes: Uint8Array): { text: string } | { proble
  * and an object cut at any byte before its closing brace does not parse (what follows the
  * brace is whitespace), so JSON without a final newline, as most writers save it, is accepted.
  */
-export function decodeDocument(bytes: Uint8Array, format: 'json' | 'yaml' | 'lines'): { text: string } | { problem: TextProblem; detail: string } {
+export function decodeDocument(
+  bytes: Uint8Array,
+  format: 'json' | 'yaml' | 'lines',
+): { text: string } | { problem: TextProblem; detail: string } {
   const r = decodeStrictUtf8(bytes);
   if ('problem' in r) return r;
-  if (format !== 'json' && !r.text.endsWith('\n')) return { problem: 'no-final-newline', detail: 'does not end with a newline (truncated?)' };
+  if (format !== 'json' && !r.text.endsWith('\n'))
+    return { problem: 'no-final-newline', detail: 'does not end with a newline (truncated?)' };
   return r;
 }
 
@@ -44,7 +48,8 @@ export function escapeRegExp(s: string): string {
  * move the cursor and rewrite a reject as ALLOW, or reorder what a reviewer reads. PAST_C0 is
  * those past C0: JSON.stringify escapes C0 controls inside strings and leaves these raw.
  */
-const PAST_C0 = '\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\u2028\\u2029\\ufeff';
+const PAST_C0 =
+  '\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\u2028\\u2029\\ufeff';
 const INVISIBLE = new RegExp(`[\\u0000-\\u001f${PAST_C0}]`, 'g');
 const RAW_IN_JSON = new RegExp(`[${PAST_C0}]`, 'g');
 const escapeChar = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;

@@ -19,10 +19,19 @@ function daysInMonth(y: number, m: number): number {
 /** Returns the instant, or a reason it is not one. */
 export function parseInstant(text: string): Instant | { problem: string } {
   const m = RFC3339.exec(text);
-  if (!m) return { problem: `"${text}" is not an RFC 3339 date-time with an explicit offset (e.g. 2026-10-12T12:00:00Z)` };
-  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number, number];
+  if (!m)
+    return { problem: `"${text}" is not an RFC 3339 date-time with an explicit offset (e.g. 2026-10-12T12:00:00Z)` };
+  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return { problem: `"${text}" has no such calendar date` };
-  if (h > 23 || mi > 59 || s > 59) return { problem: `"${text}" has an out-of-range time (leap seconds are not accepted)` };
+  if (h > 23 || mi > 59 || s > 59)
+    return { problem: `"${text}" has an out-of-range time (leap seconds are not accepted)` };
   let offsetMin = 0;
   if (!m[8]) {
     const oh = Number(m[10]);

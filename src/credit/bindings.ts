@@ -38,7 +38,12 @@ export async function topLevelNames(language: string, path: string, text: string
  * inside that class. A local declaration of the same name is not told apart (no scope
  * analysis): the mutant is discarded all the same, which only ever loses a mutant.
  */
-export async function lostNames(language: string, path: string, declared: ReadonlySet<string>, mutated: string): Promise<string | null> {
+export async function lostNames(
+  language: string,
+  path: string,
+  declared: ReadonlySet<string>,
+  mutated: string,
+): Promise<string | null> {
   const now = await topLevelNames(language, path, mutated);
   if (now === null) return null;
   const gone = new Set([...declared].filter((n) => !now.has(n)));
@@ -50,7 +55,13 @@ export async function lostNames(language: string, path: string, declared: Readon
 
 function sourceFile(path: string, text: string): TS.SourceFile {
   const ts = typescript();
-  const kind = /\.[cm]?tsx?$/.test(path) ? (path.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS) : path.endsWith('x') ? ts.ScriptKind.JSX : ts.ScriptKind.JS;
+  const kind = /\.[cm]?tsx?$/.test(path)
+    ? path.endsWith('x')
+      ? ts.ScriptKind.TSX
+      : ts.ScriptKind.TS
+    : path.endsWith('x')
+      ? ts.ScriptKind.JSX
+      : ts.ScriptKind.JS;
   return ts.createSourceFile(path, text, ts.ScriptTarget.ES2022, true, kind);
 }
 
@@ -69,7 +80,13 @@ function tsTopLevel(path: string, text: string): Set<string> {
       const b = c?.namedBindings;
       if (b && ts.isNamespaceImport(b)) out.add(b.name.text);
       if (b && ts.isNamedImports(b)) for (const e of b.elements) out.add(e.name.text);
-    } else if (ts.isImportEqualsDeclaration(st) || ts.isFunctionDeclaration(st) || ts.isClassDeclaration(st) || ts.isEnumDeclaration(st) || ts.isModuleDeclaration(st)) {
+    } else if (
+      ts.isImportEqualsDeclaration(st) ||
+      ts.isFunctionDeclaration(st) ||
+      ts.isClassDeclaration(st) ||
+      ts.isEnumDeclaration(st) ||
+      ts.isModuleDeclaration(st)
+    ) {
       if (st.name && ts.isIdentifier(st.name)) out.add(st.name.text);
       if (ts.isClassDeclaration(st) && st.name) for (const m of tsMembers(st)) out.add(`${st.name.text}.${m}`);
     } else if (ts.isVariableStatement(st)) {
@@ -85,10 +102,17 @@ function tsMembers(cls: TS.ClassDeclaration): Set<string> {
   const out = new Set<string>();
   for (const m of cls.members) {
     if (m.name && (ts.isIdentifier(m.name) || ts.isPrivateIdentifier(m.name))) out.add(m.name.text);
-    if (ts.isConstructorDeclaration(m)) for (const p of m.parameters) if (ts.isIdentifier(p.name) && ts.getModifiers(p)?.length) out.add(p.name.text);
+    if (ts.isConstructorDeclaration(m))
+      for (const p of m.parameters) if (ts.isIdentifier(p.name) && ts.getModifiers(p)?.length) out.add(p.name.text);
   }
   const visit = (n: TS.Node): void => {
-    if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(n.left) && n.left.expression.kind === ts.SyntaxKind.ThisKeyword) out.add(n.left.name.text);
+    if (
+      ts.isBinaryExpression(n) &&
+      n.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+      ts.isPropertyAccessExpression(n.left) &&
+      n.left.expression.kind === ts.SyntaxKind.ThisKeyword
+    )
+      out.add(n.left.name.text);
     ts.forEachChild(n, visit);
   };
   visit(cls);
@@ -104,7 +128,13 @@ function tsReferences(path: string, text: string, wanted: ReadonlySet<string>): 
     // Types are erased: a name only a type uses is no ReferenceError.
     if (ts.isTypeNode(n) || ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n)) return;
     if (ts.isIdentifier(n) && wanted.has(n.text) && isValueReference(n)) out.add(n.text);
-    if (cls !== null && ts.isPropertyAccessExpression(n) && n.expression.kind === ts.SyntaxKind.ThisKeyword && wanted.has(`${cls}.${n.name.text}`)) out.add(`${cls}.${n.name.text}`);
+    if (
+      cls !== null &&
+      ts.isPropertyAccessExpression(n) &&
+      n.expression.kind === ts.SyntaxKind.ThisKeyword &&
+      wanted.has(`${cls}.${n.name.text}`)
+    )
+      out.add(`${cls}.${n.name.text}`);
     const inner = ts.isClassDeclaration(n) && n.parent === sf ? (n.name?.text ?? null) : cls;
     ts.forEachChild(n, (c) => visit(c, inner));
   };
@@ -116,18 +146,57 @@ function isValueReference(n: TS.Identifier): boolean {
   const ts = typescript();
   const p = n.parent;
   if (ts.isPropertyAccessExpression(p) && p.name === n) return false;
-  if ((ts.isPropertyAssignment(p) || ts.isMethodDeclaration(p) || ts.isPropertyDeclaration(p) || ts.isGetAccessorDeclaration(p) || ts.isSetAccessorDeclaration(p) || ts.isEnumMember(p) || ts.isPropertySignature(p) || ts.isMethodSignature(p)) && p.name === n) return false;
+  if (
+    (ts.isPropertyAssignment(p) ||
+      ts.isMethodDeclaration(p) ||
+      ts.isPropertyDeclaration(p) ||
+      ts.isGetAccessorDeclaration(p) ||
+      ts.isSetAccessorDeclaration(p) ||
+      ts.isEnumMember(p) ||
+      ts.isPropertySignature(p) ||
+      ts.isMethodSignature(p)) &&
+    p.name === n
+  )
+    return false;
   if (ts.isQualifiedName(p) && p.right === n) return false;
-  if ((ts.isImportSpecifier(p) || ts.isExportSpecifier(p) || ts.isBindingElement(p)) && p.propertyName === n) return false;
+  if ((ts.isImportSpecifier(p) || ts.isExportSpecifier(p) || ts.isBindingElement(p)) && p.propertyName === n)
+    return false;
   if (ts.isLabeledStatement(p) || ts.isBreakOrContinueStatement(p)) return false;
   if (ts.isJsxAttribute(p)) return false;
   // A declaration's own name declares; it does not refer.
-  if ((ts.isVariableDeclaration(p) || ts.isParameter(p) || ts.isFunctionDeclaration(p) || ts.isFunctionExpression(p) || ts.isClassDeclaration(p) || ts.isClassExpression(p) || ts.isBindingElement(p) || ts.isImportClause(p) || ts.isNamespaceImport(p) || ts.isImportSpecifier(p) || ts.isImportEqualsDeclaration(p) || ts.isEnumDeclaration(p) || ts.isModuleDeclaration(p)) && (p as TS.NamedDeclaration).name === n) return false;
+  if (
+    (ts.isVariableDeclaration(p) ||
+      ts.isParameter(p) ||
+      ts.isFunctionDeclaration(p) ||
+      ts.isFunctionExpression(p) ||
+      ts.isClassDeclaration(p) ||
+      ts.isClassExpression(p) ||
+      ts.isBindingElement(p) ||
+      ts.isImportClause(p) ||
+      ts.isNamespaceImport(p) ||
+      ts.isImportSpecifier(p) ||
+      ts.isImportEqualsDeclaration(p) ||
+      ts.isEnumDeclaration(p) ||
+      ts.isModuleDeclaration(p)) &&
+    (p as TS.NamedDeclaration).name === n
+  )
+    return false;
   return true;
 }
 
 /** Compound statements at a module's top level whose blocks still bind module names (`try: import x`, `if ...: X = 1`). */
-const PY_BLOCKS = new Set(['if_statement', 'elif_clause', 'else_clause', 'try_statement', 'except_clause', 'finally_clause', 'with_statement', 'for_statement', 'while_statement', 'block']);
+const PY_BLOCKS = new Set([
+  'if_statement',
+  'elif_clause',
+  'else_clause',
+  'try_statement',
+  'except_clause',
+  'finally_clause',
+  'with_statement',
+  'for_statement',
+  'while_statement',
+  'block',
+]);
 
 async function pyTopLevel(text: string): Promise<Set<string> | null> {
   const parser = await getParser('python');
@@ -138,7 +207,8 @@ async function pyTopLevel(text: string): Promise<Set<string> | null> {
     const named = (n: Node): Node[] => n.namedChildren.filter((c): c is Node => c !== null);
     const target = (t: Node): void => {
       if (t.type === 'identifier') out.add(t.text);
-      else if (['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list'].includes(t.type)) for (const c of named(t)) target(c);
+      else if (['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list'].includes(t.type))
+        for (const c of named(t)) target(c);
     };
     const walk = (container: Node): void => {
       for (const st of named(container)) {
@@ -188,7 +258,9 @@ async function pyTopLevel(text: string): Promise<Set<string> | null> {
 function ownAttribute(n: Node): string | null {
   if (n.type !== 'attribute') return null;
   const obj = n.childForFieldName('object');
-  return obj?.type === 'identifier' && (obj.text === 'self' || obj.text === 'cls') ? (n.childForFieldName('attribute')?.text ?? null) : null;
+  return obj?.type === 'identifier' && (obj.text === 'self' || obj.text === 'cls')
+    ? (n.childForFieldName('attribute')?.text ?? null)
+    : null;
 }
 
 /** A class's members: the methods and fields its body defines, and the attributes its code sets on `self` or `cls`. */
@@ -197,8 +269,18 @@ function pyMembers(cls: Node): Set<string> {
   const body = cls.childForFieldName('body');
   for (const st of body ? body.namedChildren : []) {
     if (st === null) continue;
-    const s = st.type === 'decorated_definition' ? (st.childForFieldName('definition') ?? st) : st.type === 'expression_statement' ? (st.namedChildren[0] ?? st) : st;
-    const name = s.type === 'function_definition' || s.type === 'class_definition' ? s.childForFieldName('name') : s.type === 'assignment' ? s.childForFieldName('left') : null;
+    const s =
+      st.type === 'decorated_definition'
+        ? (st.childForFieldName('definition') ?? st)
+        : st.type === 'expression_statement'
+          ? (st.namedChildren[0] ?? st)
+          : st;
+    const name =
+      s.type === 'function_definition' || s.type === 'class_definition'
+        ? s.childForFieldName('name')
+        : s.type === 'assignment'
+          ? s.childForFieldName('left')
+          : null;
     if (name?.type === 'identifier') out.add(name.text);
   }
   for (const a of cls.descendantsOfType('assignment')) {
@@ -231,9 +313,34 @@ async function pyReferences(text: string, wanted: ReadonlySet<string>): Promise<
       if (p === null) continue;
       if (p.type === 'attribute' && p.childForFieldName('attribute')?.id === n.id) continue;
       if (p.type === 'keyword_argument' && p.childForFieldName('name')?.id === n.id) continue;
-      if ((p.type === 'function_definition' || p.type === 'class_definition') && p.childForFieldName('name')?.id === n.id) continue;
-      if (['parameters', 'lambda_parameters', 'default_parameter', 'typed_parameter', 'typed_default_parameter', 'list_splat_pattern', 'dictionary_splat_pattern'].includes(p.type)) continue;
-      if (['dotted_name', 'aliased_import', 'import_statement', 'import_from_statement', 'global_statement', 'nonlocal_statement'].includes(p.type)) continue;
+      if (
+        (p.type === 'function_definition' || p.type === 'class_definition') &&
+        p.childForFieldName('name')?.id === n.id
+      )
+        continue;
+      if (
+        [
+          'parameters',
+          'lambda_parameters',
+          'default_parameter',
+          'typed_parameter',
+          'typed_default_parameter',
+          'list_splat_pattern',
+          'dictionary_splat_pattern',
+        ].includes(p.type)
+      )
+        continue;
+      if (
+        [
+          'dotted_name',
+          'aliased_import',
+          'import_statement',
+          'import_from_statement',
+          'global_statement',
+          'nonlocal_statement',
+        ].includes(p.type)
+      )
+        continue;
       out.add(n.text);
     }
     return out;

@@ -25,7 +25,8 @@ export interface SymbolChange {
   readonly noRevert?: string;
 }
 
-const TOKEN = /[A-Za-z_$\u00c0-\uffff][\w$\u00c0-\uffff]*|\d[\w.]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`|\/\/[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\/|\S/g;
+const TOKEN =
+  /[A-Za-z_$\u00c0-\uffff][\w$\u00c0-\uffff]*|\d[\w.]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`|\/\/[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\/|\S/g;
 
 /** Tokens of a symbol's pieces, in file order, with a `cut` token for each carved nested symbol. */
 function tokensOf(text: string, pieces: readonly Piece[], python: boolean): Tok[] {
@@ -77,7 +78,8 @@ function matches(a: readonly Tok[], b: readonly Tok[]): [number, number][] {
   let pre = 0;
   while (pre < a.length && pre < b.length && a[pre]?.text === b[pre]?.text) pre++;
   let suf = 0;
-  while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf]?.text === b[b.length - 1 - suf]?.text) suf++;
+  while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf]?.text === b[b.length - 1 - suf]?.text)
+    suf++;
   const out: [number, number][] = [];
   for (let i = 0; i < pre; i++) out.push([i, i]);
   const n = a.length - pre - suf;
@@ -87,7 +89,10 @@ function matches(a: readonly Tok[], b: readonly Tok[]): [number, number][] {
     const dp = new Uint32Array((n + 1) * w);
     for (let i = n - 1; i >= 0; i--) {
       for (let j = m - 1; j >= 0; j--) {
-        dp[i * w + j] = a[pre + i]?.text === b[pre + j]?.text ? (dp[(i + 1) * w + j + 1] as number) + 1 : Math.max(dp[(i + 1) * w + j] as number, dp[i * w + j + 1] as number);
+        dp[i * w + j] =
+          a[pre + i]?.text === b[pre + j]?.text
+            ? (dp[(i + 1) * w + j + 1] as number) + 1
+            : Math.max(dp[(i + 1) * w + j] as number, dp[i * w + j + 1] as number);
       }
     }
     let i = 0;
@@ -109,10 +114,17 @@ function matches(a: readonly Tok[], b: readonly Tok[]): [number, number][] {
  * The change of one symbol. `basePieces` null: the symbol is new. Tokens are compared
  * without comments and whitespace, so a reformatted line is no change.
  */
-export function checkSymbolChange(language: string, patchedText: string, patchedPieces: readonly Piece[], baseText: string | null, basePieces: readonly Piece[] | null): SymbolChange {
+export function checkSymbolChange(
+  language: string,
+  patchedText: string,
+  patchedPieces: readonly Piece[],
+  baseText: string | null,
+  basePieces: readonly Piece[] | null,
+): SymbolChange {
   const python = language === 'python';
   const own = ownRanges(patchedPieces);
-  if (baseText === null || basePieces === null || basePieces.length === 0) return { status: 'added', own, changed: own, revert: null };
+  if (baseText === null || basePieces === null || basePieces.length === 0)
+    return { status: 'added', own, changed: own, revert: null };
   const b = tokensOf(baseText, basePieces, python);
   const p = tokensOf(patchedText, patchedPieces, python);
   const pairs = matches(b, p);
@@ -156,9 +168,17 @@ export function checkSymbolChange(language: string, patchedText: string, patched
       const firstCut = pTok.find((t) => t.cut) as Tok;
       const head = runs[0] as Tok[];
       const at = p0 >= 0 ? (p[p0] as Tok).end : (head[0]?.start ?? firstCut.start);
-      const edits: Edit[] = [{ start: at, end: head.length > 0 ? (head[head.length - 1] as Tok).end : at, text: head.length > 0 || bTok.length > 0 ? baseText.slice(bFrom, bTo) : '' }];
-      for (const r of runs.slice(1)) if (r.length > 0) edits.push({ start: (r[0] as Tok).start, end: (r[r.length - 1] as Tok).end, text: '' });
-      if (edits.every((e) => inside(own, e.start, e.end) || e.start === e.end)) revert.push(...edits.filter((e) => e.start !== e.end || e.text !== ''));
+      const edits: Edit[] = [
+        {
+          start: at,
+          end: head.length > 0 ? (head[head.length - 1] as Tok).end : at,
+          text: head.length > 0 || bTok.length > 0 ? baseText.slice(bFrom, bTo) : '',
+        },
+      ];
+      for (const r of runs.slice(1))
+        if (r.length > 0) edits.push({ start: (r[0] as Tok).start, end: (r[r.length - 1] as Tok).end, text: '' });
+      if (edits.every((e) => inside(own, e.start, e.end) || e.start === e.end))
+        revert.push(...edits.filter((e) => e.start !== e.end || e.text !== ''));
       else skipped++;
       continue;
     }
@@ -174,9 +194,31 @@ export function checkSymbolChange(language: string, patchedText: string, patched
     }
     revert.push({ start: pFrom, end: pTo, text: baseText.slice(bFrom, bTo) });
   }
-  if (changed.length === 0) return { status: 'modified', own, changed: own, revert: null, noRevert: 'its tokens are the same as the base version (only comments or layout changed)' };
-  if (revert.length === 0) return { status: 'modified', own, changed, revert: null, noRevert: 'every changed part of it adds or removes a nested declaration' };
-  return { status: 'modified', own, changed, revert, ...(skipped > 0 ? { noRevert: `${skipped} changed part(s) add or remove a nested declaration and stay patched` } : {}) };
+  if (changed.length === 0)
+    return {
+      status: 'modified',
+      own,
+      changed: own,
+      revert: null,
+      noRevert: 'its tokens are the same as the base version (only comments or layout changed)',
+    };
+  if (revert.length === 0)
+    return {
+      status: 'modified',
+      own,
+      changed,
+      revert: null,
+      noRevert: 'every changed part of it adds or removes a nested declaration',
+    };
+  return {
+    status: 'modified',
+    own,
+    changed,
+    revert,
+    ...(skipped > 0
+      ? { noRevert: `${skipped} changed part(s) add or remove a nested declaration and stay patched` }
+      : {}),
+  };
 }
 
 function inside(ranges: readonly (readonly [number, number])[], from: number, to: number): boolean {
@@ -185,5 +227,7 @@ function inside(ranges: readonly (readonly [number, number])[], from: number, to
 
 /** Whether an edit touches a changed token (a zero-width edit: sits inside one). */
 export function touchesChange(changed: readonly (readonly [number, number])[], edits: readonly Edit[]): boolean {
-  return edits.some((e) => changed.some(([s, t]) => (e.start === e.end ? e.start > s && e.start < t : e.start < t && e.end > s)));
+  return edits.some((e) =>
+    changed.some(([s, t]) => (e.start === e.end ? e.start > s && e.start < t : e.start < t && e.end > s)),
+  );
 }

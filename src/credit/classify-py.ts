@@ -1,14 +1,48 @@
 import type { Node } from 'web-tree-sitter';
 import { posix } from 'node:path';
 import { getParser } from '../symbols/treesitter.js';
-import { checkTest, EQUALITY_METHODS, type Assertion, type Operand, type TestSource, type Verdict } from './classify.js';
+import {
+  checkTest,
+  EQUALITY_METHODS,
+  type Assertion,
+  type Operand,
+  type TestSource,
+  type Verdict,
+} from './classify.js';
 
 const COMPARE_ASSERTS = new Set([
-  'assertEqual', 'assertEquals', 'assertNotEqual', 'assertIs', 'assertIsNot', 'assertIn', 'assertNotIn', 'assertAlmostEqual', 'assertNotAlmostEqual',
-  'assertGreater', 'assertGreaterEqual', 'assertLess', 'assertLessEqual', 'assertCountEqual', 'assertListEqual', 'assertDictEqual', 'assertSequenceEqual',
-  'assertRegex', 'assertIsInstance', 'assertMultiLineEqual', 'assertTupleEqual', 'assertSetEqual',
+  'assertEqual',
+  'assertEquals',
+  'assertNotEqual',
+  'assertIs',
+  'assertIsNot',
+  'assertIn',
+  'assertNotIn',
+  'assertAlmostEqual',
+  'assertNotAlmostEqual',
+  'assertGreater',
+  'assertGreaterEqual',
+  'assertLess',
+  'assertLessEqual',
+  'assertCountEqual',
+  'assertListEqual',
+  'assertDictEqual',
+  'assertSequenceEqual',
+  'assertRegex',
+  'assertIsInstance',
+  'assertMultiLineEqual',
+  'assertTupleEqual',
+  'assertSetEqual',
 ]);
-const TRUTH_ASSERTS = new Set(['assertTrue', 'assertFalse', 'assertIsNone', 'assertIsNotNone', 'assert_', 'failUnless', 'failIf']);
+const TRUTH_ASSERTS = new Set([
+  'assertTrue',
+  'assertFalse',
+  'assertIsNone',
+  'assertIsNotNone',
+  'assert_',
+  'failUnless',
+  'failIf',
+]);
 
 const named = (n: Node): Node[] => n.namedChildren.filter((c): c is Node => c !== null);
 const field = (n: Node, f: string): Node | null => n.childForFieldName(f);
@@ -22,7 +56,11 @@ function unparen(n: Node): Node {
 export function isLiteralPy(n0: Node): boolean {
   const n = unparen(n0);
   switch (n.type) {
-    case 'integer': case 'float': case 'true': case 'false': case 'none':
+    case 'integer':
+    case 'float':
+    case 'true':
+    case 'false':
+    case 'none':
       return true;
     case 'string':
       return !named(n).some((c) => c.type === 'interpolation');
@@ -32,7 +70,9 @@ export function isLiteralPy(n0: Node): boolean {
       const a = field(n, 'argument');
       return a !== null && isLiteralPy(a);
     }
-    case 'list': case 'tuple': case 'set':
+    case 'list':
+    case 'tuple':
+    case 'set':
       return named(n).every(isLiteralPy);
     case 'dictionary':
       return named(n).every((p) => p.type === 'pair' && named(p).every(isLiteralPy));
@@ -119,7 +159,12 @@ function weakCondition(n0: Node): string | null {
   if (n.type === 'comparison_operator') {
     const ops = n.children.filter((c): c is Node => c !== null && !c.isNamed).map((c) => c.type);
     const sides = named(n);
-    if (ops.length === 1 && (ops[0] === 'is not' || ops[0] === '!=' || ops[0] === 'is') && sides.some((x) => x.type === 'none')) return ops[0] === 'is' ? null : 'check only that a value is not None';
+    if (
+      ops.length === 1 &&
+      (ops[0] === 'is not' || ops[0] === '!=' || ops[0] === 'is') &&
+      sides.some((x) => x.type === 'none')
+    )
+      return ops[0] === 'is' ? null : 'check only that a value is not None';
     if (sides.some((x) => x.type === 'call' && calleeText(x) === 'type')) return 'check only a type';
   }
   if (n.type === 'boolean_operator' && field(n, 'operator')?.type === 'and') {
@@ -142,15 +187,27 @@ function sourceTextUse(body: Node): string | null {
   let found: string | null = null;
   const visit = (n: Node): void => {
     if (found !== null) return;
-    if (n.type === 'call' && /^inspect\.(getsource|getsourcelines|getsourcefile|getfile)$|^(dis\.dis|dis\.Bytecode|dis\.get_instructions)$/.test(calleeText(n) ?? '')) found = `it reads the source text of the code under test (${calleeText(n) ?? ''} at line ${n.startPosition.row + 1})`;
-    else if (n.type === 'attribute' && /\.(__code__|co_code|__wrapped__\.__code__)$/.test(n.text.replace(/\s+/g, ''))) found = `it reads the byte code of the code under test (${n.text.slice(0, 60)} at line ${n.startPosition.row + 1})`;
+    if (
+      n.type === 'call' &&
+      /^inspect\.(getsource|getsourcelines|getsourcefile|getfile)$|^(dis\.dis|dis\.Bytecode|dis\.get_instructions)$/.test(
+        calleeText(n) ?? '',
+      )
+    )
+      found = `it reads the source text of the code under test (${calleeText(n) ?? ''} at line ${n.startPosition.row + 1})`;
+    else if (n.type === 'attribute' && /\.(__code__|co_code|__wrapped__\.__code__)$/.test(n.text.replace(/\s+/g, '')))
+      found = `it reads the byte code of the code under test (${n.text.slice(0, 60)} at line ${n.startPosition.row + 1})`;
     for (const c of named(n)) visit(c);
   };
   visit(body);
   return found;
 }
 
-function collectAssertions(body: Node, assertionFns: ReadonlySet<string>, helpers: ReadonlySet<string>, methods: ReadonlySet<string> = new Set()): Assertion[] {
+function collectAssertions(
+  body: Node,
+  assertionFns: ReadonlySet<string>,
+  helpers: ReadonlySet<string>,
+  methods: ReadonlySet<string> = new Set(),
+): Assertion[] {
   const scope: Scope = { assigns: [], calls: [] };
   const assertionCalls = new Set<number>();
   const found: { node: Node; make: () => Pick<Assertion, 'operands' | 'compares' | 'opaque' | 'weak'> }[] = [];
@@ -158,16 +215,31 @@ function collectAssertions(body: Node, assertionFns: ReadonlySet<string>, helper
     if (n.type === 'assignment' || n.type === 'augmented_assignment') {
       const left = field(n, 'left');
       const right = field(n, 'right');
-      if (left?.type === 'identifier') scope.assigns.push({ name: left.text, end: n.endIndex, literal: n.type === 'assignment' && right !== null && isLiteralPy(right) });
+      if (left?.type === 'identifier')
+        scope.assigns.push({
+          name: left.text,
+          end: n.endIndex,
+          literal: n.type === 'assignment' && right !== null && isLiteralPy(right),
+        });
     }
     if (n.type === 'assert_statement') {
       const cond = named(n)[0];
       const weak = cond ? weakCondition(cond) : null;
-      if (cond) found.push({ node: n, make: () => ({ ...truthAssertion(cond, n.startIndex, scope), opaque: false, ...(weak !== null ? { weak } : {}) }) });
+      if (cond)
+        found.push({
+          node: n,
+          make: () => ({
+            ...truthAssertion(cond, n.startIndex, scope),
+            opaque: false,
+            ...(weak !== null ? { weak } : {}),
+          }),
+        });
     } else if (n.type === 'call') {
       const callee = calleeText(n) ?? '';
       const last = callee.split('.').at(-1) ?? '';
-      const args = named(field(n, 'arguments') ?? n).filter((a) => a.type !== 'keyword_argument' && a.type !== 'comment');
+      const args = named(field(n, 'arguments') ?? n).filter(
+        (a) => a.type !== 'keyword_argument' && a.type !== 'comment',
+      );
       const at = n.startIndex;
       const weakMethod = WEAK_METHODS[last];
       if (weakMethod !== undefined) {
@@ -175,17 +247,41 @@ function collectAssertions(body: Node, assertionFns: ReadonlySet<string>, helper
         found.push({ node: n, make: () => ({ operands: [], compares: false, opaque: true, weak: weakMethod }) });
       } else if (COMPARE_ASSERTS.has(last) || (callee.startsWith('self.') && EQUALITY_METHODS.has(last))) {
         assertionCalls.add(n.id);
-        found.push({ node: n, make: () => (args.length >= 2 ? { operands: args.slice(0, 2).map((a) => operandOf(a, at, scope)), compares: true, opaque: false } : { operands: [], compares: false, opaque: true }) });
+        found.push({
+          node: n,
+          make: () =>
+            args.length >= 2
+              ? { operands: args.slice(0, 2).map((a) => operandOf(a, at, scope)), compares: true, opaque: false }
+              : { operands: [], compares: false, opaque: true },
+        });
       } else if (TRUTH_ASSERTS.has(last)) {
         assertionCalls.add(n.id);
         const a = args[0];
         const weak = a ? weakCondition(a) : null;
-        found.push({ node: n, make: () => (a ? { ...truthAssertion(a, at, scope), opaque: false, ...(weak !== null ? { weak } : {}) } : { operands: [], compares: false, opaque: true }) });
-
+        found.push({
+          node: n,
+          make: () =>
+            a
+              ? { ...truthAssertion(a, at, scope), opaque: false, ...(weak !== null ? { weak } : {}) }
+              : { operands: [], compares: false, opaque: true },
+        });
       } else if (assertionFns.has(last) || assertionFns.has(callee)) {
         assertionCalls.add(n.id);
-        found.push({ node: n, make: () => ({ operands: args.map((a) => operandOf(a, at, scope)), compares: args.length === 2, opaque: args.length === 0 }) });
-      } else if (last.startsWith('assert') || /(^|\.)(fail|raises|warns|deprecated_call)$/.test(callee) || /^(self\.)?assertRaises/.test(callee) || (callee === last && helpers.has(last)) || (callee === `self.${last}` && methods.has(last))) {
+        found.push({
+          node: n,
+          make: () => ({
+            operands: args.map((a) => operandOf(a, at, scope)),
+            compares: args.length === 2,
+            opaque: args.length === 0,
+          }),
+        });
+      } else if (
+        last.startsWith('assert') ||
+        /(^|\.)(fail|raises|warns|deprecated_call)$/.test(callee) ||
+        /^(self\.)?assertRaises/.test(callee) ||
+        (callee === last && helpers.has(last)) ||
+        (callee === `self.${last}` && methods.has(last))
+      ) {
         assertionCalls.add(n.id);
         found.push({ node: n, make: () => ({ operands: [], compares: false, opaque: true }) });
       }
@@ -193,7 +289,13 @@ function collectAssertions(body: Node, assertionFns: ReadonlySet<string>, helper
       let guard: Node | null = n.parent;
       while (guard?.type === 'block') guard = guard.parent;
       const cond = guard?.type === 'if_statement' ? field(guard, 'condition') : null;
-      found.push({ node: n, make: () => (cond ? { ...truthAssertion(cond, n.startIndex, scope), opaque: false } : { operands: [], compares: false, opaque: true }) });
+      found.push({
+        node: n,
+        make: () =>
+          cond
+            ? { ...truthAssertion(cond, n.startIndex, scope), opaque: false }
+            : { operands: [], compares: false, opaque: true },
+      });
     }
     for (const c of named(n)) visit(c);
   };
@@ -203,14 +305,19 @@ function collectAssertions(body: Node, assertionFns: ReadonlySet<string>, helper
     for (const c of named(n)) collectCalls(c);
   };
   collectCalls(body);
-  return found.map(({ node, make }) => ({ ...make(), swallowed: isSwallowed(node, body), line: node.startPosition.row + 1 }));
+  return found.map(({ node, make }) => ({
+    ...make(),
+    swallowed: isSwallowed(node, body),
+    line: node.startPosition.row + 1,
+  }));
 }
 
 /** Why a test's decorators (its class's, then its own) skip it, or null. */
 function decoratorSkip(decorators: readonly Node[]): string | null {
   for (const d of decorators) {
     const t = d.text.replace(/\s+/g, '');
-    if (/^@(pytest\.mark\.skip|unittest\.skip|skip)(\(|$)/.test(t) && !/skipIf|skipif|skipUnless/.test(t)) return `decorated ${d.text.trim()}`;
+    if (/^@(pytest\.mark\.skip|unittest\.skip|skip)(\(|$)/.test(t) && !/skipIf|skipif|skipUnless/.test(t))
+      return `decorated ${d.text.trim()}`;
     if (/^@(pytest\.mark\.skipif|unittest\.skipIf)\(True\b/.test(t)) return `decorated ${d.text.trim()}`;
     if (t.startsWith('@pytest.mark.xfail')) return `decorated ${d.text.trim()} (expected to fail)`;
   }
@@ -222,7 +329,8 @@ function bodySkip(body: Node): string | null {
   const first = named(body)[0];
   if (first?.type === 'expression_statement') {
     const c = named(first)[0];
-    if (c?.type === 'call' && /^(pytest\.skip|self\.skipTest)$/.test(calleeText(c) ?? '')) return `calls ${calleeText(c) ?? ''}() first`;
+    if (c?.type === 'call' && /^(pytest\.skip|self\.skipTest)$/.test(calleeText(c) ?? ''))
+      return `calls ${calleeText(c) ?? ''}() first`;
   }
   return null;
 }
@@ -243,7 +351,8 @@ function definitionOf(n: Node): { def: Node; decorators: Node[] } | null {
 /** A class statement, decorated or not, and its decorators; null for anything else. */
 function classOf(n: Node): { cls: Node; decorators: Node[] } | null {
   if (n.type === 'class_definition') return { cls: n, decorators: [] };
-  if (n.type === 'decorated_definition' && field(n, 'definition')?.type === 'class_definition') return { cls: field(n, 'definition') as Node, decorators: named(n).filter((c) => c.type === 'decorator') };
+  if (n.type === 'decorated_definition' && field(n, 'definition')?.type === 'class_definition')
+    return { cls: field(n, 'definition') as Node, decorators: named(n).filter((c) => c.type === 'decorator') };
   return null;
 }
 
@@ -272,7 +381,7 @@ function testCaseClasses(containers: readonly Node[]): Set<string> {
   };
   for (const c of containers) walk(c);
   const out = new Set<string>();
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const c of classes) {
       if (c.name === '' || out.has(c.name) || !c.bases.some((b) => b.endsWith('TestCase') || out.has(b))) continue;
@@ -284,7 +393,12 @@ function testCaseClasses(containers: readonly Node[]): Set<string> {
 }
 
 /** Every pytest-style test in a Python file (test_* functions, Test* classes, unittest.TestCase subclasses) with its static verdict. */
-export async function classifyPyTests(path: string, text: string, assertionFunctions: readonly string[] = [], readsSource: string | null = null): Promise<TestSource[]> {
+export async function classifyPyTests(
+  path: string,
+  text: string,
+  assertionFunctions: readonly string[] = [],
+  readsSource: string | null = null,
+): Promise<TestSource[]> {
   const { tests, module } = await readPyModule(path, text, assertionFunctions, readsSource);
   return linkPyModules([module], tests);
 }
@@ -326,7 +440,12 @@ export interface PyModule {
 }
 
 /** The tests one Python file defines in its own classes and functions, and its classes and imports: linkPyModules adds the inherited ones. */
-export async function readPyModule(path: string, text: string, assertionFunctions: readonly string[] = [], readsSource: string | null = null): Promise<{ tests: TestSource[]; module: PyModule }> {
+export async function readPyModule(
+  path: string,
+  text: string,
+  assertionFunctions: readonly string[] = [],
+  readsSource: string | null = null,
+): Promise<{ tests: TestSource[]; module: PyModule }> {
   const parser = await getParser('python');
   const tree = parser.parse(text);
   const empty = { path, classes: new Map(), imports: new Map(), stars: [], readsSource };
@@ -340,7 +459,14 @@ export async function readPyModule(path: string, text: string, assertionFunction
       const name = d && field(d.def, 'name')?.text;
       const body = d && field(d.def, 'body');
       // A helper counts when what it asserts would make a test of it a property: one that only asserts a literal is no check.
-      if (d && name && body && !name.startsWith('test') && checkTest(collectAssertions(body, assertionFns, new Set()), null).kind === 'property') helpers.add(name);
+      if (
+        d &&
+        name &&
+        body &&
+        !name.startsWith('test') &&
+        checkTest(collectAssertions(body, assertionFns, new Set()), null).kind === 'property'
+      )
+        helpers.add(name);
     }
     // Helper methods: a class's non-test methods that assert (unittest's `self._check(...)`),
     // called as `self.name(...)` from a test; twice over, for a helper that calls another.
@@ -355,7 +481,14 @@ export async function readPyModule(path: string, text: string, assertionFunction
             const d = definitionOf(m);
             const name = d && field(d.def, 'name')?.text;
             const body = d && field(d.def, 'body');
-            if (d && name && body && !name.startsWith('test') && checkTest(collectAssertions(body, assertionFns, helpers, methods), null).kind === 'property') methods.add(name);
+            if (
+              d &&
+              name &&
+              body &&
+              !name.startsWith('test') &&
+              checkTest(collectAssertions(body, assertionFns, helpers, methods), null).kind === 'property'
+            )
+              methods.add(name);
           }
           walk(cbody);
         }
@@ -390,7 +523,17 @@ export async function readPyModule(path: string, text: string, assertionFunction
       const body = field(d.def, 'body');
       if (!name.startsWith('test') || !body) return;
       const skip = skipReason([...classDecorators, ...d.decorators], body);
-      out.push({ file: path, suite, name, line: d.def.startPosition.row + 1, verdict: checkTest(collectAssertions(body, assertionFns, helpers, methods), skip, sourceTextUse(body) ?? readsSource) });
+      out.push({
+        file: path,
+        suite,
+        name,
+        line: d.def.startPosition.row + 1,
+        verdict: checkTest(
+          collectAssertions(body, assertionFns, helpers, methods),
+          skip,
+          sourceTextUse(body) ?? readsSource,
+        ),
+      });
     };
     const topClasses = new Map<string, Node>();
     for (const top of named(root)) {
@@ -408,10 +551,24 @@ export async function readPyModule(path: string, text: string, assertionFunction
         const mname = d && field(d.def, 'name')?.text;
         const mbody = d && field(d.def, 'body');
         if (!d || !mname || !mbody || !mname.startsWith('test')) continue;
-        own.set(mname, { name: mname, line: d.def.startPosition.row + 1, assertions: collectAssertions(mbody, assertionFns, helpers, methods), decoratorSkip: decoratorSkip(d.decorators), bodySkip: bodySkip(mbody), sourceUse: sourceTextUse(mbody) });
+        own.set(mname, {
+          name: mname,
+          line: d.def.startPosition.row + 1,
+          assertions: collectAssertions(mbody, assertionFns, helpers, methods),
+          decoratorSkip: decoratorSkip(d.decorators),
+          bodySkip: bodySkip(mbody),
+          sourceUse: sourceTextUse(mbody),
+        });
       }
-      const decorated = cls.parent?.type === 'decorated_definition' ? named(cls.parent).filter((c) => c.type === 'decorator') : [];
-      classes.set(name, { name, line: cls.startPosition.row + 1, bases: baseTexts(cls), classSkip: decoratorSkip(decorated), tests: [...own.values()] });
+      const decorated =
+        cls.parent?.type === 'decorated_definition' ? named(cls.parent).filter((c) => c.type === 'decorator') : [];
+      classes.set(name, {
+        name,
+        line: cls.startPosition.row + 1,
+        bases: baseTexts(cls),
+        classSkip: decoratorSkip(decorated),
+        tests: [...own.values()],
+      });
     }
     return { tests: out, module: { path, classes, ...importsOf(root), readsSource } };
   } finally {
@@ -490,7 +647,12 @@ function moduleAt(from: string, module: string, byPath: ReadonlyMap<string, PyMo
 }
 
 /** The class a base or name written in `mod` is, in a test file (its own, or one it imports, through re-exports), or null. */
-function resolveClass(mod: PyModule, written: string, byPath: ReadonlyMap<string, PyModule>, depth = 0): { mod: PyModule; cls: PyClass } | null {
+function resolveClass(
+  mod: PyModule,
+  written: string,
+  byPath: ReadonlyMap<string, PyModule>,
+  depth = 0,
+): { mod: PyModule; cls: PyClass } | null {
   if (depth > 8) return null;
   const parts = written.split('.');
   const last = parts.pop() as string;
@@ -517,7 +679,8 @@ function resolveClass(mod: PyModule, written: string, byPath: ReadonlyMap<string
   const imp = mod.imports.get(prefix);
   const head = mod.imports.get(parts[0] as string);
   let module: string;
-  if (imp !== undefined) module = imp.name === null ? imp.module : `${imp.module}${imp.module.endsWith('.') ? '' : '.'}${imp.name}`;
+  if (imp !== undefined)
+    module = imp.name === null ? imp.module : `${imp.module}${imp.module.endsWith('.') ? '' : '.'}${imp.name}`;
   else if (head?.name === null && head.module === parts[0]) module = prefix;
   else return null;
   const target = moduleAt(mod.path, module, byPath);
@@ -563,7 +726,12 @@ function baseRef(mod: PyModule, written: string, byPath: ReadonlyMap<string, PyM
  * opaque class, whose own bases are unknown. Null when Python would refuse the class (no
  * consistent order, a cycle): none of its tests is defined then.
  */
-function linearize(r: ClassRef, byPath: ReadonlyMap<string, PyModule>, memo: Map<string, ClassRef[] | null>, stack: Set<string>): ClassRef[] | null {
+function linearize(
+  r: ClassRef,
+  byPath: ReadonlyMap<string, PyModule>,
+  memo: Map<string, ClassRef[] | null>,
+  stack: Set<string>,
+): ClassRef[] | null {
   const k = refKey(r);
   const hit = memo.get(k);
   if (hit !== undefined) return hit;
@@ -584,7 +752,9 @@ function linearize(r: ClassRef, byPath: ReadonlyMap<string, PyModule>, memo: Map
   if (out !== null) {
     const seqs = [...lists, [...bases]].filter((q) => q.length > 0);
     while (seqs.length > 0) {
-      const head = seqs.map((q) => q[0] as ClassRef).find((h) => !seqs.some((q) => q.slice(1).some((x) => refKey(x) === refKey(h))));
+      const head = seqs
+        .map((q) => q[0] as ClassRef)
+        .find((h) => !seqs.some((q) => q.slice(1).some((x) => refKey(x) === refKey(h))));
       if (head === undefined) {
         out = null;
         break;
@@ -624,7 +794,9 @@ export function linkPyModules(modules: readonly PyModule[], tests: readonly Test
       dropped.add(refKey(self));
       const order = linearize(self, byPath, memo, new Set());
       if (order === null) continue;
-      const collected = cls.name.startsWith('Test') || order.some((x) => x.cls.bases.some((b) => (b.split('.').pop() as string).endsWith('TestCase')));
+      const collected =
+        cls.name.startsWith('Test') ||
+        order.some((x) => x.cls.bases.some((b) => (b.split('.').pop() as string).endsWith('TestCase')));
       if (!collected) continue;
       const opaque = order.find((x) => x.opaque === true);
       const names = new Set<string>();
@@ -633,9 +805,21 @@ export function linkPyModules(modules: readonly PyModule[], tests: readonly Test
           if (names.has(m.name)) continue;
           names.add(m.name);
           const skip = cls.classSkip ?? m.decoratorSkip ?? m.bodySkip;
-          const hidden = opaque !== undefined && x !== self ? `inherited from ${x.cls.name}, while the class also has a base the classifier cannot read (${opaque.cls.name}), which may define ${m.name} itself` : null;
-          const verdict: Verdict = hidden !== null && skip === null ? { kind: 'tautology', rule: 'opaque-base', detail: hidden } : checkTest(m.assertions, skip, m.sourceUse ?? x.mod.readsSource ?? mod.readsSource);
-          added.push({ file: mod.path, suite: [cls.name], name: m.name, line: x.mod === mod ? m.line : cls.line, verdict });
+          const hidden =
+            opaque !== undefined && x !== self
+              ? `inherited from ${x.cls.name}, while the class also has a base the classifier cannot read (${opaque.cls.name}), which may define ${m.name} itself`
+              : null;
+          const verdict: Verdict =
+            hidden !== null && skip === null
+              ? { kind: 'tautology', rule: 'opaque-base', detail: hidden }
+              : checkTest(m.assertions, skip, m.sourceUse ?? x.mod.readsSource ?? mod.readsSource);
+          added.push({
+            file: mod.path,
+            suite: [cls.name],
+            name: m.name,
+            line: x.mod === mod ? m.line : cls.line,
+            verdict,
+          });
         }
       }
     }

@@ -11,8 +11,14 @@ const SUITE_FNS = new Set(['describe', 'suite', 'context']);
 const SKIP_MODS = new Set(['skip', 'todo', 'fixme']);
 const X_FNS = new Set(['xit', 'xtest', 'xdescribe', 'xspecify']);
 const COMPARISON_OPS = new Set([
-  ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken,
-  ts.SyntaxKind.LessThanToken, ts.SyntaxKind.LessThanEqualsToken, ts.SyntaxKind.GreaterThanToken, ts.SyntaxKind.GreaterThanEqualsToken,
+  ts.SyntaxKind.EqualsEqualsEqualsToken,
+  ts.SyntaxKind.EqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsToken,
+  ts.SyntaxKind.LessThanToken,
+  ts.SyntaxKind.LessThanEqualsToken,
+  ts.SyntaxKind.GreaterThanToken,
+  ts.SyntaxKind.GreaterThanEqualsToken,
 ]);
 
 function scriptKindOf(path: string): TS.ScriptKind {
@@ -20,7 +26,8 @@ function scriptKindOf(path: string): TS.ScriptKind {
   return path.endsWith('x') ? ts.ScriptKind.JSX : ts.ScriptKind.JS;
 }
 
-const isFn = (n: TS.Node): n is TS.ArrowFunction | TS.FunctionExpression => ts.isArrowFunction(n) || ts.isFunctionExpression(n);
+const isFn = (n: TS.Node): n is TS.ArrowFunction | TS.FunctionExpression =>
+  ts.isArrowFunction(n) || ts.isFunctionExpression(n);
 
 /** `a.b.c` as ['a','b','c'] for identifier/property chains; null for anything else. */
 function calleePath(e: TS.Expression): string[] | null {
@@ -39,7 +46,13 @@ function stringOf(e: TS.Expression | undefined): string | null {
 
 function unparen(e: TS.Expression): TS.Expression {
   let x = e;
-  while (ts.isParenthesizedExpression(x) || ts.isAsExpression(x) || ts.isNonNullExpression(x) || ts.isSatisfiesExpression(x)) x = x.expression;
+  while (
+    ts.isParenthesizedExpression(x) ||
+    ts.isAsExpression(x) ||
+    ts.isNonNullExpression(x) ||
+    ts.isSatisfiesExpression(x)
+  )
+    x = x.expression;
   return x;
 }
 
@@ -57,9 +70,15 @@ export function isLiteralTs(e0: TS.Expression): boolean {
       return true;
   }
   if (ts.isIdentifier(e)) return e.text === 'undefined' || e.text === 'NaN' || e.text === 'Infinity';
-  if (ts.isPrefixUnaryExpression(e)) return (e.operator === ts.SyntaxKind.MinusToken || e.operator === ts.SyntaxKind.PlusToken) && isLiteralTs(e.operand);
+  if (ts.isPrefixUnaryExpression(e))
+    return (
+      (e.operator === ts.SyntaxKind.MinusToken || e.operator === ts.SyntaxKind.PlusToken) && isLiteralTs(e.operand)
+    );
   if (ts.isArrayLiteralExpression(e)) return e.elements.every((x) => !ts.isSpreadElement(x) && isLiteralTs(x));
-  if (ts.isObjectLiteralExpression(e)) return e.properties.every((p) => ts.isPropertyAssignment(p) && !ts.isComputedPropertyName(p.name) && isLiteralTs(p.initializer));
+  if (ts.isObjectLiteralExpression(e))
+    return e.properties.every(
+      (p) => ts.isPropertyAssignment(p) && !ts.isComputedPropertyName(p.name) && isLiteralTs(p.initializer),
+    );
   return false;
 }
 
@@ -67,7 +86,13 @@ function hasCall(n: TS.Node): boolean {
   let found = false;
   const visit = (x: TS.Node): void => {
     if (found) return;
-    if (ts.isCallExpression(x) || ts.isNewExpression(x) || ts.isTaggedTemplateExpression(x) || ts.isAwaitExpression(x) || ts.isYieldExpression(x)) {
+    if (
+      ts.isCallExpression(x) ||
+      ts.isNewExpression(x) ||
+      ts.isTaggedTemplateExpression(x) ||
+      ts.isAwaitExpression(x) ||
+      ts.isYieldExpression(x)
+    ) {
       found = true;
       return;
     }
@@ -97,10 +122,22 @@ function operandOf(e: TS.Expression, at: number, scope: Scope): Operand {
   return { literal, isTrue: x.kind === ts.SyntaxKind.TrueKeyword, key, selfAssigned };
 }
 
-const TYPE_PREDICATES = new Set(['Number.isFinite', 'Number.isInteger', 'Number.isSafeInteger', 'Number.isNaN', 'isNaN', 'isFinite', 'Array.isArray', 'ArrayBuffer.isView', 'Buffer.isBuffer']);
+const TYPE_PREDICATES = new Set([
+  'Number.isFinite',
+  'Number.isInteger',
+  'Number.isSafeInteger',
+  'Number.isNaN',
+  'isNaN',
+  'isFinite',
+  'Array.isArray',
+  'ArrayBuffer.isView',
+  'Buffer.isBuffer',
+]);
 const isNullish = (e: TS.Expression): boolean => {
   const x = unparen(e);
-  return x.kind === ts.SyntaxKind.NullKeyword || (ts.isIdentifier(x) && x.text === 'undefined') || ts.isVoidExpression(x);
+  return (
+    x.kind === ts.SyntaxKind.NullKeyword || (ts.isIdentifier(x) && x.text === 'undefined') || ts.isVoidExpression(x)
+  );
 };
 const isTypeof = (e: TS.Expression): boolean => ts.isTypeOfExpression(unparen(e));
 
@@ -112,7 +149,11 @@ function weakExpr(e0: TS.Expression): string | null {
     const k = e.operatorToken.kind;
     if (k === ts.SyntaxKind.InstanceOfKeyword) return 'check only a type';
     if (COMPARISON_OPS.has(k) && (isTypeof(e.left) || isTypeof(e.right))) return 'check only a type';
-    if ((k === ts.SyntaxKind.ExclamationEqualsEqualsToken || k === ts.SyntaxKind.ExclamationEqualsToken) && (isNullish(e.left) || isNullish(e.right))) return 'check only that a value is not null or undefined';
+    if (
+      (k === ts.SyntaxKind.ExclamationEqualsEqualsToken || k === ts.SyntaxKind.ExclamationEqualsToken) &&
+      (isNullish(e.left) || isNullish(e.right))
+    )
+      return 'check only that a value is not null or undefined';
     if (k === ts.SyntaxKind.AmpersandAmpersandToken) {
       const l = weakExpr(e.left);
       const r = weakExpr(e.right);
@@ -134,10 +175,25 @@ function weakMatcher(n: TS.CallExpression, actual: TS.Expression | undefined): s
   const not = chain.includes('not');
   const arg = n.arguments[0];
   if (not && (matcher === 'toThrow' || matcher === 'toThrowError')) return 'check only that nothing throws';
-  if (matcher === 'toBeDefined' || (not && (matcher === 'toBeUndefined' || matcher === 'toBeNull' || matcher === 'toBeNaN'))) return 'check only that a value is not null or undefined';
-  if (not && (matcher === 'toBe' || matcher === 'toEqual' || matcher === 'toStrictEqual') && arg !== undefined && isNullish(arg)) return 'check only that a value is not null or undefined';
+  if (
+    matcher === 'toBeDefined' ||
+    (not && (matcher === 'toBeUndefined' || matcher === 'toBeNull' || matcher === 'toBeNaN'))
+  )
+    return 'check only that a value is not null or undefined';
+  if (
+    not &&
+    (matcher === 'toBe' || matcher === 'toEqual' || matcher === 'toStrictEqual') &&
+    arg !== undefined &&
+    isNullish(arg)
+  )
+    return 'check only that a value is not null or undefined';
   if (matcher === 'toBeInstanceOf' || matcher === 'toBeTypeOf' || matcher === 'toBeFinite') return 'check only a type';
-  if (actual !== undefined && (isTypeof(actual) || weakExpr(actual) !== null) && ['toBe', 'toEqual', 'toStrictEqual', 'toBeTruthy', 'toBeFalsy'].includes(matcher)) return 'check only a type';
+  if (
+    actual !== undefined &&
+    (isTypeof(actual) || weakExpr(actual) !== null) &&
+    ['toBe', 'toEqual', 'toStrictEqual', 'toBeTruthy', 'toBeFalsy'].includes(matcher)
+  )
+    return 'check only a type';
   return null;
 }
 
@@ -147,7 +203,8 @@ function truthAssertion(e0: TS.Expression, at: number, scope: Scope): Pick<Asser
   if (ts.isBinaryExpression(e) && COMPARISON_OPS.has(e.operatorToken.kind)) {
     return { operands: [operandOf(e.left, at, scope), operandOf(e.right, at, scope)], compares: true };
   }
-  if (ts.isPrefixUnaryExpression(e) && e.operator === ts.SyntaxKind.ExclamationToken) return truthAssertion(e.operand, at, scope);
+  if (ts.isPrefixUnaryExpression(e) && e.operator === ts.SyntaxKind.ExclamationToken)
+    return truthAssertion(e.operand, at, scope);
   return { operands: [operandOf(e, at, scope)], compares: false };
 }
 
@@ -202,11 +259,24 @@ function collectAssertions(body: TS.Node, ctx: Ctx): Assertion[] {
   const visit = (n: TS.Node): void => {
     if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.initializer) {
       scope.assigns.push({ name: n.name.text, end: n.end, literal: isLiteralTs(n.initializer) });
-    } else if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(n.left)) {
+    } else if (
+      ts.isBinaryExpression(n) &&
+      n.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+      ts.isIdentifier(n.left)
+    ) {
       scope.assigns.push({ name: n.left.text, end: n.end, literal: isLiteralTs(n.right) });
-    } else if (ts.isBinaryExpression(n) && ts.isIdentifier(n.left) && n.operatorToken.kind >= ts.SyntaxKind.FirstCompoundAssignment && n.operatorToken.kind <= ts.SyntaxKind.LastCompoundAssignment) {
+    } else if (
+      ts.isBinaryExpression(n) &&
+      ts.isIdentifier(n.left) &&
+      n.operatorToken.kind >= ts.SyntaxKind.FirstCompoundAssignment &&
+      n.operatorToken.kind <= ts.SyntaxKind.LastCompoundAssignment
+    ) {
       scope.assigns.push({ name: n.left.text, end: n.end, literal: false });
-    } else if (ts.isPostfixUnaryExpression(n) || (ts.isPrefixUnaryExpression(n) && (n.operator === ts.SyntaxKind.PlusPlusToken || n.operator === ts.SyntaxKind.MinusMinusToken))) {
+    } else if (
+      ts.isPostfixUnaryExpression(n) ||
+      (ts.isPrefixUnaryExpression(n) &&
+        (n.operator === ts.SyntaxKind.PlusPlusToken || n.operator === ts.SyntaxKind.MinusMinusToken))
+    ) {
       if (ts.isIdentifier(n.operand)) scope.assigns.push({ name: n.operand.text, end: n.end, literal: false });
     }
     if (ts.isCallExpression(n)) {
@@ -219,12 +289,23 @@ function collectAssertions(body: TS.Node, ctx: Ctx): Assertion[] {
         found.push({
           node: n,
           make: () => {
-            const ops = [actual, ...args].filter((a): a is TS.Expression => a !== undefined).map((a) => operandOf(a, n.getStart(sf), scope));
+            const ops = [actual, ...args]
+              .filter((a): a is TS.Expression => a !== undefined)
+              .map((a) => operandOf(a, n.getStart(sf), scope));
             const weak = weakMatcher(n, actual);
-            return { operands: ops, compares: ops.length === 2, opaque: actual === undefined, ...(weak !== null ? { weak } : {}) };
+            return {
+              operands: ops,
+              compares: ops.length === 2,
+              opaque: actual === undefined,
+              ...(weak !== null ? { weak } : {}),
+            };
           },
         });
-      } else if (path && (path[0] === 'assert' || path.includes('assert') || ctx.asserts.has(path[0] as string)) && !(path.length === 2 && path[0] === 'fc')) {
+      } else if (
+        path &&
+        (path[0] === 'assert' || path.includes('assert') || ctx.asserts.has(path[0] as string)) &&
+        !(path.length === 2 && path[0] === 'fc')
+      ) {
         assertionCalls.add(n);
         // `equal(...)` imported from node:assert is its equal; the module itself (`assert(...)`, `a(...)`) is ok.
         const bound = path.length === 1 ? ctx.asserts.get(path[0] as string) : undefined;
@@ -259,7 +340,8 @@ function collectAssertions(body: TS.Node, ctx: Ctx): Assertion[] {
             ts.forEachChild(pred.body, findReturns);
             for (const r of returns) {
               const e = r.expression;
-              if (e) found.push({ node: r, make: () => ({ ...truthAssertion(e, e.getStart(sf), scope), opaque: false }) });
+              if (e)
+                found.push({ node: r, make: () => ({ ...truthAssertion(e, e.getStart(sf), scope), opaque: false }) });
             }
           }
         }
@@ -267,15 +349,26 @@ function collectAssertions(body: TS.Node, ctx: Ctx): Assertion[] {
     }
     if (ts.isThrowStatement(n)) {
       // `if (cond) throw ...` checks cond; a bare throw always fails.
-      const guard = ts.isIfStatement(n.parent) ? n.parent : ts.isBlock(n.parent) && ts.isIfStatement(n.parent.parent) ? n.parent.parent : null;
-      found.push({ node: n, make: () => (guard ? { ...truthAssertion(guard.expression, n.getStart(sf), scope), opaque: false } : { operands: [], compares: false, opaque: true }) });
+      const guard = ts.isIfStatement(n.parent)
+        ? n.parent
+        : ts.isBlock(n.parent) && ts.isIfStatement(n.parent.parent)
+          ? n.parent.parent
+          : null;
+      found.push({
+        node: n,
+        make: () =>
+          guard
+            ? { ...truthAssertion(guard.expression, n.getStart(sf), scope), opaque: false }
+            : { operands: [], compares: false, opaque: true },
+      });
     }
     ts.forEachChild(n, visit);
   };
   visit(body);
 
   const collectCalls = (n: TS.Node): void => {
-    if ((ts.isCallExpression(n) || ts.isNewExpression(n) || ts.isAwaitExpression(n)) && !assertionCalls.has(n)) scope.calls.push(n.getStart(sf));
+    if ((ts.isCallExpression(n) || ts.isNewExpression(n) || ts.isAwaitExpression(n)) && !assertionCalls.has(n))
+      scope.calls.push(n.getStart(sf));
     ts.forEachChild(n, collectCalls);
   };
   collectCalls(body);
@@ -299,26 +392,49 @@ function rootCall(n: TS.CallExpression): TS.CallExpression | null {
 function isExpectMatcher(n: TS.CallExpression): boolean {
   if (!ts.isPropertyAccessExpression(n.expression)) return false;
   // Only the outermost call of a chain: expect(x).resolves.toBe(1) is one assertion.
-  if (ts.isPropertyAccessExpression(n.parent) && ts.isCallExpression(n.parent.parent) && n.parent.parent.expression === n.parent) return false;
+  if (
+    ts.isPropertyAccessExpression(n.parent) &&
+    ts.isCallExpression(n.parent.parent) &&
+    n.parent.parent.expression === n.parent
+  )
+    return false;
   return rootCall(n) !== null;
 }
 
-function assertCall(n: TS.CallExpression, method: string, scope: Scope): Pick<Assertion, 'operands' | 'compares' | 'opaque' | 'weak'> {
+function assertCall(
+  n: TS.CallExpression,
+  method: string,
+  scope: Scope,
+): Pick<Assertion, 'operands' | 'compares' | 'opaque' | 'weak'> {
   const at = n.getStart(scope.sf);
   const args = n.arguments;
-  if (method === 'doesNotThrow' || method === 'doesNotReject') return { operands: [], compares: false, opaque: true, weak: 'check only that nothing throws' };
+  if (method === 'doesNotThrow' || method === 'doesNotReject')
+    return { operands: [], compares: false, opaque: true, weak: 'check only that nothing throws' };
   if (method === 'ok' || method === 'assert' || method === 'isTrue' || method === 'isOk') {
     const a = args[0];
     const weak = a ? weakExpr(a) : null;
-    return a ? { ...truthAssertion(a, at, scope), opaque: false, ...(weak !== null ? { weak } : {}) } : { operands: [], compares: false, opaque: true };
+    return a
+      ? { ...truthAssertion(a, at, scope), opaque: false, ...(weak !== null ? { weak } : {}) }
+      : { operands: [], compares: false, opaque: true };
   }
-  if (method === 'isDefined' || method === 'isNotNull' || method === 'exists') return { operands: [], compares: false, opaque: true, weak: 'check only that a value is not null or undefined' };
+  if (method === 'isDefined' || method === 'isNotNull' || method === 'exists')
+    return { operands: [], compares: false, opaque: true, weak: 'check only that a value is not null or undefined' };
   if (EQUALITY_METHODS.has(method) || method === 'match' || method === 'doesNotMatch' || method === 'notEqual') {
     const [a, b] = args;
     if (a && b) {
       const negated = method.startsWith('not');
-      const weak = isTypeof(a) || isTypeof(b) ? 'check only a type' : negated && (isNullish(a) || isNullish(b)) ? 'check only that a value is not null or undefined' : null;
-      return { operands: [operandOf(a, at, scope), operandOf(b, at, scope)], compares: true, opaque: false, ...(weak !== null ? { weak } : {}) };
+      const weak =
+        isTypeof(a) || isTypeof(b)
+          ? 'check only a type'
+          : negated && (isNullish(a) || isNullish(b))
+            ? 'check only that a value is not null or undefined'
+            : null;
+      return {
+        operands: [operandOf(a, at, scope), operandOf(b, at, scope)],
+        compares: true,
+        opaque: false,
+        ...(weak !== null ? { weak } : {}),
+      };
     }
   }
   // throws / rejects / fail and anything unknown: judged by the oracle, not here.
@@ -330,7 +446,8 @@ function skipReasonOfOptions(args: readonly TS.Expression[]): string | null {
     if (!ts.isObjectLiteralExpression(a)) continue;
     for (const p of a.properties) {
       if (!ts.isPropertyAssignment(p) || !ts.isIdentifier(p.name)) continue;
-      if ((p.name.text === 'skip' || p.name.text === 'todo') && p.initializer.kind !== ts.SyntaxKind.FalseKeyword) return `marked ${p.name.text} in its options`;
+      if ((p.name.text === 'skip' || p.name.text === 'todo') && p.initializer.kind !== ts.SyntaxKind.FalseKeyword)
+        return `marked ${p.name.text} in its options`;
     }
   }
   return null;
@@ -340,12 +457,14 @@ function skipReasonOfOptions(args: readonly TS.Expression[]): string | null {
 function assertingHelpers(sf: TS.SourceFile, assertionFns: ReadonlySet<string>): Set<string> {
   const out = new Set<string>();
   const asserts = assertImports(sf);
-  const bodyAsserts = (body: TS.Node): boolean => collectAssertions(body, { sf, assertionFns, asserts, helpers: new Set() }).some((a) => !a.swallowed);
+  const bodyAsserts = (body: TS.Node): boolean =>
+    collectAssertions(body, { sf, assertionFns, asserts, helpers: new Set() }).some((a) => !a.swallowed);
   for (const st of sf.statements) {
     if (ts.isFunctionDeclaration(st) && st.name && st.body && bodyAsserts(st.body)) out.add(st.name.text);
     if (ts.isVariableStatement(st)) {
       for (const d of st.declarationList.declarations) {
-        if (ts.isIdentifier(d.name) && d.initializer && isFn(d.initializer) && bodyAsserts(d.initializer.body)) out.add(d.name.text);
+        if (ts.isIdentifier(d.name) && d.initializer && isFn(d.initializer) && bodyAsserts(d.initializer.body))
+          out.add(d.name.text);
       }
     }
   }
@@ -365,7 +484,10 @@ function namePatternOf(e: TS.Expression | undefined): { re: RegExp; opaque: bool
   const fromParts = (parts: readonly string[]): { re: RegExp; opaque: boolean } => {
     const pieces = parts.flatMap((p) => p.split(PLACEHOLDER));
     PLACEHOLDER.lastIndex = 0;
-    return { re: new RegExp(`^${parts.map((p) => p.split(PLACEHOLDER).map(escapeRegExp).join('.*?')).join('.*?')}$`, 's'), opaque: pieces.every((x) => x.trim() === '') };
+    return {
+      re: new RegExp(`^${parts.map((p) => p.split(PLACEHOLDER).map(escapeRegExp).join('.*?')).join('.*?')}$`, 's'),
+      opaque: pieces.every((x) => x.trim() === ''),
+    };
   };
   if (lit !== null) {
     if (!PLACEHOLDER.test(lit)) return null;
@@ -377,7 +499,12 @@ function namePatternOf(e: TS.Expression | undefined): { re: RegExp; opaque: bool
   return { re: /^.+$/s, opaque: true };
 }
 
-const isLoop = (n: TS.Node): boolean => ts.isForStatement(n) || ts.isForOfStatement(n) || ts.isForInStatement(n) || ts.isWhileStatement(n) || ts.isDoStatement(n);
+const isLoop = (n: TS.Node): boolean =>
+  ts.isForStatement(n) ||
+  ts.isForOfStatement(n) ||
+  ts.isForInStatement(n) ||
+  ts.isWhileStatement(n) ||
+  ts.isDoStatement(n);
 
 /** Names a test file imports from its own project (relative or absolute specifiers): the code under test. */
 /** Node's assert module, by every name a test imports it by. */
@@ -395,25 +522,43 @@ function assertImports(sf: TS.SourceFile): Map<string, string> {
   const out = new Map<string, string>();
   // What a name taken from the module is: one of its functions, or (strict, default) the module again.
   const taken = (from: string): string => (from === 'strict' || from === 'default' ? '*' : from);
-  const requireOf = (e: TS.Expression | undefined): boolean => e !== undefined && ts.isCallExpression(e) && ts.isIdentifier(e.expression) && e.expression.text === 'require' && e.arguments.length === 1 && ts.isStringLiteral(e.arguments[0] as TS.Expression) && ASSERT_MODULES.has((e.arguments[0] as TS.StringLiteral).text);
+  const requireOf = (e: TS.Expression | undefined): boolean =>
+    e !== undefined &&
+    ts.isCallExpression(e) &&
+    ts.isIdentifier(e.expression) &&
+    e.expression.text === 'require' &&
+    e.arguments.length === 1 &&
+    ts.isStringLiteral(e.arguments[0] as TS.Expression) &&
+    ASSERT_MODULES.has((e.arguments[0] as TS.StringLiteral).text);
   for (const st of sf.statements) {
-    if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier) && ASSERT_MODULES.has(st.moduleSpecifier.text)) {
+    if (
+      ts.isImportDeclaration(st) &&
+      ts.isStringLiteral(st.moduleSpecifier) &&
+      ASSERT_MODULES.has(st.moduleSpecifier.text)
+    ) {
       const c = st.importClause;
       if (!c || c.isTypeOnly) continue;
       if (c.name) out.set(c.name.text, '*');
       const b = c.namedBindings;
       if (b && ts.isNamespaceImport(b)) out.set(b.name.text, '*');
-      if (b && ts.isNamedImports(b)) for (const e of b.elements) if (!e.isTypeOnly) out.set(e.name.text, taken((e.propertyName ?? e.name).text));
+      if (b && ts.isNamedImports(b))
+        for (const e of b.elements) if (!e.isTypeOnly) out.set(e.name.text, taken((e.propertyName ?? e.name).text));
     } else if (ts.isVariableStatement(st) && (st.declarationList.flags & ts.NodeFlags.Const) !== 0) {
       // `const` only: a `let` or `var` binding can be pointed at a no-op later.
       for (const d of st.declarationList.declarations) {
-        const init = d.initializer && ts.isPropertyAccessExpression(d.initializer) && d.initializer.name.text === 'strict' ? d.initializer.expression : d.initializer;
+        const init =
+          d.initializer && ts.isPropertyAccessExpression(d.initializer) && d.initializer.name.text === 'strict'
+            ? d.initializer.expression
+            : d.initializer;
         if (!requireOf(init)) continue;
         if (ts.isIdentifier(d.name)) out.set(d.name.text, '*');
         else if (ts.isObjectBindingPattern(d.name)) {
           for (const e of d.name.elements) {
             if (!ts.isIdentifier(e.name) || e.dotDotDotToken) continue;
-            out.set(e.name.text, taken(e.propertyName && ts.isIdentifier(e.propertyName) ? e.propertyName.text : e.name.text));
+            out.set(
+              e.name.text,
+              taken(e.propertyName && ts.isIdentifier(e.propertyName) ? e.propertyName.text : e.name.text),
+            );
           }
         }
       }
@@ -425,7 +570,12 @@ function assertImports(sf: TS.SourceFile): Map<string, string> {
 function importedNames(sf: TS.SourceFile): Set<string> {
   const out = new Set<string>();
   for (const st of sf.statements) {
-    if (!ts.isImportDeclaration(st) || !ts.isStringLiteral(st.moduleSpecifier) || !/^[./]/.test(st.moduleSpecifier.text)) continue;
+    if (
+      !ts.isImportDeclaration(st) ||
+      !ts.isStringLiteral(st.moduleSpecifier) ||
+      !/^[./]/.test(st.moduleSpecifier.text)
+    )
+      continue;
     const c = st.importClause;
     if (!c) continue;
     if (c.name) out.add(c.name.text);
@@ -448,12 +598,23 @@ function sourceTextUse(body: TS.Node, imported: ReadonlySet<string>, sf: TS.Sour
     if (found !== null) return;
     const line = (): number => sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1;
     if (ts.isPropertyAccessExpression(n) && (n.name.text === 'toString' || n.name.text === 'toSource')) {
-      if (isImported(n.expression) || calleePath(n.expression)?.join('.') === 'Function.prototype') found = `it reads the source text of the code under test (${n.getText(sf).slice(0, 60)} at line ${line()})`;
-    } else if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === 'String' && n.arguments[0] && isImported(n.arguments[0])) {
+      if (isImported(n.expression) || calleePath(n.expression)?.join('.') === 'Function.prototype')
+        found = `it reads the source text of the code under test (${n.getText(sf).slice(0, 60)} at line ${line()})`;
+    } else if (
+      ts.isCallExpression(n) &&
+      ts.isIdentifier(n.expression) &&
+      n.expression.text === 'String' &&
+      n.arguments[0] &&
+      isImported(n.arguments[0])
+    ) {
       found = `it reads the source text of the code under test (String(...) at line ${line()})`;
     } else if (ts.isTemplateSpan(n) && isImported(n.expression)) {
       found = `it reads the source text of the code under test (a template at line ${line()})`;
-    } else if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.PlusToken && ((ts.isStringLiteral(n.left) && isImported(n.right)) || (ts.isStringLiteral(n.right) && isImported(n.left)))) {
+    } else if (
+      ts.isBinaryExpression(n) &&
+      n.operatorToken.kind === ts.SyntaxKind.PlusToken &&
+      ((ts.isStringLiteral(n.left) && isImported(n.right)) || (ts.isStringLiteral(n.right) && isImported(n.left)))
+    ) {
       found = `it reads the source text of the code under test (string concatenation at line ${line()})`;
     }
     ts.forEachChild(n, visit);
@@ -466,7 +627,12 @@ function sourceTextUse(body: TS.Node, imported: ReadonlySet<string>, sf: TS.Sour
  * Every test in a TS/JS test file with its static verdict. `readsSource`: why the whole file
  * reads the source text of the code under test (src/credit/tests.ts), or null.
  */
-export function classifyTsTests(path: string, text: string, assertionFunctions: readonly string[] = [], readsSource: string | null = null): TestSource[] {
+export function classifyTsTests(
+  path: string,
+  text: string,
+  assertionFunctions: readonly string[] = [],
+  readsSource: string | null = null,
+): TestSource[] {
   const sf = ts.createSourceFile(path, text, ts.ScriptTarget.ES2022, true, scriptKindOf(path));
   const assertionFns = new Set(assertionFunctions);
   const ctx: Ctx = { sf, assertionFns, asserts: assertImports(sf), helpers: assertingHelpers(sf, assertionFns) };
@@ -481,20 +647,40 @@ export function classifyTsTests(path: string, text: string, assertionFunctions: 
       const path = calleePath(callee);
       const base = path?.[0];
       const mods = path?.slice(1) ?? [];
-      const isTest = base !== undefined && (TEST_FNS.has(base) || base === 'xit' || base === 'xtest' || base === 'xspecify');
+      const isTest =
+        base !== undefined && (TEST_FNS.has(base) || base === 'xit' || base === 'xtest' || base === 'xspecify');
       const isSuite = base !== undefined && (SUITE_FNS.has(base) || base === 'xdescribe');
       const first = n.arguments[0];
       const literalName = stringOf(first);
       // A name computed at run time still names a test (or suite): classified from its body, matched by pattern.
-      const name = literalName ?? (first && ts.isTemplateExpression(first) ? first.getText(sf).slice(1, -1) : first && !isFn(first) ? first.getText(sf) : null);
+      const name =
+        literalName ??
+        (first && ts.isTemplateExpression(first)
+          ? first.getText(sf).slice(1, -1)
+          : first && !isFn(first)
+            ? first.getText(sf)
+            : null);
       const pattern = namePatternOf(first);
       const fn = [...n.arguments].reverse().find(isFn);
-      if ((isTest || isSuite) && name !== null && mods.every((m) => SKIP_MODS.has(m) || m === 'only' || m === 'each' || m === 'concurrent' || m === 'sequential' || m === 'failing')) {
+      if (
+        (isTest || isSuite) &&
+        name !== null &&
+        mods.every(
+          (m) =>
+            SKIP_MODS.has(m) ||
+            m === 'only' ||
+            m === 'each' ||
+            m === 'concurrent' ||
+            m === 'sequential' ||
+            m === 'failing',
+        )
+      ) {
         const skipMod = mods.find((m) => SKIP_MODS.has(m));
-        const skip = suiteSkip
-          ?? (X_FNS.has(base) ? `declared with ${base}` : null)
-          ?? (skipMod !== undefined ? `declared with ${base}.${skipMod}` : null)
-          ?? skipReasonOfOptions(n.arguments.slice(1, -1));
+        const skip =
+          suiteSkip ??
+          (X_FNS.has(base) ? `declared with ${base}` : null) ??
+          (skipMod !== undefined ? `declared with ${base}.${skipMod}` : null) ??
+          skipReasonOfOptions(n.arguments.slice(1, -1));
         if (isSuite) {
           if (fn) ts.forEachChild(fn.body, (c) => walk(c, [...suite, name], skip, repeated || mods.includes('each')));
           return;
@@ -515,14 +701,26 @@ export function classifyTsTests(path: string, text: string, assertionFunctions: 
           suite,
           name,
           line: sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1,
-          verdict: checkTest(assertions, verdictSkip, (fn ? sourceTextUse(fn.body, imported, sf) : null) ?? readsSource),
+          verdict: checkTest(
+            assertions,
+            verdictSkip,
+            (fn ? sourceTextUse(fn.body, imported, sf) : null) ?? readsSource,
+          ),
           // A computed name that runs once and has no literal text fits any name: it defines no reported name.
-          ...(pattern !== null && !(pattern.opaque && !(repeated || mods.includes('each'))) ? { namePattern: pattern.re, once: !(repeated || mods.includes('each')) } : {}),
+          ...(pattern !== null && !(pattern.opaque && !(repeated || mods.includes('each')))
+            ? { namePattern: pattern.re, once: !(repeated || mods.includes('each')) }
+            : {}),
         });
         return;
       }
     }
-    const inner = repeated || isLoop(n) || ts.isFunctionLike(n) || (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && ['forEach', 'map', 'flatMap'].includes(n.expression.name.text));
+    const inner =
+      repeated ||
+      isLoop(n) ||
+      ts.isFunctionLike(n) ||
+      (ts.isCallExpression(n) &&
+        ts.isPropertyAccessExpression(n.expression) &&
+        ['forEach', 'map', 'flatMap'].includes(n.expression.name.text));
     ts.forEachChild(n, (c) => walk(c, suite, suiteSkip, inner));
   };
   walk(sf, [], null, false);

@@ -19,7 +19,8 @@ export const TAUTOLOGY_RULES = [
 
 export type TautologyRule = (typeof TAUTOLOGY_RULES)[number];
 
-export type Verdict = { readonly kind: 'property' } | { readonly kind: 'tautology'; readonly rule: TautologyRule; readonly detail: string };
+export type Verdict =
+  { readonly kind: 'property' } | { readonly kind: 'tautology'; readonly rule: TautologyRule; readonly detail: string };
 
 /** One test as found in its source file. */
 export interface TestSource {
@@ -84,7 +85,11 @@ export function checkAssertion(a: Assertion): TautologyRule | null {
 }
 
 /** A test's verdict from its assertions: a tautology when it has none, or when none of them can fail. */
-export function checkTest(assertions: readonly Assertion[], skipped: string | null, sourceText: string | null = null): Verdict {
+export function checkTest(
+  assertions: readonly Assertion[],
+  skipped: string | null,
+  sourceText: string | null = null,
+): Verdict {
   if (skipped !== null) return { kind: 'tautology', rule: 'skipped', detail: skipped };
   // A test that reads the symbol's source text tells bytes apart, not behaviour, whatever else it asserts.
   if (sourceText !== null) return { kind: 'tautology', rule: 'source-text', detail: sourceText };
@@ -100,14 +105,38 @@ export function checkTest(assertions: readonly Assertion[], skipped: string | nu
     }
     first ??= { rule, line: a.line };
   }
-  if (weak !== null) return { kind: 'tautology', rule: 'weak-assertion', detail: `its assertions ${weak.detail} (first at line ${weak.line}): a mutant that throws, recurses or returns another value of the same type is not what they tell apart` };
+  if (weak !== null)
+    return {
+      kind: 'tautology',
+      rule: 'weak-assertion',
+      detail: `its assertions ${weak.detail} (first at line ${weak.line}): a mutant that throws, recurses or returns another value of the same type is not what they tell apart`,
+    };
   const f = first as { rule: TautologyRule; line: number };
   return { kind: 'tautology', rule: f.rule, detail: `every assertion is trivial; first at line ${f.line} (${f.rule})` };
 }
 
 /** Assertion-looking names every front end accepts, besides the configured ones. */
 export const EQUALITY_METHODS = new Set([
-  'equal', 'strictEqual', 'deepEqual', 'deepStrictEqual', 'notEqual', 'notStrictEqual', 'notDeepEqual', 'notDeepStrictEqual',
-  'toBe', 'toEqual', 'toStrictEqual', 'toBeCloseTo', 'toBeGreaterThan', 'toBeGreaterThanOrEqual', 'toBeLessThan', 'toBeLessThanOrEqual',
-  'eql', 'equals', 'above', 'below', 'least', 'most',
+  'equal',
+  'strictEqual',
+  'deepEqual',
+  'deepStrictEqual',
+  'notEqual',
+  'notStrictEqual',
+  'notDeepEqual',
+  'notDeepStrictEqual',
+  'toBe',
+  'toEqual',
+  'toStrictEqual',
+  'toBeCloseTo',
+  'toBeGreaterThan',
+  'toBeGreaterThanOrEqual',
+  'toBeLessThan',
+  'toBeLessThanOrEqual',
+  'eql',
+  'equals',
+  'above',
+  'below',
+  'least',
+  'most',
 ]);

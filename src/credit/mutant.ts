@@ -8,7 +8,8 @@ export interface Edit {
   readonly text: string;
 }
 
-export type MutantCategory = 'arithmetic' | 'comparison' | 'logical' | 'negate' | 'constant' | 'delete' | 'return' | 'unary';
+export type MutantCategory =
+  'arithmetic' | 'comparison' | 'logical' | 'negate' | 'constant' | 'delete' | 'return' | 'unary';
 
 /** A mutant of one changed symbol. Probes throw on entry; behavioural mutants change what the symbol computes. */
 export interface Mutant {
@@ -50,13 +51,38 @@ export interface Site {
 
 /** Stable ids: symbol, category, position and change; a repeated id gets a counter. */
 /** The probe mutant of a symbol: it fails on entry, so the tests that fail on it are the tests that reach it. */
-export function probeMutant(span: { readonly symbol: string; readonly path: string; readonly startLine: number }, description: string, edits: Edit[]): Mutant {
-  return { id: `${span.symbol}#probe`, symbol: span.symbol, path: span.path, kind: 'probe', category: 'probe', line: span.startLine, description, edits };
+export function probeMutant(
+  span: { readonly symbol: string; readonly path: string; readonly startLine: number },
+  description: string,
+  edits: Edit[],
+): Mutant {
+  return {
+    id: `${span.symbol}#probe`,
+    symbol: span.symbol,
+    path: span.path,
+    kind: 'probe',
+    category: 'probe',
+    line: span.startLine,
+    description,
+    edits,
+  };
 }
 
 /** The revert mutant of a modified symbol: its base version in the patched tree. */
-export function revertMutant(span: { readonly symbol: string; readonly path: string; readonly startLine: number }, edits: readonly Edit[]): Mutant {
-  return { id: `${span.symbol}#revert`, symbol: span.symbol, path: span.path, kind: 'revert', category: 'revert', line: span.startLine, description: 'the base version of the symbol put back', edits };
+export function revertMutant(
+  span: { readonly symbol: string; readonly path: string; readonly startLine: number },
+  edits: readonly Edit[],
+): Mutant {
+  return {
+    id: `${span.symbol}#revert`,
+    symbol: span.symbol,
+    path: span.path,
+    kind: 'revert',
+    category: 'revert',
+    line: span.startLine,
+    description: 'the base version of the symbol put back',
+    edits,
+  };
 }
 
 /** One of the byte changes a null mutant makes, e.g. `a comment` and the edits that add it. */
@@ -88,7 +114,8 @@ export function randomNoiseKey(): string {
 /** The noise of one symbol under a key: lower-case letters from HMAC-SHA-256(key, symbol). */
 export function noiseFor(key: string, symbol: string): Noise {
   const h = createHmac('sha256', key).update(`sealgate-noise\u0000${symbol}`).digest();
-  const letters = (from: number, n: number): string => Array.from(h.subarray(from, from + n), (b) => String.fromCharCode(97 + (b % 26))).join('');
+  const letters = (from: number, n: number): string =>
+    Array.from(h.subarray(from, from + n), (b) => String.fromCharCode(97 + (b % 26))).join('');
   return { word: letters(0, 8), suffix: letters(8, 6), fill: letters(14, 8) };
 }
 
@@ -128,7 +155,10 @@ export function camouflage(m: Mutant, noise: readonly NullPart[], text: string):
       const orig = text.slice(r.start, r.end);
       const at = r.text.lastIndexOf(orig);
       if (inner.length === 0 || at < 0) return r;
-      const renamed = applyEdits(orig, inner.map((e) => ({ start: e.start - r.start, end: e.end - r.start, text: e.text })));
+      const renamed = applyEdits(
+        orig,
+        inner.map((e) => ({ start: e.start - r.start, end: e.end - r.start, text: e.text })),
+      );
       return { ...r, text: r.text.slice(0, at) + renamed + r.text.slice(at + orig.length) };
     });
     if (own.some((e) => holdsName(e.text, from))) return null;
@@ -156,12 +186,16 @@ export function combineEdits(parts: readonly (readonly Edit[])[]): Edit[] | null
   const sorted = [...ranges].sort((a, b) => a.start - b.start);
   for (let i = 1; i < sorted.length; i++) if ((sorted[i] as Edit).start < (sorted[i - 1] as Edit).end) return null;
   for (const at of inserts.keys()) if (sorted.some((r) => r.start < at && at < r.end)) return null;
-  return [...sorted, ...[...inserts].map(([at, text]) => ({ start: at, end: at, text }))].sort((a, b) => a.start - b.start || a.end - b.end);
+  return [...sorted, ...[...inserts].map(([at, text]) => ({ start: at, end: at, text }))].sort(
+    (a, b) => a.start - b.start || a.end - b.end,
+  );
 }
 
 /** `a`, `a and b`, `a, b and c`. */
 function listed(labels: readonly string[]): string {
-  return labels.length <= 1 ? (labels[0] ?? '') : `${labels.slice(0, -1).join(', ')} and ${labels[labels.length - 1] as string}`;
+  return labels.length <= 1
+    ? (labels[0] ?? '')
+    : `${labels.slice(0, -1).join(', ')} and ${labels[labels.length - 1] as string}`;
 }
 
 /**
@@ -171,13 +205,24 @@ function listed(labels: readonly string[]): string {
  * earlier parts); where none is, the whole set anyway (a null that breaks the file fails every
  * test it runs, so the symbol earns nothing: it fails closed).
  */
-export function nullMutant(span: { readonly symbol: string; readonly path: string; readonly startLine: number }, parts: readonly NullPart[], valid: (edits: readonly Edit[]) => boolean): Mutant {
+export function nullMutant(
+  span: { readonly symbol: string; readonly path: string; readonly startLine: number },
+  parts: readonly NullPart[],
+  valid: (edits: readonly Edit[]) => boolean,
+): Mutant {
   return nullWithParts(span, parts, valid).mutant;
 }
 
 /** nullMutant, with the parts it chose (the noise every real mutant of the symbol carries too: camouflage). */
-export function nullWithParts(span: { readonly symbol: string; readonly path: string; readonly startLine: number }, parts: readonly NullPart[], valid: (edits: readonly Edit[]) => boolean): { mutant: Mutant; parts: readonly NullPart[] } {
-  const make = (chosen: readonly NullPart[], edits: readonly Edit[]): { mutant: Mutant; parts: readonly NullPart[] } => ({
+export function nullWithParts(
+  span: { readonly symbol: string; readonly path: string; readonly startLine: number },
+  parts: readonly NullPart[],
+  valid: (edits: readonly Edit[]) => boolean,
+): { mutant: Mutant; parts: readonly NullPart[] } {
+  const make = (
+    chosen: readonly NullPart[],
+    edits: readonly Edit[],
+  ): { mutant: Mutant; parts: readonly NullPart[] } => ({
     parts: chosen,
     mutant: {
       id: `${span.symbol}#null`,
@@ -196,7 +241,10 @@ export function nullWithParts(span: { readonly symbol: string; readonly path: st
       if (edits !== null && valid(edits)) return make(chosen, edits);
     }
   }
-  return make(parts, parts.flatMap((p) => p.edits));
+  return make(
+    parts,
+    parts.flatMap((p) => p.edits),
+  );
 }
 
 /** The subsets of `items` with `size` members, in order (earlier items first). */
@@ -205,7 +253,8 @@ function* subsets<T>(items: readonly T[], size: number, from = 0): Generator<T[]
     yield [];
     return;
   }
-  for (let i = from; i <= items.length - size; i++) for (const rest of subsets(items, size - 1, i + 1)) yield [items[i] as T, ...rest];
+  for (let i = from; i <= items.length - size; i++)
+    for (const rest of subsets(items, size - 1, i + 1)) yield [items[i] as T, ...rest];
 }
 
 export function toMutants(symbol: string, path: string, sites: readonly Site[]): Mutant[] {
@@ -215,7 +264,16 @@ export function toMutants(symbol: string, path: string, sites: readonly Site[]):
     const n = seen.get(id) ?? 0;
     seen.set(id, n + 1);
     if (n > 0) id = `${id}~${n}`;
-    return { id, symbol, path, kind: 'behavioural', category: s.category, line: s.line, description: `line ${s.line}: ${s.change}`, edits: s.edits };
+    return {
+      id,
+      symbol,
+      path,
+      kind: 'behavioural',
+      category: s.category,
+      line: s.line,
+      description: `line ${s.line}: ${s.change}`,
+      edits: s.edits,
+    };
   });
 }
 

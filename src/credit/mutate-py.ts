@@ -3,7 +3,22 @@ import { getParser } from '../symbols/treesitter.js';
 import type { SymbolChange } from './change.js';
 import { touchesChange } from './change.js';
 import type { Edit, MutantCategory, NullPart, Site } from './mutant.js';
-import { applyEdits, camouflage, freshName, holdsName, isModuleSymbol, noiseFor, nullWithParts, probeMutant, randomNoiseKey, toMutants, type Mutant, type Noise, type SymbolMutants, type SymbolSpan } from './mutant.js';
+import {
+  applyEdits,
+  camouflage,
+  freshName,
+  holdsName,
+  isModuleSymbol,
+  noiseFor,
+  nullWithParts,
+  probeMutant,
+  randomNoiseKey,
+  toMutants,
+  type Mutant,
+  type Noise,
+  type SymbolMutants,
+  type SymbolSpan,
+} from './mutant.js';
 
 const PROBE = "raise RuntimeError('sealgate-probe')";
 
@@ -21,7 +36,16 @@ function traceStmt(symbol: string): string {
 
 // Swaps that keep int arithmetic int (only true division changes a type, from float to int).
 const ARITH: Record<string, string> = { '+': '-', '-': '+', '*': '+', '/': '*', '//': '*', '%': '//', '**': '*' };
-const COMPARE: Record<string, string> = { '<': '<=', '<=': '<', '>': '>=', '>=': '>', '==': '!=', '!=': '==', is: 'is not', in: 'not in' };
+const COMPARE: Record<string, string> = {
+  '<': '<=',
+  '<=': '<',
+  '>': '>=',
+  '>=': '>',
+  '==': '!=',
+  '!=': '==',
+  is: 'is not',
+  in: 'not in',
+};
 
 /** A same-type replacement for a returned value (bool before int: bool is an int in Python). */
 function altValue(expr: string): string {
@@ -80,7 +104,13 @@ const SEES_NAMES = /\b(?:locals|vars|eval|exec|globals|_getframe|currentframe)\s
  * otherwise too (`global`, `nonlocal`, an import, a nested def or class, a `match`), or the
  * result does not parse.
  */
-function renameLocalPy(text: string, bodies: readonly Node[], parses: (t: string) => boolean, suffix: string, avoid: readonly string[]): { from: string; to: string; edits: Edit[] } | null {
+function renameLocalPy(
+  text: string,
+  bodies: readonly Node[],
+  parses: (t: string) => boolean,
+  suffix: string,
+  avoid: readonly string[],
+): { from: string; to: string; edits: Edit[] } | null {
   for (const b of bodies) {
     if (SEES_NAMES.test(b.text)) continue;
     const fn = b.parent;
@@ -88,7 +118,17 @@ function renameLocalPy(text: string, bodies: readonly Node[], parses: (t: string
     const p = fn?.childForFieldName('parameters');
     if (p) for (const id of p.descendantsOfType('identifier')) if (id) params.add(id.text);
     const blocked = new Set<string>(params);
-    for (const n of b.descendantsOfType(['global_statement', 'nonlocal_statement', 'import_statement', 'import_from_statement', 'function_definition', 'class_definition', 'match_statement', 'lambda', 'keyword_argument'])) {
+    for (const n of b.descendantsOfType([
+      'global_statement',
+      'nonlocal_statement',
+      'import_statement',
+      'import_from_statement',
+      'function_definition',
+      'class_definition',
+      'match_statement',
+      'lambda',
+      'keyword_argument',
+    ])) {
       if (!n) continue;
       if (n.type === 'function_definition' || n.type === 'class_definition') {
         const name = n.childForFieldName('name');
@@ -99,9 +139,14 @@ function renameLocalPy(text: string, bodies: readonly Node[], parses: (t: string
         const ps = n.childForFieldName('parameters');
         if (ps) for (const id of ps.descendantsOfType('identifier')) if (id) blocked.add(id.text);
       } else if (n.type === 'keyword_argument') continue;
-      else for (const id of n.descendantsOfType(['identifier', 'dotted_name'])) if (id) blocked.add(id.text.split('.')[0] ?? id.text);
+      else
+        for (const id of n.descendantsOfType(['identifier', 'dotted_name']))
+          if (id) blocked.add(id.text.split('.')[0] ?? id.text);
     }
-    const assigned = b.descendantsOfType('assignment').map((a) => a?.childForFieldName('left')).find((l) => l?.type === 'identifier' && !blocked.has(l.text) && !avoid.some((t) => holdsName(t, l.text)));
+    const assigned = b
+      .descendantsOfType('assignment')
+      .map((a) => a?.childForFieldName('left'))
+      .find((l) => l?.type === 'identifier' && !blocked.has(l.text) && !avoid.some((t) => holdsName(t, l.text)));
     if (!assigned) continue;
     const from = assigned.text;
     const to = freshName(text, `${from}_${suffix}`);
@@ -119,7 +164,12 @@ function renameLocalPy(text: string, bodies: readonly Node[], parses: (t: string
 }
 
 /** Mutants of one symbol in a Python file. */
-export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolChange, noise: Noise = noiseFor(randomNoiseKey(), span.symbol)): Promise<SymbolMutants> {
+export async function mutatePy(
+  text: string,
+  span: SymbolSpan,
+  change?: SymbolChange,
+  noise: Noise = noiseFor(randomNoiseKey(), span.symbol),
+): Promise<SymbolMutants> {
   const parser = await getParser('python');
   const tree = parser.parse(text);
   if (!tree) throw new Error(`tree-sitter could not parse ${span.path}`);
@@ -151,7 +201,11 @@ export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolCh
           const first = (doc !== null ? stmts[1] : stmts[0]) ?? null;
           if (first === null && doc !== null) {
             const at = idx(doc.endIndex);
-            return { start: at, end: at, text: sameLine ? `; ${stmt}` : `\n${' '.repeat(doc.startPosition.column)}${stmt}` };
+            return {
+              start: at,
+              end: at,
+              text: sameLine ? `; ${stmt}` : `\n${' '.repeat(doc.startPosition.column)}${stmt}`,
+            };
           }
           const at = idx((first ?? b).startIndex);
           const indent = ' '.repeat((first ?? b).startPosition.column);
@@ -159,7 +213,14 @@ export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolCh
         });
       }
       const root = named(tree.rootNode);
-      const firstStmt = root.find((s) => s.type !== 'import_statement' && s.type !== 'import_from_statement' && s.type !== 'future_import_statement' && !isDocstring(s)) ?? null;
+      const firstStmt =
+        root.find(
+          (s) =>
+            s.type !== 'import_statement' &&
+            s.type !== 'import_from_statement' &&
+            s.type !== 'future_import_statement' &&
+            !isDocstring(s),
+        ) ?? null;
       const at = firstStmt ? idx(firstStmt.startIndex) : text.length;
       return [{ start: at, end: at, text: `${stmt}\n` }];
     };
@@ -190,8 +251,19 @@ export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolCh
       { label: 'a no-op expression', edits: entryEdits('()') },
     ];
     // Never a local the revert's own text names: the revert carries the rename too (camouflage).
-    const renamed = renameLocalPy(text, bodies, parses, noise.suffix, (change?.revert ?? []).map((e) => e.text));
-    if (renamed !== null) parts.push({ label: `a renamed local (${renamed.from} -> ${renamed.to})`, edits: renamed.edits, renames: renamed.from });
+    const renamed = renameLocalPy(
+      text,
+      bodies,
+      parses,
+      noise.suffix,
+      (change?.revert ?? []).map((e) => e.text),
+    );
+    if (renamed !== null)
+      parts.push({
+        label: `a renamed local (${renamed.from} -> ${renamed.to})`,
+        edits: renamed.edits,
+        renames: renamed.from,
+      });
     // Checked by parsing only where the unmutated file parses (tree-sitter may not know all of its syntax).
     const checkable = parses(text);
     const chosen = nullWithParts(span, parts, (edits) => !checkable || parses(applyEdits(text, edits)));
@@ -210,7 +282,8 @@ export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolCh
           const op = n.childForFieldName('operator');
           const to = op ? ARITH[op.type] : undefined;
           const stringy = [n.childForFieldName('left'), n.childForFieldName('right')].some((x) => x?.type === 'string');
-          if (op && to !== undefined && !((op.type === '+' || op.type === '*' || op.type === '%') && stringy)) add('arithmetic', op, `${op.type} -> ${to}`, [replace(op, to)]);
+          if (op && to !== undefined && !((op.type === '+' || op.type === '*' || op.type === '%') && stringy))
+            add('arithmetic', op, `${op.type} -> ${to}`, [replace(op, to)]);
           break;
         }
         case 'comparison_operator': {
@@ -218,13 +291,17 @@ export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolCh
           if (ops.length === 1) {
             const op = ops[0] as Node;
             const to = COMPARE[op.type];
-            if (to !== undefined && !(INVERTS.has(op.type) && guardsRaise(n))) add('comparison', op, `${op.type} -> ${to}`, [replace(op, to)]);
+            if (to !== undefined && !(INVERTS.has(op.type) && guardsRaise(n)))
+              add('comparison', op, `${op.type} -> ${to}`, [replace(op, to)]);
           }
           break;
         }
         case 'boolean_operator': {
           const op = n.childForFieldName('operator');
-          if (op) add('logical', op, `${op.type} -> ${op.type === 'and' ? 'or' : 'and'}`, [replace(op, op.type === 'and' ? 'or' : 'and')]);
+          if (op)
+            add('logical', op, `${op.type} -> ${op.type === 'and' ? 'or' : 'and'}`, [
+              replace(op, op.type === 'and' ? 'or' : 'and'),
+            ]);
           break;
         }
         case 'not_operator': {
@@ -248,16 +325,24 @@ export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolCh
         case 'integer':
         case 'float': {
           const v = Number(n.text.replace(/_/g, ''));
-          if (Number.isFinite(v) && /^[0-9._eE+-]+$/.test(n.text)) add('constant', n, `${n.text} -> ${v + 1}`, [replace(n, String(v + 1))]);
+          if (Number.isFinite(v) && /^[0-9._eE+-]+$/.test(n.text))
+            add('constant', n, `${n.text} -> ${v + 1}`, [replace(n, String(v + 1))]);
           break;
         }
         case 'true':
         case 'false':
-          add('constant', n, `${n.text} -> ${n.type === 'true' ? 'False' : 'True'}`, [replace(n, n.type === 'true' ? 'False' : 'True')]);
+          add('constant', n, `${n.text} -> ${n.type === 'true' ? 'False' : 'True'}`, [
+            replace(n, n.type === 'true' ? 'False' : 'True'),
+          ]);
           break;
         case 'string': {
           const p = n.parent;
-          const valueish = p !== null && p.type !== 'expression_statement' && p.type !== 'concatenated_string' && p.type !== 'keyword_argument' || (p?.type === 'keyword_argument' && p.childForFieldName('value')?.id === n.id);
+          const valueish =
+            (p !== null &&
+              p.type !== 'expression_statement' &&
+              p.type !== 'concatenated_string' &&
+              p.type !== 'keyword_argument') ||
+            (p?.type === 'keyword_argument' && p.childForFieldName('value')?.id === n.id);
           if (valueish && !named(n).some((c) => c.type === 'interpolation') && !/^[rRbBuU]*[fF]/.test(n.text)) {
             const empty = /^[a-zA-Z]*("""|'''|"|')\1?$/.test(n.text) || /^[a-zA-Z]*(""|'')$/.test(n.text);
             add('constant', n, empty ? "'' filled" : 'string emptied', [replace(n, empty ? `'${noise.fill}'` : "''")]);
@@ -275,7 +360,13 @@ export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolCh
       }
     };
     const visit = (n: Node, allowed: boolean): void => {
-      if (n.type === 'type' || n.type === 'decorator' || n.type === 'import_statement' || n.type === 'import_from_statement') return;
+      if (
+        n.type === 'type' ||
+        n.type === 'decorator' ||
+        n.type === 'import_statement' ||
+        n.type === 'import_from_statement'
+      )
+        return;
       if (allowed || (!hasBody && (change !== undefined || inChanged(n)))) sitesOf(n);
       for (const c of named(n)) visit(c, allowed);
     };
@@ -285,16 +376,16 @@ export async function mutatePy(text: string, span: SymbolSpan, change?: SymbolCh
     const candidates = toMutants(span.symbol, span.path, sites)
       .map((m) => camouflage(m, chosen.parts, text))
       .filter((m): m is Mutant => {
-      if (m === null) return false;
-      // A mutant that does not parse is discarded before it runs.
-      const t = parser.parse(applyEdits(text, m.edits));
-      if (!t) return false;
-      try {
-        return !t.rootNode.hasError;
-      } finally {
-        t.delete();
-      }
-    });
+        if (m === null) return false;
+        // A mutant that does not parse is discarded before it runs.
+        const t = parser.parse(applyEdits(text, m.edits));
+        if (!t) return false;
+        try {
+          return !t.rootNode.hasError;
+        } finally {
+          t.delete();
+        }
+      });
     return { probe, trace, candidates, nulls, noise: chosen.parts, hasBody };
   } finally {
     tree.delete();

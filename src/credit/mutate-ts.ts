@@ -3,7 +3,22 @@ import type * as TS from 'typescript';
 import type { SymbolChange } from './change.js';
 import { touchesChange } from './change.js';
 import type { Edit, MutantCategory, NullPart, Site } from './mutant.js';
-import { applyEdits, camouflage, freshName, holdsName, isModuleSymbol, noiseFor, nullWithParts, probeMutant, randomNoiseKey, toMutants, type Mutant, type Noise, type SymbolMutants, type SymbolSpan } from './mutant.js';
+import {
+  applyEdits,
+  camouflage,
+  freshName,
+  holdsName,
+  isModuleSymbol,
+  noiseFor,
+  nullWithParts,
+  probeMutant,
+  randomNoiseKey,
+  toMutants,
+  type Mutant,
+  type Noise,
+  type SymbolMutants,
+  type SymbolSpan,
+} from './mutant.js';
 
 // Required when this module is first used, not imported: the bundle must not load the 9 MB compiler at startup.
 const ts = createRequire(import.meta.url)('typescript') as typeof TS;
@@ -71,15 +86,28 @@ function altValue(expr: string, typed: boolean): string {
 }
 
 function isFnLike(n: TS.Node): n is FnLike {
-  return (ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isConstructorDeclaration(n) || ts.isGetAccessorDeclaration(n) || ts.isSetAccessorDeclaration(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n)) && n.body !== undefined;
+  return (
+    (ts.isFunctionDeclaration(n) ||
+      ts.isMethodDeclaration(n) ||
+      ts.isConstructorDeclaration(n) ||
+      ts.isGetAccessorDeclaration(n) ||
+      ts.isSetAccessorDeclaration(n) ||
+      ts.isArrowFunction(n) ||
+      ts.isFunctionExpression(n)) &&
+    n.body !== undefined
+  );
 }
-
 
 /**
  * Mutants of one symbol in a TS/JS file: a probe, null mutants and the behavioural candidates.
  * With `change`, behavioural mutants sit only on the tokens the patch changed.
  */
-export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange, noise: Noise = noiseFor(randomNoiseKey(), span.symbol)): SymbolMutants {
+export function mutateTs(
+  text: string,
+  span: SymbolSpan,
+  change?: SymbolChange,
+  noise: Noise = noiseFor(randomNoiseKey(), span.symbol),
+): SymbolMutants {
   const sf = ts.createSourceFile(span.path, text, ts.ScriptTarget.ES2022, true, scriptKindOf(span.path));
   const typed = /\.[cm]?tsx?$/.test(span.path);
   const lineOf = (pos: number): number => sf.getLineAndCharacterOfPosition(pos).line + 1;
@@ -142,8 +170,20 @@ export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange, 
     { label: 'a line break', edits: nullEdits('\n', '\n(', ')') },
   ];
   // Never a local the revert's own text names: the revert carries the rename too (camouflage).
-  const renamed = renameLocalTs(text, span.path, sf, bodies, noise.suffix, (change?.revert ?? []).map((e) => e.text));
-  if (renamed !== null) parts.push({ label: `a renamed local (${renamed.from} -> ${renamed.to})`, edits: renamed.edits, renames: renamed.from });
+  const renamed = renameLocalTs(
+    text,
+    span.path,
+    sf,
+    bodies,
+    noise.suffix,
+    (change?.revert ?? []).map((e) => e.text),
+  );
+  if (renamed !== null)
+    parts.push({
+      label: `a renamed local (${renamed.from} -> ${renamed.to})`,
+      edits: renamed.edits,
+      renames: renamed.from,
+    });
   const chosen = nullWithParts(span, parts, (edits) => parsesTs(span.path, applyEdits(text, edits)));
   const nulls = [chosen.mutant];
 
@@ -171,7 +211,8 @@ export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange, 
         let p = 0;
         while (p < now.length && p < r.text.length && now[p] === r.text[p]) p++;
         let q = 0;
-        while (q < now.length - p && q < r.text.length - p && now[now.length - 1 - q] === r.text[r.text.length - 1 - q]) q++;
+        while (q < now.length - p && q < r.text.length - p && now[now.length - 1 - q] === r.text[r.text.length - 1 - q])
+          q++;
         out.push([Math.max(0, r.start + p - start), Math.min(end - start, r.end - q - start)]);
       } else out.push([Math.max(0, r.start - start), Math.min(end - start, r.end - start)]);
     }
@@ -183,7 +224,14 @@ export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange, 
     sites.push({ category, line: lineOf(pos), column: colOf(pos), change: what, edits });
   };
   const visit = (n: TS.Node, allowed: boolean): void => {
-    if (ts.isTypeNode(n) || ts.isImportDeclaration(n) || ts.isExportDeclaration(n) || ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n)) return;
+    if (
+      ts.isTypeNode(n) ||
+      ts.isImportDeclaration(n) ||
+      ts.isExportDeclaration(n) ||
+      ts.isInterfaceDeclaration(n) ||
+      ts.isTypeAliasDeclaration(n)
+    )
+      return;
     const ok = allowed || (!hasBody && (change !== undefined || inChanged(n)));
     if (ok) sitesOf(n);
     ts.forEachChild(n, (c) => visit(c, allowed));
@@ -192,16 +240,23 @@ export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange, 
     if (ts.isBinaryExpression(n)) {
       const k = n.operatorToken.kind;
       const op = n.operatorToken;
-      const stringy = (e: TS.Expression): boolean => ts.isStringLiteral(e) || ts.isTemplateExpression(e) || ts.isNoSubstitutionTemplateLiteral(e);
-      const swap = (cat: MutantCategory, to: string): void => add(cat, op, `${op.getText(sf)} -> ${to}`, [{ start: op.getStart(sf), end: op.end, text: to }]);
+      const stringy = (e: TS.Expression): boolean =>
+        ts.isStringLiteral(e) || ts.isTemplateExpression(e) || ts.isNoSubstitutionTemplateLiteral(e);
+      const swap = (cat: MutantCategory, to: string): void =>
+        add(cat, op, `${op.getText(sf)} -> ${to}`, [{ start: op.getStart(sf), end: op.end, text: to }]);
       const arith = ARITH[k];
-      if (arith !== undefined && !(k === ts.SyntaxKind.PlusToken && (stringy(n.left) || stringy(n.right)))) swap('arithmetic', arith);
+      if (arith !== undefined && !(k === ts.SyntaxKind.PlusToken && (stringy(n.left) || stringy(n.right))))
+        swap('arithmetic', arith);
       const cmp = COMPARE[k];
       if (cmp !== undefined && !(EQUALITY.has(k) && guardsThrow(n))) swap('comparison', cmp);
       const logical = LOGICAL[k];
       if (logical !== undefined) swap('logical', logical);
     }
-    if ((ts.isIfStatement(n) || ts.isWhileStatement(n) || ts.isDoStatement(n)) && n.expression && !(ts.isIfStatement(n) && isThrowGuard(n))) {
+    if (
+      (ts.isIfStatement(n) || ts.isWhileStatement(n) || ts.isDoStatement(n)) &&
+      n.expression &&
+      !(ts.isIfStatement(n) && isThrowGuard(n))
+    ) {
       const e = n.expression;
       add('negate', e, 'negated condition', [{ start: e.getStart(sf), end: e.end, text: `!(${e.getText(sf)})` }]);
     }
@@ -210,36 +265,52 @@ export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange, 
       add('negate', e, 'negated condition', [{ start: e.getStart(sf), end: e.end, text: `!(${e.getText(sf)})` }]);
     }
     if (ts.isPrefixUnaryExpression(n)) {
-      if (n.operator === ts.SyntaxKind.ExclamationToken && !guardsThrow(n)) add('unary', n, 'removed !', [{ start: n.getStart(sf), end: n.operand.getStart(sf), text: '' }]);
-      if (n.operator === ts.SyntaxKind.MinusToken && !ts.isNumericLiteral(n.operand)) add('unary', n, 'removed unary -', [{ start: n.getStart(sf), end: n.operand.getStart(sf), text: '' }]);
+      if (n.operator === ts.SyntaxKind.ExclamationToken && !guardsThrow(n))
+        add('unary', n, 'removed !', [{ start: n.getStart(sf), end: n.operand.getStart(sf), text: '' }]);
+      if (n.operator === ts.SyntaxKind.MinusToken && !ts.isNumericLiteral(n.operand))
+        add('unary', n, 'removed unary -', [{ start: n.getStart(sf), end: n.operand.getStart(sf), text: '' }]);
       if (n.operator === ts.SyntaxKind.PlusPlusToken || n.operator === ts.SyntaxKind.MinusMinusToken) {
-        add('unary', n, 'swapped ++/--', [{ start: n.getStart(sf), end: n.getStart(sf) + 2, text: n.operator === ts.SyntaxKind.PlusPlusToken ? '--' : '++' }]);
+        add('unary', n, 'swapped ++/--', [
+          {
+            start: n.getStart(sf),
+            end: n.getStart(sf) + 2,
+            text: n.operator === ts.SyntaxKind.PlusPlusToken ? '--' : '++',
+          },
+        ]);
       }
     }
     if (ts.isPostfixUnaryExpression(n)) {
-      add('unary', n, 'swapped ++/--', [{ start: n.end - 2, end: n.end, text: n.operator === ts.SyntaxKind.PlusPlusToken ? '--' : '++' }]);
+      add('unary', n, 'swapped ++/--', [
+        { start: n.end - 2, end: n.end, text: n.operator === ts.SyntaxKind.PlusPlusToken ? '--' : '++' },
+      ]);
     }
     if (ts.isNumericLiteral(n)) {
       const v = Number(n.text);
-      if (Number.isFinite(v)) add('constant', n, `${n.getText(sf)} -> ${v + 1}`, [{ start: n.getStart(sf), end: n.end, text: `${v + 1}` }]);
+      if (Number.isFinite(v))
+        add('constant', n, `${n.getText(sf)} -> ${v + 1}`, [{ start: n.getStart(sf), end: n.end, text: `${v + 1}` }]);
     }
     if (n.kind === ts.SyntaxKind.TrueKeyword || n.kind === ts.SyntaxKind.FalseKeyword) {
       const to = n.kind === ts.SyntaxKind.TrueKeyword ? 'false' : 'true';
       add('constant', n, `${n.getText(sf)} -> ${to}`, [{ start: n.getStart(sf), end: n.end, text: to }]);
     }
     if (ts.isStringLiteral(n) && isValueString(n)) {
-      add('constant', n, n.text === '' ? "'' filled" : 'string emptied', [{ start: n.getStart(sf), end: n.end, text: n.text === '' ? `'${noise.fill}'` : "''" }]);
+      add('constant', n, n.text === '' ? "'' filled" : 'string emptied', [
+        { start: n.getStart(sf), end: n.end, text: n.text === '' ? `'${noise.fill}'` : "''" },
+      ]);
     }
     if (n.kind === ts.SyntaxKind.RegularExpressionLiteral) {
       const at = n.getStart(sf);
-      for (const [what, to] of regexMutants(n.getText(sf), changedWithin(at, n.end))) add('constant', n, what, [{ start: at, end: n.end, text: to }]);
+      for (const [what, to] of regexMutants(n.getText(sf), changedWithin(at, n.end)))
+        add('constant', n, what, [{ start: at, end: n.end, text: to }]);
     }
     if (ts.isExpressionStatement(n) && !isDirective(n) && !isSuperCall(n)) {
       add('delete', n, 'statement deleted', [{ start: n.getStart(sf), end: n.end, text: ';' }]);
     }
     if (ts.isReturnStatement(n) && n.expression) {
       const e = n.expression;
-      add('return', n, 'return value replaced', [{ start: e.getStart(sf), end: e.end, text: altValue(e.getText(sf), typed) }]);
+      add('return', n, 'return value replaced', [
+        { start: e.getStart(sf), end: e.end, text: altValue(e.getText(sf), typed) },
+      ]);
     }
     if (ts.isArrowFunction(n) && !ts.isBlock(n.body)) {
       const e = n.body;
@@ -256,7 +327,6 @@ export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange, 
   return { probe, trace, candidates, nulls, noise: chosen.parts, hasBody };
 }
 
-
 /**
  * The renamed-local null mutant: the first `const`/`let`/`var` binding with a plain name
  * declared in the symbol's bodies, renamed with a fresh name at its declaration and every
@@ -265,11 +335,27 @@ export function mutateTs(text: string, span: SymbolSpan, change?: SymbolChange, 
  * texts). Null when no such local exists, the body can see its own names (`eval`, `with`,
  * `arguments`), or the result does not parse.
  */
-function renameLocalTs(text: string, path: string, sf: TS.SourceFile, bodies: readonly FnLike[], suffix: string, avoid: readonly string[]): { from: string; to: string; edits: Edit[] } | null {
+function renameLocalTs(
+  text: string,
+  path: string,
+  sf: TS.SourceFile,
+  bodies: readonly FnLike[],
+  suffix: string,
+  avoid: readonly string[],
+): { from: string; to: string; edits: Edit[] } | null {
   if (bodies.length === 0) return null;
   // One file, no libraries: the binder's local symbols are all a rename needs.
   const host = ts.createCompilerHost({ noLib: true, noResolve: true });
-  const program = ts.createProgram({ rootNames: [path], options: { noLib: true, noResolve: true, allowJs: true, types: [] }, host: { ...host, getSourceFile: (f) => (f === path ? sf : undefined), fileExists: (f) => f === path, readFile: (f) => (f === path ? text : undefined) } });
+  const program = ts.createProgram({
+    rootNames: [path],
+    options: { noLib: true, noResolve: true, allowJs: true, types: [] },
+    host: {
+      ...host,
+      getSourceFile: (f) => (f === path ? sf : undefined),
+      fileExists: (f) => f === path,
+      readFile: (f) => (f === path ? text : undefined),
+    },
+  });
   const checker = program.getTypeChecker();
   for (const b of bodies) {
     const body = b.body;
@@ -293,7 +379,8 @@ function renameLocalTs(text: string, path: string, sf: TS.SourceFile, bodies: re
           edits.push({ start: n.name.getStart(sf), end: n.name.end, text: `${d.text}: ${to}` });
           return;
         }
-        if (ts.isIdentifier(n) && n.text === d.text && checker.getSymbolAtLocation(n) === sym) edits.push({ start: n.getStart(sf), end: n.end, text: to });
+        if (ts.isIdentifier(n) && n.text === d.text && checker.getSymbolAtLocation(n) === sym)
+          edits.push({ start: n.getStart(sf), end: n.end, text: to });
         ts.forEachChild(n, visit);
       };
       visit(body);
@@ -315,7 +402,10 @@ function renameLocalTs(text: string, path: string, sf: TS.SourceFile, bodies: re
  * already had, which old tests would kill for the new behaviour. Only those that JavaScript
  * still compiles (with the same flags) and that change the pattern.
  */
-export function regexMutants(literal: string, within: readonly (readonly [number, number])[] | null = null): [string, string][] {
+export function regexMutants(
+  literal: string,
+  within: readonly (readonly [number, number])[] | null = null,
+): [string, string][] {
   const end = literal.lastIndexOf('/');
   if (!literal.startsWith('/') || end <= 0) return [];
   const pattern = literal.slice(1, end);
@@ -342,7 +432,8 @@ export function regexMutants(literal: string, within: readonly (readonly [number
   const changed = (i: number): boolean => within === null || within.some(([a, b]) => a <= i + 1 && i + 1 < b);
   const out: [string, string][] = [];
   if (pattern.startsWith('^') && changed(0)) out.push(['regex: ^ anchor dropped', at(0, '')]);
-  if (pattern.endsWith('$') && kind[pattern.length - 1] === 'plain' && changed(pattern.length - 1)) out.push(['regex: $ anchor dropped', at(pattern.length - 1, '')]);
+  if (pattern.endsWith('$') && kind[pattern.length - 1] === 'plain' && changed(pattern.length - 1))
+    out.push(['regex: $ anchor dropped', at(pattern.length - 1, '')]);
   for (let i = 1; i < pattern.length; i++) {
     const c = pattern[i];
     if (!changed(i) || kind[i] !== 'plain' || (c !== '*' && c !== '+') || pattern[i - 1] === '(') continue;
@@ -370,12 +461,19 @@ function compiles(pattern: string, flags: string): boolean {
 
 /** A mutant that does not even parse is discarded before it runs (it would show nothing). */
 export function parsesTs(path: string, text: string): boolean {
-  const sf = ts.createSourceFile(path, text, ts.ScriptTarget.ES2022, false, scriptKindOf(path)) as TS.SourceFile & { parseDiagnostics?: readonly TS.Diagnostic[] };
+  const sf = ts.createSourceFile(path, text, ts.ScriptTarget.ES2022, false, scriptKindOf(path)) as TS.SourceFile & {
+    parseDiagnostics?: readonly TS.Diagnostic[];
+  };
   return (sf.parseDiagnostics ?? []).length === 0;
 }
 
 /** Equality swaps invert a condition whole (`===` to `!==`); an ordering swap only moves its boundary. */
-const EQUALITY = new Set<TS.SyntaxKind>([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]);
+const EQUALITY = new Set<TS.SyntaxKind>([
+  ts.SyntaxKind.EqualsEqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsEqualsToken,
+  ts.SyntaxKind.EqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsToken,
+]);
 
 /**
  * A guard clause: an `if` whose branch ends in a `throw`. A mutant that inverts its whole
@@ -405,8 +503,15 @@ function unparen(e: TS.Expression): TS.Expression {
 
 function isValueString(n: TS.StringLiteral): boolean {
   const p = n.parent;
-  if (ts.isImportDeclaration(p) || ts.isExportDeclaration(p) || ts.isExternalModuleReference(p) || ts.isLiteralTypeNode(p)) return false;
-  if ((ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p) || ts.isMethodDeclaration(p)) && p.name === n) return false;
+  if (
+    ts.isImportDeclaration(p) ||
+    ts.isExportDeclaration(p) ||
+    ts.isExternalModuleReference(p) ||
+    ts.isLiteralTypeNode(p)
+  )
+    return false;
+  if ((ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p) || ts.isMethodDeclaration(p)) && p.name === n)
+    return false;
   if (ts.isElementAccessExpression(p) && p.argumentExpression === n) return false;
   if (ts.isCallExpression(p) && ts.isIdentifier(p.expression) && p.expression.text === 'require') return false;
   if (ts.isExpressionStatement(p)) return false;

@@ -4,7 +4,14 @@ import { sha256Hex } from '../core/ids.js';
 import { applyEdits, type Edit, type Mutant } from './mutant.js';
 import type { Box } from '../sandbox/run.js';
 import { checkRuntimeValidity } from './valid.js';
-import { makeScratch, makeWorkspace, runTestCommand, type RunStatus, type TestRun, type Workspace } from './workspace.js';
+import {
+  makeScratch,
+  makeWorkspace,
+  runTestCommand,
+  type RunStatus,
+  type TestRun,
+  type Workspace,
+} from './workspace.js';
 import { configuresRewriting, precompilePython, type PrecompileResult } from './pycache.js';
 import { SANDBOX_WORK } from '../sandbox/plan.js';
 import { stampTree } from '../core/times.js';
@@ -72,7 +79,13 @@ export interface PreparedBase {
 }
 
 /** Every input of the byte code step: the tree, where dependencies come from, the changed Python files, the runs' working directory, and whether pytest's rewrite is left out. */
-export function preparedKey(workTree: string, depsFrom: string, changedPy: Iterable<string>, cwd: string | null, noRewrite: boolean): string {
+export function preparedKey(
+  workTree: string,
+  depsFrom: string,
+  changedPy: Iterable<string>,
+  cwd: string | null,
+  noRewrite: boolean,
+): string {
   return JSON.stringify([workTree, depsFrom, [...changedPy].sort(), cwd, noRewrite]);
 }
 
@@ -216,7 +229,11 @@ function readLogs(logDir: string): string {
  * did not run against the mutant, so the mutant did not survive it (honest evidence). Runs
  * that timed out or crashed say so in their status and keep the tests asked for.
  */
-export function ranAgainst(run: TestRun, against: readonly string[], seen: { readonly status: RunStatus; readonly failed: readonly string[] }): string[] {
+export function ranAgainst(
+  run: TestRun,
+  against: readonly string[],
+  seen: { readonly status: RunStatus; readonly failed: readonly string[] },
+): string[] {
   if (seen.status !== 'ok') return [...against];
   const reported = new Set([...run.cases.filter((c) => c.status !== 'skipped').map((c) => c.id), ...seen.failed]);
   return against.filter((t) => reported.has(t));
@@ -238,7 +255,13 @@ export function mutantTimeoutMs(baselineMs: number, controlMs: number, factor = 
  * mutant that loops costs this much instead of the whole suite's budget. Controls, the
  * revert and the null mutants keep the ceiling: a timeout there would take credit away.
  */
-export function behaviouralTimeoutMs(controlMs: number, times: Readonly<Record<string, number>>, tests: readonly string[], ceilingMs: number, factor = 3): number {
+export function behaviouralTimeoutMs(
+  controlMs: number,
+  times: Readonly<Record<string, number>>,
+  tests: readonly string[],
+  ceilingMs: number,
+  factor = 3,
+): number {
   const all = Object.values(times).reduce((n, t) => n + t, 0);
   const fixed = Math.max(0, controlMs - all);
   const own = tests.reduce((n, t) => n + (times[t] ?? 0), 0);
@@ -279,7 +302,13 @@ function readCache(dir: string | null, key: string): Cached | null {
   if (!existsSync(p)) return null;
   try {
     const v = JSON.parse(readFileSync(p, 'utf8')) as Cached;
-    if ((v.status === 'ok' || v.status === 'timeout' || v.status === 'crash') && Array.isArray(v.failed) && v.failed.every((x) => typeof x === 'string') && (v.ran === undefined || (Array.isArray(v.ran) && v.ran.every((x) => typeof x === 'string')))) return v;
+    if (
+      (v.status === 'ok' || v.status === 'timeout' || v.status === 'crash') &&
+      Array.isArray(v.failed) &&
+      v.failed.every((x) => typeof x === 'string') &&
+      (v.ran === undefined || (Array.isArray(v.ran) && v.ran.every((x) => typeof x === 'string')))
+    )
+      return v;
   } catch {
     /* a damaged entry is a miss */
   }
@@ -385,7 +414,8 @@ export class JudgingQueue {
    * own runs alone, so when it joins changes which worker makes them, never what counts).
    */
   add(i: JudgingItem): SymbolWork {
-    if (this.symbols.some((w) => w.plan.symbol === i.plan.symbol)) throw new Error(`internal: ${i.plan.symbol} is already queued`);
+    if (this.symbols.some((w) => w.plan.symbol === i.plan.symbol))
+      throw new Error(`internal: ${i.plan.symbol} is already queued`);
     const w: SymbolWork = {
       plan: i.plan,
       reached: i.reached,
@@ -436,7 +466,9 @@ export class JudgingQueue {
    * it still under way was taken ahead and changes nothing.
    */
   mayGiveBack(): boolean {
-    return this.symbols.some((w) => w.running > 0 && (w.decided < w.order.length || (w.deferred.length > 0 && !isSettled(w))));
+    return this.symbols.some(
+      (w) => w.running > 0 && (w.decided < w.order.length || (w.deferred.length > 0 && !isSettled(w))),
+    );
   }
 
   private moots(w: SymbolWork, m: Mutant): boolean {
@@ -487,7 +519,11 @@ export class JudgingQueue {
   /** Count a run at its place, on the place's open tests. */
   private count(w: SymbolWork, at: number, raw: MutantRun, open: readonly string[]): void {
     const inOpen = new Set(open);
-    const r: MutantRun = { ...raw, failed: raw.failed.filter((t) => inOpen.has(t)), ranAgainst: raw.ranAgainst.filter((t) => inOpen.has(t)) };
+    const r: MutantRun = {
+      ...raw,
+      failed: raw.failed.filter((t) => inOpen.has(t)),
+      ranAgainst: raw.ranAgainst.filter((t) => inOpen.has(t)),
+    };
     w.runs[at] = r;
     if (r.mutant.kind === 'null') {
       w.pending--;
@@ -498,7 +534,8 @@ export class JudgingQueue {
     if (r.mutant.kind === 'revert') w.pending--;
     if (r.status !== 'ok') return;
     for (const t of r.failed) w.killers.add(t);
-    if (r.mutant.kind === 'revert' || this.require === 'change' || w.plan.change === 'added') for (const t of r.failed) w.earners.add(t);
+    if (r.mutant.kind === 'revert' || this.require === 'change' || w.plan.change === 'added')
+      for (const t of r.failed) w.earners.add(t);
   }
 
   private hand(w: SymbolWork, at: number, ahead: boolean): JudgingJob {
@@ -527,7 +564,8 @@ export class JudgingQueue {
       const revert = w.order.find((m) => m.kind === 'revert');
       const reverted = revert === undefined ? undefined : w.raw.get(revert.id);
       // Its revert still running, or killed (the credit will likely settle): wait for the decision.
-      if (revert !== undefined && (reverted === undefined || (reverted.status === 'ok' && reverted.failed.length > 0))) continue;
+      if (revert !== undefined && (reverted === undefined || (reverted.status === 'ok' && reverted.failed.length > 0)))
+        continue;
       for (let at = w.decided + 1; at < w.order.length; at++) {
         const m = w.order[at] as Mutant;
         if (m.kind === 'behavioural' && !this.moots(w, m) && !w.started.has(m.id)) return this.hand(w, at, true);
@@ -587,7 +625,11 @@ export class JudgingQueue {
  * (require "revert" on a modified symbol; its behavioural mutants are moot), the revert and the
  * null mutants are shuffled among themselves, so a null is as likely as the revert to come first.
  */
-export function judgingOrder(seed: string, mutants: readonly Mutant[], only: 'all' | 'revert-and-nulls' = 'all'): Mutant[] {
+export function judgingOrder(
+  seed: string,
+  mutants: readonly Mutant[],
+  only: 'all' | 'revert-and-nulls' = 'all',
+): Mutant[] {
   const rank = (m: Mutant): string => sha256Hex(`${seed}\u0000order\u0000${m.id}`);
   const ranked = (ms: readonly Mutant[]): Mutant[] => {
     const keyed = ms.map((m) => ({ m, r: rank(m) }));
@@ -598,7 +640,10 @@ export function judgingOrder(seed: string, mutants: readonly Mutant[], only: 'al
     const judged = ranked(mutants.filter((m) => m.kind === 'revert' || m.kind === 'null'));
     return [...judged, ...ranked(mutants.filter((m) => m.kind !== 'revert' && m.kind !== 'null'))];
   }
-  const real = [...mutants.filter((m) => m.kind === 'revert'), ...ranked(mutants.filter((m) => m.kind !== 'revert' && m.kind !== 'null'))];
+  const real = [
+    ...mutants.filter((m) => m.kind === 'revert'),
+    ...ranked(mutants.filter((m) => m.kind !== 'revert' && m.kind !== 'null')),
+  ];
   let next = 0;
   return ranked(mutants).map((m) => (m.kind === 'null' ? m : (real[next++] as Mutant)));
 }
@@ -642,15 +687,24 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
   let phase: Progress['phase'] = 'control';
   const report = (): void => {
     const elapsedMs = now() - t0;
-    opts.progress?.({ phase, done, total, kills, elapsedMs, etaMs: done > 0 ? (elapsedMs / done) * (total - done) : null });
+    opts.progress?.({
+      phase,
+      done,
+      total,
+      kills,
+      elapsedMs,
+      etaMs: done > 0 ? (elapsedMs / done) * (total - done) : null,
+    });
   };
   // Every run after the first control uses one environment: with fastEnv, or (dropped) without.
   let fast: 'kept' | 'dropped' | null = opts.fastEnv ? 'kept' : null;
   let env: Readonly<Record<string, string>> = opts.fastEnv ? { ...opts.env, ...opts.fastEnv } : opts.env;
-  const key: Keyer = (what, selection, edits) => keyer(opts.cacheSalt, opts.command, fast === 'kept' ? env : null)(what, selection, edits);
+  const key: Keyer = (what, selection, edits) =>
+    keyer(opts.cacheSalt, opts.command, fast === 'kept' ? env : null)(what, selection, edits);
   /** The one copy of the tree every run is copied from (never run in, never changed): the sandbox gives each run a fresh copy at one fixed path. */
   let base: Workspace | undefined;
-  const baseRoot = (): string => (base ??= makeWorkspace(opts.workTree, scratch.dir, opts.depsFrom ?? opts.workTree)).root;
+  const baseRoot = (): string =>
+    (base ??= makeWorkspace(opts.workTree, scratch.dir, opts.depsFrom ?? opts.workTree)).root;
 
   /**
    * The runner caches the first control left in its TMPDIR (jest's and tsx's transform caches:
@@ -662,26 +716,80 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
   let warm: string | null = null;
   /** One run on a fresh copy; `failed` is the tests of the report that failed or errored. */
   // `slot` is the worker; every run, whichever worker makes it, sees the same path inside the sandbox.
-  const runFresh = async (_slot: number, files: ReadonlyMap<string, string>, command: readonly string[], env: Readonly<Record<string, string>>, timeoutMs: number, logDir: string): Promise<TestRun> =>
+  const runFresh = async (
+    _slot: number,
+    files: ReadonlyMap<string, string>,
+    command: readonly string[],
+    env: Readonly<Record<string, string>>,
+    timeoutMs: number,
+    logDir: string,
+  ): Promise<TestRun> =>
     runTestCommand(baseRoot(), command, opts.junit, env, timeoutMs, logDir, opts.sandbox, { files, seedTmp: warm });
 
   /** `made`: this very run, made ahead (a probe beside the sealed run, AheadRound), taken instead of running it. */
-  const runMutant = async (m: Mutant, command: readonly string[], timeoutMs: number, against: readonly string[], slot: number, logDir: string, made?: TestRun): Promise<MutantRun> => {
+  const runMutant = async (
+    m: Mutant,
+    command: readonly string[],
+    timeoutMs: number,
+    against: readonly string[],
+    slot: number,
+    logDir: string,
+    made?: TestRun,
+  ): Promise<MutantRun> => {
     const k = key(m.id, command, m.edits);
     const hit = readCache(opts.cacheDir, k);
     const open = new Set(against);
     if (hit) {
       mutantsCached++;
-      return { mutant: m, status: hit.status, detail: hit.detail, failed: hit.failed.filter((t) => open.has(t)), ranAgainst: ranOf(hit.status, against, hit.ran), cached: true, command };
+      return {
+        mutant: m,
+        status: hit.status,
+        detail: hit.detail,
+        failed: hit.failed.filter((t) => open.has(t)),
+        ranAgainst: ranOf(hit.status, against, hit.ran),
+        cached: true,
+        command,
+      };
     }
-    const run = (m.kind === 'probe' ? asMadeWithin(made, timeoutMs) : null) ?? (await runFresh(slot, new Map([[m.path, applyEdits(original(m.path), m.edits)]]), command, env, timeoutMs, logDir));
+    const run =
+      (m.kind === 'probe' ? asMadeWithin(made, timeoutMs) : null) ??
+      (await runFresh(
+        slot,
+        new Map([[m.path, applyEdits(original(m.path), m.edits)]]),
+        command,
+        env,
+        timeoutMs,
+        logDir,
+      ));
     mutantsRun++;
     const found = toFailures(run, against, run.cwd, command, opts.filesOf);
     // Invalid is never a kill: a load failure from a mutant the runner could not compile is a crash.
-    const seen = m.kind === 'behavioural' || m.kind === 'revert' ? checkRuntimeValidity(found, new Set(run.cases.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.id)), readLogs(logDir), m.path) : found;
+    const seen =
+      m.kind === 'behavioural' || m.kind === 'revert'
+        ? checkRuntimeValidity(
+            found,
+            new Set(run.cases.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.id)),
+            readLogs(logDir),
+            m.path,
+          )
+        : found;
     const ran = ranAgainst(run, against, seen);
-    writeCache(opts.cacheDir, k, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs, ran });
-    return { mutant: m, status: seen.status, detail: seen.detail, failed: seen.failed.filter((t) => open.has(t)), ranAgainst: ran, cached: false, command };
+    writeCache(opts.cacheDir, k, {
+      status: seen.status,
+      detail: seen.detail,
+      failed: seen.failed,
+      durationMs: run.durationMs,
+      ran,
+    });
+    return {
+      mutant: m,
+      status: seen.status,
+      detail: seen.detail,
+      failed: seen.failed.filter((t) => open.has(t)),
+      ranAgainst: ran,
+      cached: false,
+      command,
+    };
   };
 
   let bytecode: PrecompileResult | null = null;
@@ -697,13 +805,26 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       const cwd = opts.sandbox.isolation === 'bwrap' ? SANDBOX_WORK : null;
       const depsFrom = opts.depsFrom ?? opts.workTree;
       // Made ahead from the very inputs this step would use (the copy's config files are the tree's): that copy is the base.
-      if (ready !== null && ready.made === preparedKey(opts.workTree, depsFrom, changedPy, cwd, configuresRewriting(ready.root, [...opts.command, ...Object.values(env)]))) {
+      if (
+        ready !== null &&
+        ready.made ===
+          preparedKey(
+            opts.workTree,
+            depsFrom,
+            changedPy,
+            cwd,
+            configuresRewriting(ready.root, [...opts.command, ...Object.values(env)]),
+          )
+      ) {
         prepared = ready;
         base = { root: ready.root, dispose: ready.dispose };
         bytecode = ready.bytecode;
       } else {
         const root = baseRoot();
-        bytecode = await precompilePython(root, changedPy, { cwd, noRewrite: configuresRewriting(root, [...opts.command, ...Object.values(env)]) });
+        bytecode = await precompilePython(root, changedPy, {
+          cwd,
+          noRewrite: configuresRewriting(root, [...opts.command, ...Object.values(env)]),
+        });
         // The folders and files made now get the tree's one time too (core/times.ts).
         stampTree(root);
       }
@@ -731,21 +852,44 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     report();
     // 2. The control: the unmutated suite, made like every mutant run. It and the trace are
     // independent: with two workers or more they run side by side.
-    const round = (): RoundRuns => ({ opts, env, key, baseRoot, scratch: scratch.dir, keepTmp: warmDir, ...(aheadRuns !== null ? { ahead: aheadRuns } : {}) });
+    const round = (): RoundRuns => ({
+      opts,
+      env,
+      key,
+      baseRoot,
+      scratch: scratch.dir,
+      keepTmp: warmDir,
+      ...(aheadRuns !== null ? { ahead: aheadRuns } : {}),
+    });
     const runControl = (): Promise<Ran> => controlRun(round());
-    const known = opts.filesOf === undefined ? null : new Set([...opts.eligible].flatMap((id) => (opts.filesOf as (t: string) => readonly string[])(id)));
+    const known =
+      opts.filesOf === undefined
+        ? null
+        : new Set([...opts.eligible].flatMap((id) => (opts.filesOf as (t: string) => readonly string[])(id)));
     const runTrace = (): Promise<Traced> => traceRun(plans, round(), known);
     // Early probes: the control and every probe (whole, against every eligible test: the usable
     // ones are known only after the control) side by side, and no trace.
     // Made ahead, the first round is the one the prelude made: the probes where it made them (earlyRound), else the trace.
-    const early = (aheadRuns === null || aheadProbes !== null) && (opts.earlyProbes ?? true) && earlyRound(plans.length, slots);
+    const early =
+      (aheadRuns === null || aheadProbes !== null) && (opts.earlyProbes ?? true) && earlyRound(plans.length, slots);
     const earlyTimeoutMs = mutantTimeoutMs(opts.baselineMs, opts.baselineMs, opts.timeoutFactor);
     const runEarlyProbes = async (): Promise<Map<string, MutantRun>> => {
       const out = new Map<string, MutantRun>();
       await Promise.all(
         plans.map(async (p, i) => {
           const logDir = mkdtempSync(join(scratch.dir, `probe-${i}-`));
-          out.set(p.symbol, await runMutant(p.probe, opts.command, earlyTimeoutMs, [...opts.eligible].sort(), i + 1, logDir, aheadProbes?.get(key(p.probe.id, opts.command, p.probe.edits))));
+          out.set(
+            p.symbol,
+            await runMutant(
+              p.probe,
+              opts.command,
+              earlyTimeoutMs,
+              [...opts.eligible].sort(),
+              i + 1,
+              logDir,
+              aheadProbes?.get(key(p.probe.id, opts.command, p.probe.edits)),
+            ),
+          );
         }),
       );
       return out;
@@ -779,16 +923,38 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     // For the control, `failed` holds the tests that passed.
     const usable = new Set(control.status === 'ok' ? control.failed.filter((t) => opts.eligible.has(t)) : []);
     done += early ? 1 + plans.length : 2;
-    const controlOut = { status: control.status, detail: control.detail, durationMs: control.durationMs, cached: control.cached };
+    const controlOut = {
+      status: control.status,
+      detail: control.detail,
+      durationMs: control.durationMs,
+      cached: control.cached,
+    };
     if (control.status !== 'ok' || usable.size === 0) {
       phase = 'done';
       total = done;
       report();
-      return { control: controlOut, usable, probes: new Map(), traced: new Map(), mutants: new Map(), after: null, mutantsRun, mutantsCached, mutantsSettled, mutantsAhead, fastEnv: fast, bytecode, ahead: aheadUse };
+      return {
+        control: controlOut,
+        usable,
+        probes: new Map(),
+        traced: new Map(),
+        mutants: new Map(),
+        after: null,
+        mutantsRun,
+        mutantsCached,
+        mutantsSettled,
+        mutantsAhead,
+        fastEnv: fast,
+        bytecode,
+        ahead: aheadUse,
+      };
     }
     const timeoutMs = mutantTimeoutMs(opts.baselineMs, control.durationMs, opts.timeoutFactor);
     const times = control.times;
-    const behaviouralTimeout = (tests: readonly string[]): number => (times === undefined ? timeoutMs : behaviouralTimeoutMs(control.durationMs, times, tests, timeoutMs, opts.timeoutFactor));
+    const behaviouralTimeout = (tests: readonly string[]): number =>
+      times === undefined
+        ? timeoutMs
+        : behaviouralTimeoutMs(control.durationMs, times, tests, timeoutMs, opts.timeoutFactor);
     const reach = traced.reach;
 
     // 3. Probes: the tests that fail when the symbol throws on entry are the tests that reach it.
@@ -803,14 +969,19 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     const usableSorted = [...usable].sort();
     const fromTrace = (p: SymbolPlan): string[] | null => {
       const targets = reach?.get(p.symbol);
-      if (targets === null || targets === undefined || targets.size === 0 || opts.testsOfTargets === undefined) return null;
+      if (targets === null || targets === undefined || targets.size === 0 || opts.testsOfTargets === undefined)
+        return null;
       const tests = opts.testsOfTargets([...targets].sort(), usableSorted);
       return tests !== null && tests.length > 0 ? tests : null;
     };
     if (earlyRuns !== null) {
       // They ran against every eligible test: only the usable ones count (as a narrowed probe's would).
       for (const [sym, r] of earlyRuns) {
-        const run = { ...r, failed: r.failed.filter((t) => usable.has(t)), ranAgainst: r.ranAgainst.filter((t) => usable.has(t)) };
+        const run = {
+          ...r,
+          failed: r.failed.filter((t) => usable.has(t)),
+          ranAgainst: r.ranAgainst.filter((t) => usable.has(t)),
+        };
         probes.set(sym, run);
         if (run.failed.length > 0) kills++;
       }
@@ -879,7 +1050,15 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
           total -= judgingRuns([p]);
           continue;
         }
-        const w = queue.add({ plan: p, reached, order: judgingOrder(opts.seed, [...(p.revert ? [p.revert] : []), ...p.nulls, ...p.mutants], (opts.require ?? 'change') === 'revert' && p.change !== 'added' ? 'revert-and-nulls' : 'all') });
+        const w = queue.add({
+          plan: p,
+          reached,
+          order: judgingOrder(
+            opts.seed,
+            [...(p.revert ? [p.revert] : []), ...p.nulls, ...p.mutants],
+            (opts.require ?? 'change') === 'revert' && p.change !== 'added' ? 'revert-and-nulls' : 'all',
+          ),
+        });
         const byName = opts.narrowByName?.(w.reached) ?? null;
         commands.set(p.symbol, { command: byName ?? opts.narrow(w.reached) ?? opts.command, strict: byName !== null });
       }
@@ -907,9 +1086,19 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       const targets = reach?.get(p.symbol);
       let r: MutantRun;
       if (targets?.size === 0) {
-        r = { mutant: p.probe, status: 'ok', detail: 'no test entered it in the trace run', failed: [], ranAgainst: [], cached: false };
+        r = {
+          mutant: p.probe,
+          status: 'ok',
+          detail: 'no test entered it in the trace run',
+          failed: [],
+          ranAgainst: [],
+          cached: false,
+        };
       } else {
-        const command = targets ? (opts.narrowTargets([...new Set([...targets].map((t) => t.split('\t')[0] as string))].sort()) ?? opts.command) : opts.command;
+        const command = targets
+          ? (opts.narrowTargets([...new Set([...targets].map((t) => t.split('\t')[0] as string))].sort()) ??
+            opts.command)
+          : opts.command;
         r = await runMutant(p.probe, command, timeoutMs, [...usable].sort(), slot, logDir);
       }
       probes.set(p.symbol, r);
@@ -924,8 +1113,21 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     // otherwise or when the run by name left one out; a reaching test it did not run again
     // earns nothing.
     const afterRun: { p: Promise<OracleResult['after']> | null } = { p: null };
-    const runAfter = async (reachedAll: readonly string[], slot: number, logDir: string): Promise<OracleResult['after']> => {
-      const once = async (command: readonly string[]): Promise<{ status: RunStatus; detail: string; failed: readonly string[]; ran: readonly string[]; durationMs: number; cached: boolean }> => {
+    const runAfter = async (
+      reachedAll: readonly string[],
+      slot: number,
+      logDir: string,
+    ): Promise<OracleResult['after']> => {
+      const once = async (
+        command: readonly string[],
+      ): Promise<{
+        status: RunStatus;
+        detail: string;
+        failed: readonly string[];
+        ran: readonly string[];
+        durationMs: number;
+        cached: boolean;
+      }> => {
         const ak = key('control-after-0', command, []);
         const hitA = readCache(opts.cacheDir, ak);
         let r;
@@ -933,8 +1135,21 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
         else {
           const run = await runFresh(slot, new Map(), command, env, timeoutMs, logDir);
           const seen = toFailures(run, reachedAll, run.cwd, command, opts.filesOf);
-          writeCache(opts.cacheDir, ak, { status: seen.status, detail: seen.detail, failed: seen.failed, durationMs: run.durationMs, ran: seen.ran });
-          r = { status: seen.status, detail: seen.detail, failed: seen.failed, ran: ranOf(seen.status, reachedAll, seen.ran), durationMs: run.durationMs, cached: false };
+          writeCache(opts.cacheDir, ak, {
+            status: seen.status,
+            detail: seen.detail,
+            failed: seen.failed,
+            durationMs: run.durationMs,
+            ran: seen.ran,
+          });
+          r = {
+            status: seen.status,
+            detail: seen.detail,
+            failed: seen.failed,
+            ran: ranOf(seen.status, reachedAll, seen.ran),
+            durationMs: run.durationMs,
+            cached: false,
+          };
         }
         done++;
         report();
@@ -952,7 +1167,10 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
       const inReach = new Set(reachedAll);
       return {
         status: r.status,
-        detail: r.status === 'ok' ? `1 run(s) clean${unseen.length > 0 ? `; ${unseen.length} reaching test(s) did not run again` : ''}` : r.detail,
+        detail:
+          r.status === 'ok'
+            ? `1 run(s) clean${unseen.length > 0 ? `; ${unseen.length} reaching test(s) did not run again` : ''}`
+            : r.detail,
         durationMs: r.durationMs,
         cached: r.cached,
         failed: [...new Set([...r.failed, ...unseen])].filter((t) => inReach.has(t)).sort(),
@@ -997,8 +1215,20 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
           const c = commands.get(job.symbol);
           if (c === undefined) throw new Error(`internal: no command for ${job.symbol}`);
           // The command runs every reaching test (job.against), so the timeout is theirs; the queue counts the run on its place's open ones.
-          const r = await runMutant(job.m, c.command, job.m.kind === 'behavioural' ? behaviouralTimeout(job.against) : timeoutMs, job.against, slot, logDir);
-          if (c.strict && r.status === 'ok' && r.ranAgainst.length < job.against.length && commands.get(job.symbol) === c) {
+          const r = await runMutant(
+            job.m,
+            c.command,
+            job.m.kind === 'behavioural' ? behaviouralTimeout(job.against) : timeoutMs,
+            job.against,
+            slot,
+            logDir,
+          );
+          if (
+            c.strict &&
+            r.status === 'ok' &&
+            r.ranAgainst.length < job.against.length &&
+            commands.get(job.symbol) === c
+          ) {
             // A run by name left out a reaching test: the symbol starts again by file, and the
             // runs made so far (this one too) are spent on top of its total.
             const w = queue.restart(job.symbol);
@@ -1016,13 +1246,29 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     total -= queue.skipped + queue.moot;
     mutantsSettled = queue.deferredLeft + queue.moot;
     mutantsAhead = queue.unused;
-    const results = new Map<string, MutantRun[]>(queue.symbols.map((w) => [w.plan.symbol, w.runs.filter((r): r is MutantRun => r !== undefined)]));
+    const results = new Map<string, MutantRun[]>(
+      queue.symbols.map((w) => [w.plan.symbol, w.runs.filter((r): r is MutantRun => r !== undefined)]),
+    );
 
     const after = afterRun.p === null ? null : await afterRun.p;
     total = done;
     phase = 'done';
     report();
-    return { control: controlOut, usable, probes, traced: tracedReach, mutants: results, after, mutantsRun, mutantsCached, mutantsSettled, mutantsAhead, fastEnv: fast, bytecode, ahead: aheadUse };
+    return {
+      control: controlOut,
+      usable,
+      probes,
+      traced: tracedReach,
+      mutants: results,
+      after,
+      mutantsRun,
+      mutantsCached,
+      mutantsSettled,
+      mutantsAhead,
+      fastEnv: fast,
+      bytecode,
+      ahead: aheadUse,
+    };
   } finally {
     prepared?.dispose();
     scratch.dispose();
@@ -1040,8 +1286,10 @@ function ranOf(status: RunStatus, against: readonly string[], ran: readonly stri
   return against.filter((t) => seen.has(t));
 }
 
-const isInProcessNodeTest = (command: readonly string[]): boolean => /(^|\/)node(\.exe)?$/.test(command[0] ?? '') && !command.includes('--test');
-const isPytest = (command: readonly string[]): boolean => command.some((w) => /(^|\/)py\.?test$/.test(w) || w === 'pytest');
+const isInProcessNodeTest = (command: readonly string[]): boolean =>
+  /(^|\/)node(\.exe)?$/.test(command[0] ?? '') && !command.includes('--test');
+const isPytest = (command: readonly string[]): boolean =>
+  command.some((w) => /(^|\/)py\.?test$/.test(w) || w === 'pytest');
 
 /**
  * The tests a run failed, reaching through load failures: a test file that failed to load
@@ -1049,21 +1297,49 @@ const isPytest = (command: readonly string[]): boolean => command.some((w) => /(
  * collection error) failed every test it holds that the report leaves out. pytest's exit 4
  * without a report (an import error in a conftest.py) failed every test it was asked to run.
  */
-export function toFailures(run: TestRun, against: readonly string[], root: string, command: readonly string[], filesOf?: (testId: string) => readonly string[]): { status: RunStatus; detail: string; failed: string[]; ran: string[] } {
+export function toFailures(
+  run: TestRun,
+  against: readonly string[],
+  root: string,
+  command: readonly string[],
+  filesOf?: (testId: string) => readonly string[],
+): { status: RunStatus; detail: string; failed: string[]; ran: string[] } {
   if (run.status !== 'ok') {
     if (run.status === 'crash' && isPytest(command) && (run.exitCode === 4 || run.exitCode === 2)) {
-      return { status: 'ok', detail: `${run.detail}: the tests could not be collected (a load failure), so every selected test failed`, failed: [...against], ran: [...against] };
+      return {
+        status: 'ok',
+        detail: `${run.detail}: the tests could not be collected (a load failure), so every selected test failed`,
+        failed: [...against],
+        ran: [...against],
+      };
     }
     // One node:test file run in this process (see narrowCommand): a throw while it loads exits 1 before any report.
     const file = command[command.length - 1];
-    if (run.status === 'crash' && run.exitCode === 1 && /\bwas not written\b/.test(run.detail) && isInProcessNodeTest(command) && file !== undefined) {
+    if (
+      run.status === 'crash' &&
+      run.exitCode === 1 &&
+      /\bwas not written\b/.test(run.detail) &&
+      isInProcessNodeTest(command) &&
+      file !== undefined
+    ) {
       const held = filesOf === undefined ? [...against] : against.filter((t) => filesOf(t).includes(file));
-      return { status: 'ok', detail: `${run.detail}: ${file} failed to load, so the tests it holds failed`, failed: held, ran: held };
+      return {
+        status: 'ok',
+        detail: `${run.detail}: ${file} failed to load, so the tests it holds failed`,
+        failed: held,
+        ran: held,
+      };
     }
     return { status: run.status, detail: run.detail, failed: [], ran: [] };
   }
   // A report without a single case (a selection that matched no test file) ran nothing: it failed no test, and passed none either.
-  if (run.cases.length === 0) return { status: 'crash', detail: `${run.detail}, but the report holds no test case: the command ran no test`, failed: [], ran: [] };
+  if (run.cases.length === 0)
+    return {
+      status: 'crash',
+      detail: `${run.detail}, but the report holds no test case: the command ran no test`,
+      failed: [],
+      ran: [],
+    };
   const failed = run.cases.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => c.id);
   const ran = run.cases.filter((c) => c.status !== 'skipped').map((c) => c.id);
   if (filesOf === undefined) return { status: 'ok', detail: run.detail, failed, ran };
@@ -1076,14 +1352,26 @@ export function toFailures(run: TestRun, against: readonly string[], root: strin
   };
   for (const c of run.cases) {
     if (c.status !== 'failed' && c.status !== 'error') continue;
-    for (const cand of [c.file, c.name, c.suite, `${c.suite.replace(/\./g, '/')}.py`, `${c.name.replace(/\./g, '/')}.py`]) {
+    for (const cand of [
+      c.file,
+      c.name,
+      c.suite,
+      `${c.suite.replace(/\./g, '/')}.py`,
+      `${c.name.replace(/\./g, '/')}.py`,
+    ]) {
       if (cand === null || cand === '') continue;
       const r = rel(cand);
       if (known.has(r)) broken.add(r);
     }
   }
-  const extra = broken.size === 0 ? [] : against.filter((t) => !reported.has(t) && filesOf(t).some((f) => broken.has(f)));
-  return { status: 'ok', detail: extra.length > 0 ? `${run.detail}; ${[...broken].sort().join(', ')} failed to load` : run.detail, failed: [...new Set([...failed, ...extra])], ran: [...new Set([...ran, ...extra])] };
+  const extra =
+    broken.size === 0 ? [] : against.filter((t) => !reported.has(t) && filesOf(t).some((f) => broken.has(f)));
+  return {
+    status: 'ok',
+    detail: extra.length > 0 ? `${run.detail}; ${[...broken].sort().join(', ')} failed to load` : run.detail,
+    failed: [...new Set([...failed, ...extra])],
+    ran: [...new Set([...ran, ...extra])],
+  };
 }
 
 /** The oracle's first round: the control, and the trace or (early probes) every probe. */
@@ -1099,7 +1387,10 @@ type Ran = Cached & { readonly cached: boolean };
 type Keyer = (what: string, selection: readonly string[] | null, edits: unknown) => string;
 
 function keyer(salt: string, command: readonly string[], env: Readonly<Record<string, string>> | null): Keyer {
-  return (what, selection, edits) => sha256Hex(JSON.stringify(['sealgate-credit-v4', salt, what, sha256Hex(JSON.stringify(edits)), selection ?? command, env]));
+  return (what, selection, edits) =>
+    sha256Hex(
+      JSON.stringify(['sealgate-credit-v4', salt, what, sha256Hex(JSON.stringify(edits)), selection ?? command, env]),
+    );
 }
 
 /** What the first round's control and trace are made with. */
@@ -1136,9 +1427,29 @@ async function controlRun(c: RoundRuns): Promise<Ran> {
   const ahead = c.ahead?.get(ck);
   if (ahead !== undefined) return { ...ahead, cached: false };
   const logDir = mkdtempSync(join(c.scratch, 'control-'));
-  const run = await runTestCommand(c.baseRoot(), c.opts.command, c.opts.junit, c.env, c.opts.controlTimeoutMs, logDir, c.opts.sandbox, { files: new Map(), ...(c.signal ? { signal: c.signal } : {}), ...(c.keepTmp !== undefined ? { keepTmp: c.keepTmp } : {}), ...(c.nice !== undefined ? { nice: c.nice } : {}) });
+  const run = await runTestCommand(
+    c.baseRoot(),
+    c.opts.command,
+    c.opts.junit,
+    c.env,
+    c.opts.controlTimeoutMs,
+    logDir,
+    c.opts.sandbox,
+    {
+      files: new Map(),
+      ...(c.signal ? { signal: c.signal } : {}),
+      ...(c.keepTmp !== undefined ? { keepTmp: c.keepTmp } : {}),
+      ...(c.nice !== undefined ? { nice: c.nice } : {}),
+    },
+  );
   const times = Object.fromEntries(run.cases.map((x) => [x.id, x.duration_ms] as const));
-  const fresh = { status: run.status, detail: run.detail, failed: run.cases.filter((x) => x.status === 'passed').map((x) => x.id), durationMs: run.durationMs, times };
+  const fresh = {
+    status: run.status,
+    detail: run.detail,
+    failed: run.cases.filter((x) => x.status === 'passed').map((x) => x.id),
+    durationMs: run.durationMs,
+    times,
+  };
   return keep(c, ck, fresh) ?? { ...fresh, cached: false };
 }
 
@@ -1156,27 +1467,64 @@ interface Traced {
 async function traceRecord(plans: readonly SymbolPlan[], c: RoundRuns): Promise<Ran> {
   const byPath = new Map<string, Edit[]>();
   for (const p of plans) byPath.set(p.path, [...(byPath.get(p.path) ?? []), ...p.trace]);
-  const k = c.key('trace', null, [...byPath].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
+  const k = c.key(
+    'trace',
+    null,
+    [...byPath].sort((a, b) => (a[0] < b[0] ? -1 : 1)),
+  );
   const hit = readCache(c.opts.cacheDir, k);
   if (hit) return { ...hit, lines: hit.lines ?? [], cached: true };
   const ahead = c.ahead?.get(k);
   if (ahead !== undefined) return { ...ahead, lines: ahead.lines ?? [], cached: false };
   // Its own run; the recorder appends to a file in the run's own /tmp, read after the run has ended.
   const logDir = mkdtempSync(join(c.scratch, 'trace-'));
-  const files = new Map([...byPath].map(([p, edits]) => [p, applyEdits(readFileSync(join(c.opts.workTree, p), 'utf8'), edits)] as const));
-  const run = await runTestCommand(c.baseRoot(), c.opts.command, c.opts.junit, c.env, c.opts.controlTimeoutMs, logDir, c.opts.sandbox, { trace: true, files, ...(c.signal ? { signal: c.signal } : {}), ...(c.nice !== undefined ? { nice: c.nice } : {}) });
+  const files = new Map(
+    [...byPath].map(([p, edits]) => [p, applyEdits(readFileSync(join(c.opts.workTree, p), 'utf8'), edits)] as const),
+  );
+  const run = await runTestCommand(
+    c.baseRoot(),
+    c.opts.command,
+    c.opts.junit,
+    c.env,
+    c.opts.controlTimeoutMs,
+    logDir,
+    c.opts.sandbox,
+    {
+      trace: true,
+      files,
+      ...(c.signal ? { signal: c.signal } : {}),
+      ...(c.nice !== undefined ? { nice: c.nice } : {}),
+    },
+  );
   const raw = (run.trace ?? '').split('\n').filter((l) => l !== '');
   const lines = run.status === 'ok' ? raw.map((l) => toTarget(l, run.cwd)) : [];
-  const fresh = { status: run.status, detail: run.detail, failed: run.cases.filter((x) => x.status === 'passed').map((x) => x.id), durationMs: run.durationMs, lines };
+  const fresh = {
+    status: run.status,
+    detail: run.detail,
+    failed: run.cases.filter((x) => x.status === 'passed').map((x) => x.id),
+    durationMs: run.durationMs,
+    lines,
+  };
   return keep(c, k, fresh) ?? { ...fresh, cached: false };
 }
 
 /** The trace run and, per symbol, the test targets it saw enter it (toReach; `known`: the suite's test files). */
-async function traceRun(plans: readonly SymbolPlan[], c: RoundRuns, known: ReadonlySet<string> | null): Promise<Traced> {
+async function traceRun(
+  plans: readonly SymbolPlan[],
+  c: RoundRuns,
+  known: ReadonlySet<string> | null,
+): Promise<Traced> {
   const control = await traceRecord(plans, c);
   const lines = control.lines ?? [];
   if (control.status !== 'ok' || lines.length === 0) return { control, reach: null };
-  return { control, reach: toReach(plans.map((p) => p.symbol), lines, known) };
+  return {
+    control,
+    reach: toReach(
+      plans.map((p) => p.symbol),
+      lines,
+      known,
+    ),
+  };
 }
 
 /**
@@ -1202,11 +1550,36 @@ export interface AheadRound {
 }
 
 /** What the first round's runs are made with; `workers`: how many at once (1: the control, then the trace), as the credit step's own. */
-export type AheadOptions = Pick<OracleOptions, 'workTree' | 'depsFrom' | 'command' | 'junit' | 'env' | 'fastEnv' | 'sandbox' | 'controlTimeoutMs' | 'cacheDir' | 'cacheSalt'> & { readonly workers?: number };
+export type AheadOptions = Pick<
+  OracleOptions,
+  | 'workTree'
+  | 'depsFrom'
+  | 'command'
+  | 'junit'
+  | 'env'
+  | 'fastEnv'
+  | 'sandbox'
+  | 'controlTimeoutMs'
+  | 'cacheDir'
+  | 'cacheSalt'
+> & { readonly workers?: number };
 
 /** Every input of the first round's runs besides those their cache keys hold: the tree, its dependencies, the reports, the whole environment, the sandbox, the time limit, the cache, and the base copy's byte code (PreparedBase.made, or null). */
 export function aheadKey(o: AheadOptions, prepared: string | null): string {
-  return JSON.stringify(['sealgate-ahead-v1', o.workTree, o.depsFrom ?? o.workTree, o.command, o.junit, o.env, o.fastEnv ?? null, o.controlTimeoutMs, o.sandbox, o.cacheDir, o.cacheSalt, prepared]);
+  return JSON.stringify([
+    'sealgate-ahead-v1',
+    o.workTree,
+    o.depsFrom ?? o.workTree,
+    o.command,
+    o.junit,
+    o.env,
+    o.fastEnv ?? null,
+    o.controlTimeoutMs,
+    o.sandbox,
+    o.cacheDir,
+    o.cacheSalt,
+    prepared,
+  ]);
 }
 
 /**
@@ -1227,7 +1600,15 @@ function earlyRound(symbols: number, workers: number): boolean {
  */
 function asMadeWithin(made: TestRun | undefined, timeoutMs: number): TestRun | null {
   if (made === undefined) return null;
-  if (made.durationMs > timeoutMs) return { status: 'timeout', detail: `timed out after ${Math.round(timeoutMs)} ms`, durationMs: made.durationMs, cases: [], cwd: made.cwd, trace: null };
+  if (made.durationMs > timeoutMs)
+    return {
+      status: 'timeout',
+      detail: `timed out after ${Math.round(timeoutMs)} ms`,
+      durationMs: made.durationMs,
+      cases: [],
+      cwd: made.cwd,
+      trace: null,
+    };
   return made.status === 'timeout' ? null : made;
 }
 
@@ -1237,7 +1618,11 @@ function asMadeWithin(made: TestRun | undefined, timeoutMs: number): TestRun | n
  * their trace and probe edits are all it takes of them); on the prepared copy when there is one
  * to wait for (Python: the copy the oracle takes), else on a copy of its own.
  */
-export function startAhead(plans: readonly SymbolPlan[], o: AheadOptions, prepared: Promise<PreparedBase | null> | null): AheadRound {
+export function startAhead(
+  plans: readonly SymbolPlan[],
+  o: AheadOptions,
+  prepared: Promise<PreparedBase | null> | null,
+): AheadRound {
   const stop = new AbortController();
   let setMade: (m: string | null) => void = () => undefined;
   const made = new Promise<string | null>((r) => (setMade = r));
@@ -1256,7 +1641,16 @@ export function startAhead(plans: readonly SymbolPlan[], o: AheadOptions, prepar
       setMade(aheadKey(o, preparedMade));
       const env = o.fastEnv ? { ...o.env, ...o.fastEnv } : o.env;
       const out = new Map<string, Cached>();
-      const c: RoundRuns = { opts: o, env, key: keyer(o.cacheSalt, o.command, o.fastEnv ? env : null), baseRoot: () => root, scratch: scratch.dir, made: (k, v) => out.set(k, v), signal: stop.signal, nice: AHEAD_NICE };
+      const c: RoundRuns = {
+        opts: o,
+        env,
+        key: keyer(o.cacheSalt, o.command, o.fastEnv ? env : null),
+        baseRoot: () => root,
+        scratch: scratch.dir,
+        made: (k, v) => out.set(k, v),
+        signal: stop.signal,
+        nice: AHEAD_NICE,
+      };
       const workers = o.workers ?? 2;
       if (earlyRound(plans.length, workers)) {
         // What the oracle's first round makes here: the control and every probe whole, no trace.
@@ -1268,8 +1662,14 @@ export function startAhead(plans: readonly SymbolPlan[], o: AheadOptions, prepar
               const k = c.key(p.probe.id, o.command, p.probe.edits);
               if (readCache(o.cacheDir, k)) return;
               const logDir = mkdtempSync(join(scratch.dir, `probe-${i}-`));
-              const files = new Map([[p.path, applyEdits(readFileSync(join(o.workTree, p.path), 'utf8'), p.probe.edits)] as const]);
-              const run = await runTestCommand(root, o.command, o.junit, env, o.controlTimeoutMs, logDir, o.sandbox, { files, signal: stop.signal, nice: AHEAD_NICE });
+              const files = new Map([
+                [p.path, applyEdits(readFileSync(join(o.workTree, p.path), 'utf8'), p.probe.edits)] as const,
+              ]);
+              const run = await runTestCommand(root, o.command, o.junit, env, o.controlTimeoutMs, logDir, o.sandbox, {
+                files,
+                signal: stop.signal,
+                nice: AHEAD_NICE,
+              });
               if (!stop.signal.aborted) probesMade.set(k, run);
             }),
           );
@@ -1306,7 +1706,11 @@ export function startAhead(plans: readonly SymbolPlan[], o: AheadOptions, prepar
  * own file (the main script of a vitest or jest worker) would narrow the probe to no test at
  * all, so it only says "entered, test unknown".
  */
-export function toReach(symbols: readonly string[], lines: readonly string[], known: ReadonlySet<string> | null): Map<string, Set<string> | null> {
+export function toReach(
+  symbols: readonly string[],
+  lines: readonly string[],
+  known: ReadonlySet<string> | null,
+): Map<string, Set<string> | null> {
   const reach = new Map<string, Set<string> | null>(symbols.map((s) => [s, new Set<string>()]));
   for (const line of lines) {
     const tab = line.indexOf('\t');

@@ -139,7 +139,11 @@ export function pythonSources(root: string, skip: ReadonlySet<string>): { files:
   return over === null ? { files } : { over };
 }
 
-export function precompilePython(root: string, skip: ReadonlySet<string>, opts: { cwd: string | null; noRewrite?: boolean; python?: string; timeoutMs?: number }): Promise<PrecompileResult> {
+export function precompilePython(
+  root: string,
+  skip: ReadonlySet<string>,
+  opts: { cwd: string | null; noRewrite?: boolean; python?: string; timeoutMs?: number },
+): Promise<PrecompileResult> {
   const skipped = (why: string): PrecompileResult => ({ files: 0, rewritten: 0, skipped: why });
   const found = pythonSources(root, skip);
   if ('over' in found) return Promise.resolve(skipped(found.over));
@@ -172,16 +176,25 @@ export function precompilePython(root: string, skip: ReadonlySet<string>, opts: 
     const child = execFile(
       opts.python ?? 'python3',
       ['-I', '-c', SCRIPT, root, opts.cwd ?? ''],
-      { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cwd: '/', maxBuffer: 1024 * 1024, timeout: opts.timeoutMs ?? 120_000, killSignal: 'SIGKILL' },
+      {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        cwd: '/',
+        maxBuffer: 1024 * 1024,
+        timeout: opts.timeoutMs ?? 120_000,
+        killSignal: 'SIGKILL',
+      },
       (err, stdout) => {
-        if (err) return resolvePromise(undo(`python3 could not compile the tree (${err.message.split('\n')[0] ?? ''})`));
+        if (err)
+          return resolvePromise(undo(`python3 could not compile the tree (${err.message.split('\n')[0] ?? ''})`));
         let counts: unknown;
         try {
           counts = JSON.parse(stdout);
         } catch {
           counts = null;
         }
-        if (Array.isArray(counts) && counts.length === 2 && counts.every((n) => Number.isInteger(n) && n >= 0)) return resolvePromise({ files: counts[0] as number, rewritten: counts[1] as number, skipped: null });
+        if (Array.isArray(counts) && counts.length === 2 && counts.every((n) => Number.isInteger(n) && n >= 0))
+          return resolvePromise({ files: counts[0] as number, rewritten: counts[1] as number, skipped: null });
         resolvePromise(undo('python3 gave no count'));
       },
     );
@@ -214,7 +227,8 @@ export function configuresRewriting(root: string, commandAndEnv: readonly string
       } else if (e.file && REWRITE_CONFIG.test(r)) {
         const size = lstatSync(join(root, r)).size;
         // A config too large to read is taken to name it.
-        if (size > 64 * 1024 * 1024 || readFileSync(join(root, r), 'latin1').includes('enable_assertion_pass_hook')) return true;
+        if (size > 64 * 1024 * 1024 || readFileSync(join(root, r), 'latin1').includes('enable_assertion_pass_hook'))
+          return true;
       }
     }
     return false;

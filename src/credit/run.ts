@@ -26,17 +26,56 @@ import { parseResults, type Results } from '../runner/results.js';
 import { ChangedSchema, type Changed } from '../symbols/schema.js';
 import { mutatePy } from './mutate-py.js';
 import { configuresRewriting, precompilePython, type PrecompileResult } from './pycache.js';
-import { applyEdits, camouflage, noiseFor, randomNoiseKey, revertMutant, selectMutants, type Edit, type Mutant, type Noise, type SymbolMutants, type SymbolSpan } from './mutant.js';
+import {
+  applyEdits,
+  camouflage,
+  noiseFor,
+  randomNoiseKey,
+  revertMutant,
+  selectMutants,
+  type Edit,
+  type Mutant,
+  type Noise,
+  type SymbolMutants,
+  type SymbolSpan,
+} from './mutant.js';
 import { lostNames, topLevelNames } from './bindings.js';
-import { checkPyCompiles, checkRunnerTypeChecks, makeTsValidityWorker, pickValidAsync, type AsyncValidity } from './valid.js';
+import {
+  checkPyCompiles,
+  checkRunnerTypeChecks,
+  makeTsValidityWorker,
+  pickValidAsync,
+  type AsyncValidity,
+} from './valid.js';
 import { checkSymbolChange, type SymbolChange } from './change.js';
 import { runGit } from '../diff/git.js';
 import { extractFile } from '../symbols/jobs.js';
 import { decodeSource, type FileSymbols } from '../symbols/model.js';
-import { preparedKey, runOracle, startAhead, type AheadOptions, type AheadRound, type OracleResult, type PreparedBase, type Progress, type SymbolPlan } from './oracle.js';
+import {
+  preparedKey,
+  runOracle,
+  startAhead,
+  type AheadOptions,
+  type AheadRound,
+  type OracleResult,
+  type PreparedBase,
+  type Progress,
+  type SymbolPlan,
+} from './oracle.js';
 import { CaseFileSchema, CreditSchema } from './schema.js';
 import { toScored, type Scored } from './score.js';
-import { cheapCommand, detectRunner, judgingEnvFor, runsInOneProcess, narrowByName, narrowCommand, toNamePattern, type JudgingEnv, type NamedTest, type RunnerKind } from './select.js';
+import {
+  cheapCommand,
+  detectRunner,
+  judgingEnvFor,
+  runsInOneProcess,
+  narrowByName,
+  narrowCommand,
+  toNamePattern,
+  type JudgingEnv,
+  type NamedTest,
+  type RunnerKind,
+} from './select.js';
 import { classifyCases, readTestSources, type CaseSource } from './tests.js';
 import { checkSchema } from '../core/document.js';
 
@@ -111,8 +150,28 @@ export async function disposePrelude(p: CreditPrelude | null | undefined): Promi
   b?.dispose();
 }
 
-function draftArgs(root: string, changedBytes: Buffer, budget: number, seed: string, base: string, repo: string, typeCheck: boolean, command: readonly string[], noiseKey: string): string {
-  return JSON.stringify([root, sha256Hex(changedBytes), budget, seed, base, resolve(repo), typeCheck, command, sha256Hex(noiseKey)]);
+function draftArgs(
+  root: string,
+  changedBytes: Buffer,
+  budget: number,
+  seed: string,
+  base: string,
+  repo: string,
+  typeCheck: boolean,
+  command: readonly string[],
+  noiseKey: string,
+): string {
+  return JSON.stringify([
+    root,
+    sha256Hex(changedBytes),
+    budget,
+    seed,
+    base,
+    resolve(repo),
+    typeCheck,
+    command,
+    sha256Hex(noiseKey),
+  ]);
 }
 
 /** The noise secret of a process that keeps no cache folder: one for its prelude and its credit step alike. */
@@ -156,9 +215,15 @@ function cacheSecret(dir: string): string {
  * process without one) over the patch, the base and the seed. A test cannot know the words
  * ahead; the evidence names them afterwards, for that proposal only.
  */
-export function noiseKeyFor(cacheDir: string | null, changed: Pick<Changed, 'patch_sha256' | 'base'>, seed: string): string {
+export function noiseKeyFor(
+  cacheDir: string | null,
+  changed: Pick<Changed, 'patch_sha256' | 'base'>,
+  seed: string,
+): string {
   const secret = cacheDir === null ? (processSecret ??= randomNoiseKey()) : cacheSecret(cacheDir);
-  return createHmac('sha256', secret).update(JSON.stringify(['sealgate-noise-v1', changed.patch_sha256, changed.base, seed])).digest('hex');
+  return createHmac('sha256', secret)
+    .update(JSON.stringify(['sealgate-noise-v1', changed.patch_sha256, changed.base, seed]))
+    .digest('hex');
 }
 
 /** changed.json, strictly parsed, with the bytes it was parsed from (readDocument's checks). */
@@ -195,7 +260,12 @@ function readsDepFile(repo: string): (p: string) => string | null {
  * Start drafting the credit step's mutants ahead (see CreditPrelude), or null when the inputs
  * are not there yet or not readable: the credit step then drafts them itself, as it always can.
  */
-export function startCreditPrelude(repo: string, tree: RunnerTree, config: Config, runs?: PreludeRuns): CreditPrelude | null {
+export function startCreditPrelude(
+  repo: string,
+  tree: RunnerTree,
+  config: Config,
+  runs?: PreludeRuns,
+): CreditPrelude | null {
   try {
     const params = readSealParams(repo);
     const command = config.test.command;
@@ -204,12 +274,27 @@ export function startCreditPrelude(repo: string, tree: RunnerTree, config: Confi
     const root = tree.root;
     const typeCheck = checkRunnerTypeChecks(command, readsTreeFile(root), readsDepFile(repo));
     const noiseKey = noiseKeyFor(runs?.cacheDir ?? null, changed, params.seed);
-    const args = draftArgs(root, changedBytes, config.credit.mutantBudget, params.seed, tree.baseCommit, repo, typeCheck, command, noiseKey);
+    const args = draftArgs(
+      root,
+      changedBytes,
+      config.credit.mutantBudget,
+      params.seed,
+      tree.baseCommit,
+      repo,
+      typeCheck,
+      command,
+      noiseKey,
+    );
     // After the current task: the sealed run's own start goes first.
-    const drafted = new Promise<void>((go) => setImmediate(go)).then(() => draftSymbols(root, changed, config.credit.mutantBudget, params.seed, tree.baseCommit, repo, typeCheck, noiseKey));
+    const drafted = new Promise<void>((go) => setImmediate(go)).then(() =>
+      draftSymbols(root, changed, config.credit.mutantBudget, params.seed, tree.baseCommit, repo, typeCheck, noiseKey),
+    );
     // Nobody may be waiting (the run step refused, or the credit step drafted again): a failure
     // is the credit step's to report, never an unhandled rejection; the checked plans' either.
-    drafted.then((d) => d.judged.catch(() => undefined), () => undefined);
+    drafted.then(
+      (d) => d.judged.catch(() => undefined),
+      () => undefined,
+    );
     // Python: the copy every credit run is copied from, with its byte code (about 0.45 s on
     // r1chardj0n3s/parse), made now too. What the oracle would compute from its own command
     // and environment decides whether it is used (preparedKey); a guess that differs costs
@@ -221,10 +306,18 @@ export function startCreditPrelude(repo: string, tree: RunnerTree, config: Confi
       try {
         const ws = makeWorkspace(root, scratch.dir, repo);
         const cwd = config.sandbox === 'bwrap' ? SANDBOX_WORK : null;
-        const noRewrite = configuresRewriting(ws.root, [...cheapCommand(command), ...Object.values(config.test.env ?? {})]);
+        const noRewrite = configuresRewriting(ws.root, [
+          ...cheapCommand(command),
+          ...Object.values(config.test.env ?? {}),
+        ]);
         const bytecode = await precompilePython(ws.root, changedPy, { cwd, noRewrite });
         stampTree(ws.root);
-        return { root: ws.root, dispose: scratch.dispose, made: preparedKey(root, repo, changedPy, cwd, noRewrite), bytecode };
+        return {
+          root: ws.root,
+          dispose: scratch.dispose,
+          made: preparedKey(root, repo, changedPy, cwd, noRewrite),
+          bytecode,
+        };
       } catch (err) {
         scratch.dispose();
         throw err;
@@ -233,7 +326,18 @@ export function startCreditPrelude(repo: string, tree: RunnerTree, config: Confi
     based.catch(() => undefined);
     // The oracle's first round needs no test result either: where the sealed run keeps to one
     // process (runsInOneProcess), it starts on the drafts and runs beside it, on the idle cores.
-    const ahead = runs === undefined || config.test.junit.length === 0 || !runsInOneProcess(command) ? Promise.resolve(null) : drafted.then((d) => (d.drafts.length === 0 ? null : startAhead(d.drafts, aheadOptions(repo, tree, config, params, changed, runs), d.drafts.some((p) => p.path.endsWith('.py')) ? based : null)));
+    const ahead =
+      runs === undefined || config.test.junit.length === 0 || !runsInOneProcess(command)
+        ? Promise.resolve(null)
+        : drafted.then((d) =>
+            d.drafts.length === 0
+              ? null
+              : startAhead(
+                  d.drafts,
+                  aheadOptions(repo, tree, config, params, changed, runs),
+                  d.drafts.some((p) => p.path.endsWith('.py')) ? based : null,
+                ),
+          );
     ahead.catch(() => undefined);
     return { args, drafted, based, ahead };
   } catch {
@@ -242,10 +346,26 @@ export function startCreditPrelude(repo: string, tree: RunnerTree, config: Confi
 }
 
 /** The credit runs' pinned environment: the sealed seed, clock, locale and digest, the policy's variables, no byte code written. */
-function creditRunEnv(callerEnv: Readonly<Record<string, string | undefined>>, params: SealParams, digest: string, config: Config): { env: Record<string, string>; plan: ClockPlan } {
+function creditRunEnv(
+  callerEnv: Readonly<Record<string, string | undefined>>,
+  params: SealParams,
+  digest: string,
+  config: Config,
+): { env: Record<string, string>; plan: ClockPlan } {
   const plan = planClock(params.clock, findLibfaketime());
   if ('problem' in plan) throw inputInvalid(LAYOUT.sealParams, plan.problem);
-  return { plan, env: { ...pinnedEnv(callerEnv, { seed: params.seed, clock: params.clock, locale: params.locale, digest }, plan, config.test.env), PYTHONDONTWRITEBYTECODE: '1' } };
+  return {
+    plan,
+    env: {
+      ...pinnedEnv(
+        callerEnv,
+        { seed: params.seed, clock: params.clock, locale: params.locale, digest },
+        plan,
+        config.test.env,
+      ),
+      PYTHONDONTWRITEBYTECODE: '1',
+    },
+  };
 }
 
 /** The variables that skip work no test outcome depends on (judgingEnvFor), for the tree's files. */
@@ -268,7 +388,14 @@ function vitestCoverageIn(deps: string): boolean {
 }
 
 /** The first round's inputs as the credit step will compute them, from the sealed digest it will verify (digest.txt). */
-function aheadOptions(repo: string, tree: RunnerTree, config: Config, params: SealParams, changed: Changed, runs: PreludeRuns): AheadOptions {
+function aheadOptions(
+  repo: string,
+  tree: RunnerTree,
+  config: Config,
+  params: SealParams,
+  changed: Changed,
+  runs: PreludeRuns,
+): AheadOptions {
   const digest = readBoundedFile(layoutPath(repo, 'digest'), 1024, LAYOUT.digest).toString('utf8').trim();
   const { env, plan } = creditRunEnv(runs.env, params, digest, config);
   const command = cheapCommand(config.test.command ?? [], { vitestCoverage: vitestCoverageIn(repo) });
@@ -280,7 +407,14 @@ function aheadOptions(repo: string, tree: RunnerTree, config: Config, params: Se
     junit: config.test.junit,
     env,
     fastEnv: fastEnvFor(command, config, treeFiles)?.env ?? null,
-    sandbox: openCreditBox({ repo, config, env: runs.env, cacheDir: runs.cacheDir, clock: plan, ...(runs.bwrap !== undefined ? { bwrap: runs.bwrap } : {}) }),
+    sandbox: openCreditBox({
+      repo,
+      config,
+      env: runs.env,
+      cacheDir: runs.cacheDir,
+      clock: plan,
+      ...(runs.bwrap !== undefined ? { bwrap: runs.bwrap } : {}),
+    }),
     controlTimeoutMs: config.test.timeoutSeconds * 1000,
     cacheDir: runs.cacheDir,
     cacheSalt: creditCacheSalt(digest, changed.patch_sha256, changed.base),
@@ -289,13 +423,29 @@ function aheadOptions(repo: string, tree: RunnerTree, config: Config, params: Se
 }
 
 export interface ScoreOutcome extends Scored {
-  readonly stats: { readonly mutantsRun: number; readonly mutantsCached: number; readonly mutantsSettled: number; readonly mutantsAhead: number; readonly symbols: number; readonly kills: number; readonly wallMs: number; readonly fastEnv: 'kept' | 'dropped' | null; readonly bytecode?: PrecompileResult; readonly fastEnvDetail?: { readonly vars: readonly string[]; readonly skips: string }; readonly typeCheckStalled: string | null; readonly ahead: 'used' | 'ended' | null };
+  readonly stats: {
+    readonly mutantsRun: number;
+    readonly mutantsCached: number;
+    readonly mutantsSettled: number;
+    readonly mutantsAhead: number;
+    readonly symbols: number;
+    readonly kills: number;
+    readonly wallMs: number;
+    readonly fastEnv: 'kept' | 'dropped' | null;
+    readonly bytecode?: PrecompileResult;
+    readonly fastEnvDetail?: { readonly vars: readonly string[]; readonly skips: string };
+    readonly typeCheckStalled: string | null;
+    readonly ahead: 'used' | 'ended' | null;
+  };
 }
 
 const MUTABLE = new Set(['typescript', 'javascript', 'python']);
 
 export function defaultCacheDir(env: Readonly<Record<string, string | undefined>>): string {
-  const base = env.XDG_CACHE_HOME !== undefined && env.XDG_CACHE_HOME !== '' ? env.XDG_CACHE_HOME : join(env.HOME ?? homedir(), '.cache');
+  const base =
+    env.XDG_CACHE_HOME !== undefined && env.XDG_CACHE_HOME !== ''
+      ? env.XDG_CACHE_HOME
+      : join(env.HOME ?? homedir(), '.cache');
   return join(base, 'sealgate', 'credit');
 }
 
@@ -310,7 +460,8 @@ export function checkBaseline(r: Results): string | null {
   if (r.timed_out) return 'the sealed baseline run timed out, so none of its passes count';
   if (r.signal !== null) return `the sealed baseline run was killed by ${r.signal}, so none of its passes count`;
   const bad = r.junit.filter((j) => j.status !== 'ok');
-  if (bad.length > 0) return `the sealed baseline run's JUnit file(s) ${bad.map((j) => `${j.path} (${j.status})`).join(', ')} are unusable, so none of its passes count`;
+  if (bad.length > 0)
+    return `the sealed baseline run's JUnit file(s) ${bad.map((j) => `${j.path} (${j.status})`).join(', ')} are unusable, so none of its passes count`;
   return null;
 }
 
@@ -319,7 +470,8 @@ export function checkBaseline(r: Results): string | null {
  * today changed.json's base, the runner's base_commit once the runner builds its own tree.
  */
 export function readBaseFile(repo: string, rev: string, path: string): string | null {
-  if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(rev)) throw inputInvalid(`${LAYOUT.changed}#base`, `"${rev}" is not a full commit id`);
+  if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(rev))
+    throw inputInvalid(`${LAYOUT.changed}#base`, `"${rev}" is not a full commit id`);
   const r = runGit(repo, ['cat-file', 'blob', `${rev}:${path}`]);
   return r.status === 0 ? decodeSource(r.stdout) : null;
 }
@@ -333,14 +485,31 @@ async function symbolsOf(language: string, path: string, text: string): Promise<
 /** Mutants for every changed symbol the oracle supports: on its changed tokens, its revert, its null mutant. */
 /** `repo` is the tree the mutants are planned on; `gitRepo` the repository holding the base commit (default: `repo`). */
 /** `typeCheck`: the test runner type-checks TS (checkRunnerTypeChecks), so TS mutants are type-checked before they run. */
-export async function planSymbols(repo: string, changed: Changed, budget: number, seed: string, baseRev: string = changed.base, gitRepo: string = repo, typeCheck = false, noiseKey: string = randomNoiseKey()): Promise<{ plans: SymbolPlan[]; unsupported: Map<string, string> }> {
+export async function planSymbols(
+  repo: string,
+  changed: Changed,
+  budget: number,
+  seed: string,
+  baseRev: string = changed.base,
+  gitRepo: string = repo,
+  typeCheck = false,
+  noiseKey: string = randomNoiseKey(),
+): Promise<{ plans: SymbolPlan[]; unsupported: Map<string, string> }> {
   const d = await draftSymbols(repo, changed, budget, seed, baseRev, gitRepo, typeCheck, noiseKey);
   return { plans: await d.judged, unsupported: d.unsupported };
 }
 
 /** A symbol's mutants (probe, trace, nulls, candidates) by its file's language. */
-async function mutantsOf(language: string, text: string, span: SymbolSpan, change: SymbolChange | undefined, noise: Noise): Promise<SymbolMutants> {
-  return language === 'python' ? mutatePy(text, span, change, noise) : (await import('./mutate-ts.js')).mutateTs(text, span, change, noise);
+async function mutantsOf(
+  language: string,
+  text: string,
+  span: SymbolSpan,
+  change: SymbolChange | undefined,
+  noise: Noise,
+): Promise<SymbolMutants> {
+  return language === 'python'
+    ? mutatePy(text, span, change, noise)
+    : (await import('./mutate-ts.js')).mutateTs(text, span, change, noise);
 }
 
 /**
@@ -351,7 +520,13 @@ async function mutantsOf(language: string, text: string, span: SymbolSpan, chang
  * it still carries what marks a null run, and the tests must tell it by what it changes. Null
  * when the base version takes none of them either.
  */
-export async function ownNoiseRevert(text: string, span: SymbolSpan, revert: readonly Edit[], language: string, noise: Noise): Promise<Mutant | null> {
+export async function ownNoiseRevert(
+  text: string,
+  span: SymbolSpan,
+  revert: readonly Edit[],
+  language: string,
+  noise: Noise,
+): Promise<Mutant | null> {
   const reverted = applyEdits(text, revert);
   const lines = (t: string): number => t.split('\n').length;
   const endLine = span.endLine + lines(reverted) - lines(text);
@@ -365,7 +540,8 @@ export async function ownNoiseRevert(text: string, span: SymbolSpan, revert: rea
   let a = 0;
   while (a < text.length && a < target.length && text[a] === target[a]) a++;
   let b = 0;
-  while (b < text.length - a && b < target.length - a && text[text.length - 1 - b] === target[target.length - 1 - b]) b++;
+  while (b < text.length - a && b < target.length - a && text[text.length - 1 - b] === target[target.length - 1 - b])
+    b++;
   return revertMutant(span, [{ start: a, end: text.length - b, text: target.slice(a, target.length - b) }]);
 }
 
@@ -377,7 +553,21 @@ export async function ownNoiseRevert(text: string, span: SymbolSpan, revert: rea
  * with the plans. `judged` never rejects unhandled: await it. `noiseKey` writes the null
  * changes (noiseFor); the credit step's comes from noiseKeyFor, a fresh random one otherwise.
  */
-export async function draftSymbols(repo: string, changed: Changed, budget: number, seed: string, baseRev: string = changed.base, gitRepo: string = repo, typeCheck = false, noiseKey: string = randomNoiseKey()): Promise<{ drafts: SymbolPlan[]; judged: Promise<SymbolPlan[]>; unsupported: Map<string, string>; typeCheckStalled: () => string | null }> {
+export async function draftSymbols(
+  repo: string,
+  changed: Changed,
+  budget: number,
+  seed: string,
+  baseRev: string = changed.base,
+  gitRepo: string = repo,
+  typeCheck = false,
+  noiseKey: string = randomNoiseKey(),
+): Promise<{
+  drafts: SymbolPlan[];
+  judged: Promise<SymbolPlan[]>;
+  unsupported: Map<string, string>;
+  typeCheckStalled: () => string | null;
+}> {
   const drafts: SymbolPlan[] = [];
   const later: (() => Promise<SymbolPlan>)[] = [];
   const unsupported = new Map<string, string>();
@@ -388,7 +578,14 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
   const pyItems: { path: string; text: string }[] = [];
   let pyCompiled: Promise<(string | null)[]> = Promise.resolve([]);
   /** Why a mutant of `path` is not a valid program (null: valid); Python's (from `pyStart` in pyItems) are compiled together, once. */
-  const validityFor = (language: string, path: string, text: string, all: readonly Mutant[], pyStart: number, declared: Promise<ReadonlySet<string>>): ((m: Mutant) => Promise<string | null>) => {
+  const validityFor = (
+    language: string,
+    path: string,
+    text: string,
+    all: readonly Mutant[],
+    pyStart: number,
+    declared: Promise<ReadonlySet<string>>,
+  ): ((m: Mutant) => Promise<string | null>) => {
     const memo = new Map<string, string | null>();
     /** Python's compile errors, by mutant (none where the interpreter could not compile the unmutated file: it has no opinion then). */
     const notCompiled = new Map<string, string>();
@@ -423,16 +620,28 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
   };
   /** The top-level names of a file's base and patched versions, once per file: a mutant that takes one away and still uses it is invalid (bindings.ts). */
   const declaredByPath = new Map<string, Promise<ReadonlySet<string>>>();
-  const declaredIn = (path: string, language: string, base: string | null, text: string): Promise<ReadonlySet<string>> => {
+  const declaredIn = (
+    path: string,
+    language: string,
+    base: string | null,
+    text: string,
+  ): Promise<ReadonlySet<string>> => {
     let p = declaredByPath.get(path);
     if (p === undefined) {
-      p = (async () => new Set([...((base === null ? null : await topLevelNames(language, path, base)) ?? []), ...((await topLevelNames(language, path, text)) ?? [])]))();
+      p = (async () =>
+        new Set([
+          ...((base === null ? null : await topLevelNames(language, path, base)) ?? []),
+          ...((await topLevelNames(language, path, text)) ?? []),
+        ]))();
       p.catch(() => undefined);
       declaredByPath.set(path, p);
     }
     return p;
   };
-  const parsed = new Map<string, Promise<{ base: string | null; baseSymbols: FileSymbols | null; symbols: FileSymbols | null }>>();
+  const parsed = new Map<
+    string,
+    Promise<{ base: string | null; baseSymbols: FileSymbols | null; symbols: FileSymbols | null }>
+  >();
   const fileOf = (path: string, language: string, text: string) => {
     let p = parsed.get(path);
     if (p === undefined) {
@@ -440,7 +649,11 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
       const oldPath = entry?.status === 'added' ? null : (entry?.old_path ?? path);
       p = (async () => {
         const base = oldPath === null ? null : readBaseFile(gitRepo, baseRev, oldPath);
-        return { base, baseSymbols: base === null ? null : await symbolsOf(language, oldPath ?? path, base), symbols: await symbolsOf(language, path, text) };
+        return {
+          base,
+          baseSymbols: base === null ? null : await symbolsOf(language, oldPath ?? path, base),
+          symbols: await symbolsOf(language, path, text),
+        };
       })();
       parsed.set(path, p);
     }
@@ -469,21 +682,41 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
       }
       texts.set(loc.path, text);
     }
-    const span = { symbol, path: loc.path, startLine: loc.start_line, endLine: loc.end_line, changedLines: loc.changed_lines };
+    const span = {
+      symbol,
+      path: loc.path,
+      startLine: loc.start_line,
+      endLine: loc.end_line,
+      changedLines: loc.changed_lines,
+    };
     const name = symbol.slice(loc.path.length + 2);
     const f = await fileOf(loc.path, loc.language, text);
     const pieces = f.symbols?.symbols.get(name);
     // Where the file or the symbol cannot be found again, the whole of the symbol's lines is the change (no revert).
     const change: SymbolChange | undefined = pieces
-      ? checkSymbolChange(loc.language, text, pieces, f.base, f.base === null ? null : (f.baseSymbols?.symbols.get(name) ?? null))
+      ? checkSymbolChange(
+          loc.language,
+          text,
+          pieces,
+          f.base,
+          f.base === null ? null : (f.baseSymbols?.symbols.get(name) ?? null),
+        )
       : undefined;
     const noise = noiseFor(noiseKey, symbol);
     const m = await mutantsOf(loc.language, text, span, change, noise);
     // The revert carries the null's changes too (camouflage); where they fall inside what it
     // puts back, the base version carries its own (ownNoiseRevert); else there is none.
-    const built = change?.revert ? (camouflage(revertMutant(span, change.revert), m.noise, text) ?? (await ownNoiseRevert(text, span, change.revert, loc.language, noise))) : null;
+    const built = change?.revert
+      ? (camouflage(revertMutant(span, change.revert), m.noise, text) ??
+        (await ownNoiseRevert(text, span, change.revert, loc.language, noise)))
+      : null;
     const noRevert =
-      change?.noRevert ?? (change === undefined ? 'the symbol could not be found again in its file' : change.revert && built === null ? "the base version cannot carry the null mutant's changes (they fall inside what it puts back)" : undefined);
+      change?.noRevert ??
+      (change === undefined
+        ? 'the symbol could not be found again in its file'
+        : change.revert && built === null
+          ? "the base version cannot carry the null mutant's changes (they fall inside what it puts back)"
+          : undefined);
     const draft: SymbolPlan = {
       symbol,
       path: loc.path,
@@ -502,7 +735,8 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
     const body = text;
     const judgedMutants = [...(built ? [built] : []), ...m.candidates];
     const pyStart = pyItems.length;
-    if (language === 'python') pyItems.push({ path, text: body }, ...judgedMutants.map((x) => ({ path, text: applyEdits(body, x.edits) })));
+    if (language === 'python')
+      pyItems.push({ path, text: body }, ...judgedMutants.map((x) => ({ path, text: applyEdits(body, x.edits) })));
     const declared = declaredIn(path, language, f.base, body);
     later.push(async () => {
       // Invalid mutants (no compile, no type-check, a name taken away) are discarded before they run; the next candidate takes the place.
@@ -515,7 +749,11 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
       };
       const revertWhy = built ? await check(built) : null;
       const revert = revertWhy === null ? built : null;
-      const { picked, discarded } = await pickValidAsync(selectMutants(m.candidates, m.candidates.length, seed), budget, check);
+      const { picked, discarded } = await pickValidAsync(
+        selectMutants(m.candidates, m.candidates.length, seed),
+        budget,
+        check,
+      );
       return {
         ...draft,
         mutants: picked,
@@ -541,7 +779,10 @@ export async function draftSymbols(repo: string, changed: Changed, budget: numbe
 }
 
 /** Narrowing targets for a set of reaching tests: pytest node ids or test files; null when any is unknown. */
-export function narrowFor(command: readonly string[], sources: ReadonlyMap<string, CaseSource>): (ids: readonly string[]) => readonly string[] | null {
+export function narrowFor(
+  command: readonly string[],
+  sources: ReadonlyMap<string, CaseSource>,
+): (ids: readonly string[]) => readonly string[] | null {
   return (ids) => {
     const picked = ids.map((id) => sources.get(id));
     if (picked.some((s) => s === undefined || s.files.length === 0)) return null;
@@ -563,7 +804,11 @@ export function narrowFor(command: readonly string[], sources: ReadonlyMap<strin
  * of them has or more than one could have, or a file with a test that cannot be named exactly
  * (toNamePattern): the oracle runs the probe then.
  */
-export function testsOfTargetsFor(sources: ReadonlyMap<string, CaseSource>, cases: ReadonlyMap<string, NamedTest> = new Map(), kind: RunnerKind = 'unknown'): (targets: readonly string[], tests: readonly string[]) => string[] | null {
+export function testsOfTargetsFor(
+  sources: ReadonlyMap<string, CaseSource>,
+  cases: ReadonlyMap<string, NamedTest> = new Map(),
+  kind: RunnerKind = 'unknown',
+): (targets: readonly string[], tests: readonly string[]) => string[] | null {
   const patterns = new Map<string, RegExp | null>();
   const patternOf = (t: string): RegExp | null => {
     if (!patterns.has(t)) {
@@ -622,12 +867,26 @@ export function testsOfTargetsFor(sources: ReadonlyMap<string, CaseSource>, case
  * when any of them cannot be named exactly (the oracle then narrows by file). pytest's node ids
  * already name each test (narrowFor).
  */
-export function narrowByNameFor(command: readonly string[], sources: ReadonlyMap<string, CaseSource>, cases: ReadonlyMap<string, NamedTest>): (ids: readonly string[]) => readonly string[] | null {
+export function narrowByNameFor(
+  command: readonly string[],
+  sources: ReadonlyMap<string, CaseSource>,
+  cases: ReadonlyMap<string, NamedTest>,
+): (ids: readonly string[]) => readonly string[] | null {
   return (ids) => {
     const picked = ids.map((id) => ({ source: sources.get(id), named: cases.get(id) }));
-    if (picked.some((p) => p.source === undefined || p.source.files.length === 0 || p.source.nodeIds.length > 0 || p.named === undefined)) return null;
+    if (
+      picked.some(
+        (p) =>
+          p.source === undefined || p.source.files.length === 0 || p.source.nodeIds.length > 0 || p.named === undefined,
+      )
+    )
+      return null;
     const files = [...new Set(picked.flatMap((p) => (p.source as CaseSource).files))].sort();
-    return narrowByName(command, files, picked.map((p) => p.named as NamedTest));
+    return narrowByName(
+      command,
+      files,
+      picked.map((p) => p.named as NamedTest),
+    );
   };
 }
 
@@ -635,7 +894,14 @@ export function narrowByNameFor(command: readonly string[], sources: ReadonlyMap
  * The box of the credit step's runs: E_SANDBOX_UNAVAILABLE unless the policy's isolation works
  * here. Hidden from them besides the repository's own secrets: the credit cache.
  */
-export function openCreditBox(o: { repo: string; config: Config; env: Readonly<Record<string, string | undefined>>; cacheDir: string | null; clock: ClockPlan; bwrap?: string }): Box {
+export function openCreditBox(o: {
+  repo: string;
+  config: Config;
+  env: Readonly<Record<string, string | undefined>>;
+  cacheDir: string | null;
+  clock: ClockPlan;
+  bwrap?: string;
+}): Box {
   return openBox({
     isolation: o.config.sandbox,
     bwrap: o.bwrap ?? findBwrap(),
@@ -659,64 +925,182 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   const record = recordFile.record;
   const author = record.author_job;
   const runner = record.runner_job;
-  if (!author || !runner) throw new SealgateError('E_JOB_MISSING', [{ code: 'E_JOB_MISSING', path: recordRel, detail: `${!author ? 'author_job' : 'runner_job'} is empty or absent` }]);
-  if (sameJob(author, runnerJob)) throw new SealgateError('E_SHARED_JOB', [{ code: 'E_SHARED_JOB', path: recordRel, detail: `"${runnerJob}" is the record's author job; it may not score its own patch` }]);
-  if (!sameJob(runner, runnerJob)) throw new SealgateError('E_SHARED_JOB', [{ code: 'E_SHARED_JOB', path: recordRel, detail: `the record's runner job is "${runner}", not "${runnerJob}"` }]);
-  if (sameJob(author, runner)) throw new SealgateError('E_SHARED_JOB', [{ code: 'E_SHARED_JOB', path: recordRel, detail: 'author_job and runner_job are the same job' }]);
+  if (!author || !runner)
+    throw new SealgateError('E_JOB_MISSING', [
+      { code: 'E_JOB_MISSING', path: recordRel, detail: `${!author ? 'author_job' : 'runner_job'} is empty or absent` },
+    ]);
+  if (sameJob(author, runnerJob))
+    throw new SealgateError('E_SHARED_JOB', [
+      {
+        code: 'E_SHARED_JOB',
+        path: recordRel,
+        detail: `"${runnerJob}" is the record's author job; it may not score its own patch`,
+      },
+    ]);
+  if (!sameJob(runner, runnerJob))
+    throw new SealgateError('E_SHARED_JOB', [
+      { code: 'E_SHARED_JOB', path: recordRel, detail: `the record's runner job is "${runner}", not "${runnerJob}"` },
+    ]);
+  if (sameJob(author, runner))
+    throw new SealgateError('E_SHARED_JOB', [
+      { code: 'E_SHARED_JOB', path: recordRel, detail: 'author_job and runner_job are the same job' },
+    ]);
 
   const seal = await verifySeal(repo, { policy: opts.policy, tree: opts.tree });
-  if (seal.status === 'open') throw new SealgateError('E_DIGEST_OPEN', [{ code: 'E_DIGEST_OPEN', path: LAYOUT.status, detail: 'the digest is not sealed; seal, run, then score credit' }]);
+  if (seal.status === 'open')
+    throw new SealgateError('E_DIGEST_OPEN', [
+      { code: 'E_DIGEST_OPEN', path: LAYOUT.status, detail: 'the digest is not sealed; seal, run, then score credit' },
+    ]);
   if (seal.status === 'drift') {
-    await reopenSeal(repo, runnerJob, { ...(opts.now ? { now: opts.now } : {}), reason: 'credit found fixture drift: the sealed bytes changed' });
-    throw new SealgateError('E_DIGEST_OPEN', [{ code: 'E_DIGEST_OPEN', path: LAYOUT.digest, detail: `the sealed inputs changed (${seal.changes.slice(0, 5).join('; ')}); the seal was reopened and its credit and logs deleted` }]);
+    await reopenSeal(repo, runnerJob, {
+      ...(opts.now ? { now: opts.now } : {}),
+      reason: 'credit found fixture drift: the sealed bytes changed',
+    });
+    throw new SealgateError('E_DIGEST_OPEN', [
+      {
+        code: 'E_DIGEST_OPEN',
+        path: LAYOUT.digest,
+        detail: `the sealed inputs changed (${seal.changes.slice(0, 5).join('; ')}); the seal was reopened and its credit and logs deleted`,
+      },
+    ]);
   }
   const digest = seal.digest;
   if (params === null) throw inputInvalid(LAYOUT.sealParams, 'missing');
-  if (params.tree !== opts.tree.treeId) throw new SealgateError('E_DIGEST_OPEN', [{ code: 'E_DIGEST_OPEN', path: `${LAYOUT.sealParams}#tree`, detail: `the seal is of tree ${params.tree}, not ${opts.tree.treeId}` }]);
-  if (!sameJob(params.runner_job, runnerJob)) throw new SealgateError('E_SHARED_JOB', [{ code: 'E_SHARED_JOB', path: LAYOUT.sealParams, detail: `the digest was sealed by "${params.runner_job}", not "${runnerJob}"` }]);
-  if (record.digest_status !== 'sealed') throw new SealgateError('E_DIGEST_OPEN', [{ code: 'E_DIGEST_OPEN', path: `${recordRel}#digest_status`, detail: `digest_status is "${record.digest_status}"` }]);
-  if (record.digest !== undefined && !digestsEqual(record.digest, digest)) throw inputInvalid(`${recordRel}#digest`, `the record's digest ${record.digest} is not the sealed digest ${digest}`);
+  if (params.tree !== opts.tree.treeId)
+    throw new SealgateError('E_DIGEST_OPEN', [
+      {
+        code: 'E_DIGEST_OPEN',
+        path: `${LAYOUT.sealParams}#tree`,
+        detail: `the seal is of tree ${params.tree}, not ${opts.tree.treeId}`,
+      },
+    ]);
+  if (!sameJob(params.runner_job, runnerJob))
+    throw new SealgateError('E_SHARED_JOB', [
+      {
+        code: 'E_SHARED_JOB',
+        path: LAYOUT.sealParams,
+        detail: `the digest was sealed by "${params.runner_job}", not "${runnerJob}"`,
+      },
+    ]);
+  if (record.digest_status !== 'sealed')
+    throw new SealgateError('E_DIGEST_OPEN', [
+      {
+        code: 'E_DIGEST_OPEN',
+        path: `${recordRel}#digest_status`,
+        detail: `digest_status is "${record.digest_status}"`,
+      },
+    ]);
+  if (record.digest !== undefined && !digestsEqual(record.digest, digest))
+    throw inputInvalid(
+      `${recordRel}#digest`,
+      `the record's digest ${record.digest} is not the sealed digest ${digest}`,
+    );
 
-  const patchBytes = readBoundedFile(resolveInRepo(repo, record.patch_path, `${recordRel}#patch_path`), 256 * 1024 * 1024, 'patch');
+  const patchBytes = readBoundedFile(
+    resolveInRepo(repo, record.patch_path, `${recordRel}#patch_path`),
+    256 * 1024 * 1024,
+    'patch',
+  );
   const patchSha = sha256Hex(patchBytes);
   const { changedBytes, changed } = readChanged(repo);
-  if (!digestsEqual(changed.patch_sha256, patchSha)) throw inputInvalid(`${LAYOUT.changed}#patch_sha256`, "changed.json was extracted from other patch bytes than the record's patch");
-  if (record.patch_sha256 !== undefined && !digestsEqual(record.patch_sha256, patchSha)) throw inputInvalid(`${recordRel}#patch_sha256`, 'the patch file changed after the proposal was recorded');
-  if (changed.base !== opts.tree.baseCommit) throw inputInvalid(`${LAYOUT.changed}#base`, `changed.json was extracted on base ${changed.base}, not the record's ${opts.tree.baseCommit}`);
+  if (!digestsEqual(changed.patch_sha256, patchSha))
+    throw inputInvalid(
+      `${LAYOUT.changed}#patch_sha256`,
+      "changed.json was extracted from other patch bytes than the record's patch",
+    );
+  if (record.patch_sha256 !== undefined && !digestsEqual(record.patch_sha256, patchSha))
+    throw inputInvalid(`${recordRel}#patch_sha256`, 'the patch file changed after the proposal was recorded');
+  if (changed.base !== opts.tree.baseCommit)
+    throw inputInvalid(
+      `${LAYOUT.changed}#base`,
+      `changed.json was extracted on base ${changed.base}, not the record's ${opts.tree.baseCommit}`,
+    );
   const resultsBytes = readBoundedFile(layoutPath(repo, 'results'), MAX_INPUT_BYTES * 8, LAYOUT.results);
   const parsedResults = parseResults(resultsBytes);
   if (!parsedResults.ok) throw new SealgateError('E_INPUT_INVALID', parsedResults.findings);
   const results = parsedResults.value;
-  if (!digestsEqual(results.digest, digest)) throw inputInvalid(`${LAYOUT.results}#digest`, `the results are from digest ${results.digest}, not the sealed ${digest}; run the tests again`);
-  if (!sameJob(results.runner_job, runnerJob)) throw inputInvalid(`${LAYOUT.results}#runner_job`, `the results were written by "${results.runner_job}", not "${runnerJob}"`);
+  if (!digestsEqual(results.digest, digest))
+    throw inputInvalid(
+      `${LAYOUT.results}#digest`,
+      `the results are from digest ${results.digest}, not the sealed ${digest}; run the tests again`,
+    );
+  if (!sameJob(results.runner_job, runnerJob))
+    throw inputInvalid(
+      `${LAYOUT.results}#runner_job`,
+      `the results were written by "${results.runner_job}", not "${runnerJob}"`,
+    );
   const junit = opts.config.test.junit;
-  if (junit.length === 0) throw inputInvalid('sealgate.config#test.junit', 'credit needs the JUnit report path(s) of the test command to tell which tests a mutant fails');
+  if (junit.length === 0)
+    throw inputInvalid(
+      'sealgate.config#test.junit',
+      'credit needs the JUnit report path(s) of the test command to tell which tests a mutant fails',
+    );
 
   const { env, plan } = creditRunEnv(opts.env, params, digest, opts.config);
   const cacheDir = opts.cacheDir === undefined ? defaultCacheDir(opts.env) : opts.cacheDir;
   // Every control, trace, probe and mutant run goes through this box; none starts without it.
-  const sandbox = openCreditBox({ repo, config: opts.config, env: opts.env, cacheDir, clock: plan, ...(opts.bwrap !== undefined ? { bwrap: opts.bwrap } : {}) });
+  const sandbox = openCreditBox({
+    repo,
+    config: opts.config,
+    env: opts.env,
+    cacheDir,
+    clock: plan,
+    ...(opts.bwrap !== undefined ? { bwrap: opts.bwrap } : {}),
+  });
 
   // The classifier reads the pristine tree: no test has run in it.
   const root = opts.tree.root;
   // A test file that reads a changed production file's text earns nothing (readsProductionSource).
-  const productionFiles = changed.changed.flatMap((sym) => (changed.locations[sym]?.path !== undefined ? [changed.locations[sym].path] : []));
+  const productionFiles = changed.changed.flatMap((sym) =>
+    changed.locations[sym]?.path !== undefined ? [changed.locations[sym].path] : [],
+  );
   const treeFiles = listTreeFiles(root);
-  const sources = await readTestSources(root, opts.config, opts.config.credit.assertionFunctions, treeFiles, productionFiles);
+  const sources = await readTestSources(
+    root,
+    opts.config,
+    opts.config.credit.assertionFunctions,
+    treeFiles,
+    productionFiles,
+  );
   const { caseSources, verdicts } = classifyCases(results.cases, sources);
   const namedCases = new Map(results.cases.map((c) => [c.id, { suite: c.suite, name: c.name }]));
   const baselineProblem = checkBaseline(results);
   // A case no test file of the tree defines (a name the reporter made up) earns nothing.
   const undefinedTests = results.cases.filter((c) => (caseSources.get(c.id)?.files.length ?? 0) === 0).map((c) => c.id);
   const undefinedSet = new Set(undefinedTests);
-  const eligible = new Set(baselineProblem === null ? results.cases.filter((c) => c.status === 'passed' && !undefinedSet.has(c.id)).map((c) => c.id) : []);
+  const eligible = new Set(
+    baselineProblem === null
+      ? results.cases.filter((c) => c.status === 'passed' && !undefinedSet.has(c.id)).map((c) => c.id)
+      : [],
+  );
   const typeCheck = checkRunnerTypeChecks(results.command, readsTreeFile(root), readsDepFile(repo));
   // The validity checks of the mutants (seconds of TypeScript where the runner type-checks) go on
   // while the oracle's first runs do; under `sealgate runner` they started during the sealed run
   // (startCreditPrelude), and are used when they were drafted from exactly these inputs.
   const noiseKey = noiseKeyFor(cacheDir, changed, params.seed);
-  const args = draftArgs(root, changedBytes, opts.config.credit.mutantBudget, params.seed, opts.tree.baseCommit, repo, typeCheck, results.command, noiseKey);
-  const { drafts, judged, unsupported, typeCheckStalled } = await (opts.prelude?.args === args ? opts.prelude.drafted : draftSymbols(root, changed, opts.config.credit.mutantBudget, params.seed, opts.tree.baseCommit, repo, typeCheck, noiseKey));
+  const args = draftArgs(
+    root,
+    changedBytes,
+    opts.config.credit.mutantBudget,
+    params.seed,
+    opts.tree.baseCommit,
+    repo,
+    typeCheck,
+    results.command,
+    noiseKey,
+  );
+  const { drafts, judged, unsupported, typeCheckStalled } = await (opts.prelude?.args === args
+    ? opts.prelude.drafted
+    : draftSymbols(
+        root,
+        changed,
+        opts.config.credit.mutantBudget,
+        params.seed,
+        opts.tree.baseCommit,
+        repo,
+        typeCheck,
+        noiseKey,
+      ));
 
   let oracle: OracleResult | null = null;
   let fast: JudgingEnv | null = null;
@@ -761,18 +1145,63 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
     await disposePrelude(opts.prelude);
   }
   const plans = await judged;
-  const raw = toScored({ require: opts.config.credit.require, changed, results, resultsSha256: sha256Hex(resultsBytes), undefinedTests, digest, runnerJob, proposalId: record.proposal_id, treeId: opts.tree.treeId, verdicts, plans, unsupported, baselineProblem: baselineProblem ?? (eligible.size === 0 ? 'no test passed on the sealed baseline run' : null), oracle });
+  const raw = toScored({
+    require: opts.config.credit.require,
+    changed,
+    results,
+    resultsSha256: sha256Hex(resultsBytes),
+    undefinedTests,
+    digest,
+    runnerJob,
+    proposalId: record.proposal_id,
+    treeId: opts.tree.treeId,
+    verdicts,
+    plans,
+    unsupported,
+    baselineProblem: baselineProblem ?? (eligible.size === 0 ? 'no test passed on the sealed baseline run' : null),
+    oracle,
+  });
   // The isolation the runs had is part of the evidence (verify rejects "none" unless the policy allows it).
-  const scored = { ...raw, credit: { ...raw.credit, sandbox: sandbox.isolation }, cases: { ...raw.cases, sandbox: sandbox.isolation } };
+  const scored = {
+    ...raw,
+    credit: { ...raw.credit, sandbox: sandbox.isolation },
+    cases: { ...raw.cases, sandbox: sandbox.isolation },
+  };
   // What we write must pass the schemas the gate and `--cases` read.
-  for (const [schema, value, label] of [[CreditSchema, scored.credit, LAYOUT.credit], [CaseFileSchema, scored.cases, LAYOUT.cases]] as const) {
+  for (const [schema, value, label] of [
+    [CreditSchema, scored.credit, LAYOUT.credit],
+    [CaseFileSchema, scored.cases, LAYOUT.cases],
+  ] as const) {
     const r = checkSchema(schema, value, label);
-    if (!r.ok) throw new Error(`internal: the ${label} sealgate built fails its own schema: ${r.findings.map((f) => `${f.path}: ${f.detail}`).join('; ')}`);
+    if (!r.ok)
+      throw new Error(
+        `internal: the ${label} sealgate built fails its own schema: ${r.findings.map((f) => `${f.path}: ${f.detail}`).join('; ')}`,
+      );
   }
   if (opts.write ?? true) {
     writeFileAtomic(layoutPath(repo, 'cases'), toJsonText(scored.cases), 0o600);
     writeFileAtomic(layoutPath(repo, 'credit'), toJsonText(scored.credit), 0o644);
   }
-  const kills = [...(oracle?.mutants.values() ?? [])].flat().filter((r) => r.mutant.kind !== 'null' && r.status === 'ok' && r.failed.length > 0).length;
-  return { ...scored, stats: { mutantsRun: oracle?.mutantsRun ?? 0, mutantsCached: oracle?.mutantsCached ?? 0, mutantsSettled: oracle?.mutantsSettled ?? 0, mutantsAhead: oracle?.mutantsAhead ?? 0, symbols: plans.length, kills, wallMs: performance.now() - t0, fastEnv: oracle?.fastEnv ?? null, ...(oracle?.bytecode ? { bytecode: oracle.bytecode } : {}), ...(fast !== null && oracle?.fastEnv ? { fastEnvDetail: { vars: Object.keys(fast.env), skips: fast.skips } } : {}), typeCheckStalled: typeCheckStalled(), ahead: oracle?.ahead ?? null } };
+  const kills = [...(oracle?.mutants.values() ?? [])]
+    .flat()
+    .filter((r) => r.mutant.kind !== 'null' && r.status === 'ok' && r.failed.length > 0).length;
+  return {
+    ...scored,
+    stats: {
+      mutantsRun: oracle?.mutantsRun ?? 0,
+      mutantsCached: oracle?.mutantsCached ?? 0,
+      mutantsSettled: oracle?.mutantsSettled ?? 0,
+      mutantsAhead: oracle?.mutantsAhead ?? 0,
+      symbols: plans.length,
+      kills,
+      wallMs: performance.now() - t0,
+      fastEnv: oracle?.fastEnv ?? null,
+      ...(oracle?.bytecode ? { bytecode: oracle.bytecode } : {}),
+      ...(fast !== null && oracle?.fastEnv
+        ? { fastEnvDetail: { vars: Object.keys(fast.env), skips: fast.skips } }
+        : {}),
+      typeCheckStalled: typeCheckStalled(),
+      ahead: oracle?.ahead ?? null,
+    },
+  };
 }

@@ -24,15 +24,103 @@ export function detectRunner(command: readonly string[]): RunnerKind {
  * yielding, gain nothing (measured: docs/credit.md, "Beside the sealed run").
  */
 export function runsInOneProcess(command: readonly string[]): boolean {
-  return detectRunner(command) === 'pytest' && !command.some((w) => /^(-n|--numprocesses)(=|$)|^-n\S/.test(w) || w === '--dist' || w.startsWith('--dist=') || w === 'xdist');
+  return (
+    detectRunner(command) === 'pytest' &&
+    !command.some(
+      (w) => /^(-n|--numprocesses)(=|$)|^-n\S/.test(w) || w === '--dist' || w.startsWith('--dist=') || w === 'xdist',
+    )
+  );
 }
 
 /** Options of each runner that take a separate value (`--opt value`), so the value is not a test path. */
 const VALUE_OPTS: Record<Exclude<RunnerKind, 'unknown'>, ReadonlySet<string>> = {
-  'node-test': new Set(['--import', '--require', '-r', '--loader', '--experimental-loader', '--test-reporter', '--test-reporter-destination', '--test-name-pattern', '--test-skip-pattern', '--test-concurrency', '--test-timeout', '--test-shard', '--conditions', '-C', '--input-type', '--env-file', '--stack-size', '--max-old-space-size']),
-  pytest: new Set(['-k', '-m', '-o', '-p', '-c', '-W', '-n', '--rootdir', '--junitxml', '--junit-xml', '--basetemp', '--confcutdir', '--ignore', '--ignore-glob', '--deselect', '--tb', '--maxfail', '-r', '--durations', '--log-level', '--import-mode', '--cov', '--cov-report', '--override-ini', '--capture', '--hypothesis-seed']),
-  vitest: new Set(['--reporter', '--outputFile', '--config', '-c', '--root', '-r', '--dir', '--project', '--environment', '--pool', '-t', '--testNamePattern', '--testTimeout', '--maxWorkers', '--minWorkers', '--shard', '--mode', '--sequence.seed']),
-  jest: new Set(['--config', '-c', '--reporters', '--testNamePattern', '-t', '--maxWorkers', '-w', '--rootDir', '--roots', '--testTimeout', '--shard', '--outputFile', '--seed', '--selectProjects', '--testPathIgnorePatterns', '--testPathPattern', '--testRegex']),
+  'node-test': new Set([
+    '--import',
+    '--require',
+    '-r',
+    '--loader',
+    '--experimental-loader',
+    '--test-reporter',
+    '--test-reporter-destination',
+    '--test-name-pattern',
+    '--test-skip-pattern',
+    '--test-concurrency',
+    '--test-timeout',
+    '--test-shard',
+    '--conditions',
+    '-C',
+    '--input-type',
+    '--env-file',
+    '--stack-size',
+    '--max-old-space-size',
+  ]),
+  pytest: new Set([
+    '-k',
+    '-m',
+    '-o',
+    '-p',
+    '-c',
+    '-W',
+    '-n',
+    '--rootdir',
+    '--junitxml',
+    '--junit-xml',
+    '--basetemp',
+    '--confcutdir',
+    '--ignore',
+    '--ignore-glob',
+    '--deselect',
+    '--tb',
+    '--maxfail',
+    '-r',
+    '--durations',
+    '--log-level',
+    '--import-mode',
+    '--cov',
+    '--cov-report',
+    '--override-ini',
+    '--capture',
+    '--hypothesis-seed',
+  ]),
+  vitest: new Set([
+    '--reporter',
+    '--outputFile',
+    '--config',
+    '-c',
+    '--root',
+    '-r',
+    '--dir',
+    '--project',
+    '--environment',
+    '--pool',
+    '-t',
+    '--testNamePattern',
+    '--testTimeout',
+    '--maxWorkers',
+    '--minWorkers',
+    '--shard',
+    '--mode',
+    '--sequence.seed',
+  ]),
+  jest: new Set([
+    '--config',
+    '-c',
+    '--reporters',
+    '--testNamePattern',
+    '-t',
+    '--maxWorkers',
+    '-w',
+    '--rootDir',
+    '--roots',
+    '--testTimeout',
+    '--shard',
+    '--outputFile',
+    '--seed',
+    '--selectProjects',
+    '--testPathIgnorePatterns',
+    '--testPathPattern',
+    '--testRegex',
+  ]),
 };
 
 /** The index after the program (and `-m pytest`, `npx vitest run`) where the runner's own arguments start. */
@@ -69,7 +157,11 @@ export function narrowCommand(command: readonly string[], targets: readonly stri
       if (!a.includes('=') && values.has(a) && i + 1 < command.length) kept.push(command[++i] as string);
       continue;
     }
-    if (kind === 'vitest' && (a === 'run' || a === 'watch' || a === 'related') && kept.every((k) => k.startsWith('-'))) {
+    if (
+      kind === 'vitest' &&
+      (a === 'run' || a === 'watch' || a === 'related') &&
+      kept.every((k) => k.startsWith('-'))
+    ) {
       if (a !== 'run') return null;
       kept.push(a);
       continue;
@@ -96,7 +188,15 @@ export function narrowCommand(command: readonly string[], targets: readonly stri
 }
 
 /** node flags that only mean something to the `--test` orchestrator. */
-const TEST_ONLY = new Set(['--test-concurrency', '--test-shard', '--test-force-exit', '--experimental-test-isolation', '--watch', '--test-coverage-include', '--test-coverage-exclude']);
+const TEST_ONLY = new Set([
+  '--test-concurrency',
+  '--test-shard',
+  '--test-force-exit',
+  '--experimental-test-isolation',
+  '--watch',
+  '--test-coverage-include',
+  '--test-coverage-exclude',
+]);
 
 /** jest's options that turn coverage on or off (`--coverage`, its alias `--collectCoverage`, with or without a value). */
 const JEST_COVERAGE = /^--(?:no-)?(?:coverage|collectCoverage|collect-coverage)(?:=.*)?$/;
@@ -123,7 +223,13 @@ export function cheapCommand(command: readonly string[], opts: { readonly vitest
     const cut = rest.indexOf('--');
     const opts = cut < 0 ? rest : rest.slice(0, cut);
     const tail = cut < 0 ? [] : rest.slice(cut);
-    return [...command.slice(0, start), '--coverage=false', '--runInBand', ...opts.filter((a) => !JEST_COVERAGE.test(a) && !JEST_IN_BAND.test(a)), ...tail];
+    return [
+      ...command.slice(0, start),
+      '--coverage=false',
+      '--runInBand',
+      ...opts.filter((a) => !JEST_COVERAGE.test(a) && !JEST_IN_BAND.test(a)),
+      ...tail,
+    ];
   }
   if (kind === 'vitest') {
     // With no coverage provider installed (`vitestCoverage` false) coverage cannot be on, and
@@ -142,7 +248,10 @@ export function cheapCommand(command: readonly string[], opts: { readonly vitest
   const kept: string[] = [];
   const rest = command.slice(start);
   const extra: string[] = ['--tb=line'];
-  const hasNoCache = rest.some((a, i) => (a === '-p' && rest[i + 1] === 'no:cacheprovider') || a === '-pno:cacheprovider' || a === '-p=no:cacheprovider');
+  const hasNoCache = rest.some(
+    (a, i) =>
+      (a === '-p' && rest[i + 1] === 'no:cacheprovider') || a === '-pno:cacheprovider' || a === '-p=no:cacheprovider',
+  );
   if (!hasNoCache) extra.push('-p', 'no:cacheprovider');
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i] as string;
@@ -184,11 +293,18 @@ export interface JudgingEnv {
  * Null for other runners, for a JavaScript jest config, or when the policy's `test.env` sets a
  * variable of that family itself (`TS_NODE_`, `PYTEST_`). `exists` says whether a file is in the tree.
  */
-export function judgingEnvFor(command: readonly string[], testEnv: Readonly<Record<string, string>>, exists: (rel: string) => boolean): JudgingEnv | null {
+export function judgingEnvFor(
+  command: readonly string[],
+  testEnv: Readonly<Record<string, string>>,
+  exists: (rel: string) => boolean,
+): JudgingEnv | null {
   const kind = detectRunner(command);
   if (kind === 'pytest') {
     if (Object.keys(testEnv).some((k) => k.startsWith('PYTEST_'))) return null;
-    return { env: { PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1' }, skips: "pytest's plugins installed as packages (entry points) were not loaded" };
+    return {
+      env: { PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1' },
+      skips: "pytest's plugins installed as packages (entry points) were not loaded",
+    };
   }
   if (kind !== 'jest') return null;
   if (Object.keys(testEnv).some((k) => k.startsWith('TS_NODE_'))) return null;
@@ -200,8 +316,14 @@ export function judgingEnvFor(command: readonly string[], testEnv: Readonly<Reco
     else if (a.startsWith('--config=')) config = a.slice('--config='.length);
     else if (a.startsWith('-c=')) config = a.slice(3);
   }
-  const ts = config !== null ? TS_CONFIG.test(config) && !config.trimStart().startsWith('{') : JEST_TS_CONFIGS.some(exists);
-  return ts ? { env: { TS_NODE_TRANSPILE_ONLY: 'true', TS_NODE_SKIP_PROJECT: 'true' }, skips: "jest's TypeScript config was loaded without type-checking it" } : null;
+  const ts =
+    config !== null ? TS_CONFIG.test(config) && !config.trimStart().startsWith('{') : JEST_TS_CONFIGS.some(exists);
+  return ts
+    ? {
+        env: { TS_NODE_TRANSPILE_ONLY: 'true', TS_NODE_SKIP_PROJECT: 'true' },
+        skips: "jest's TypeScript config was loaded without type-checking it",
+      }
+    : null;
 }
 
 /** A test as its report names it: the suite chain (joined by " > ", as the JUnit readers join it) and the name. */
@@ -214,7 +336,6 @@ export interface NamedTest {
 const NAME_FILTERS = new Set(['-t', '--testNamePattern', '--test-name-pattern', '--test-skip-pattern']);
 /** The longest name pattern put on a command line; beyond it the run stays narrowed by file. */
 export const MAX_NAME_PATTERN = 16 * 1024;
-
 
 /**
  * The names a runner may give one reported test. The report joins the chain with " > ", and a
@@ -237,7 +358,8 @@ function namePatterns(kind: 'vitest' | 'jest' | 'node-test', t: NamedTest): stri
   // split is a guess, so in doubt the run stays narrowed by file.
   if (full.includes(' > > ')) return null;
   const out: string[] = [];
-  for (let i = 0; i < pieces.length; i++) for (let j = i + 1; j <= pieces.length; j++) out.push(escapeRegExp(pieces.slice(i, j).join(' > ')));
+  for (let i = 0; i < pieces.length; i++)
+    for (let j = i + 1; j <= pieces.length; j++) out.push(escapeRegExp(pieces.slice(i, j).join(' > ')));
   return out;
 }
 
@@ -264,7 +386,11 @@ export function toNamePattern(kind: RunnerKind, tests: readonly NamedTest[]): st
  * name: then the caller narrows by file. A command that already filters by name is left to its
  * own filter.
  */
-export function narrowByName(command: readonly string[], files: readonly string[], tests: readonly NamedTest[]): string[] | null {
+export function narrowByName(
+  command: readonly string[],
+  files: readonly string[],
+  tests: readonly NamedTest[],
+): string[] | null {
   const kind = detectRunner(command);
   if (command.some((a) => NAME_FILTERS.has(a.split('=')[0] as string))) return null;
   const pattern = toNamePattern(kind, tests);

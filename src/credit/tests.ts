@@ -35,14 +35,20 @@ export function readsProductionSource(text: string, productionFiles: readonly st
     const name = f.split('/').pop() ?? '';
     if (name === '') continue;
     for (const [spelling, before] of namesOf(name)) {
-      if (new RegExp(`${before}${escapeRegExp(spelling)}['"\`]`).test(code)) return `its file reads the text of ${f}, a production file of the patch (a file-reading call and "${spelling}" in a string)`;
+      if (new RegExp(`${before}${escapeRegExp(spelling)}['"\`]`).test(code))
+        return `its file reads the text of ${f}, a production file of the patch (a file-reading call and "${spelling}" in a string)`;
     }
   }
   return null;
 }
 
 /** Import spellings that resolve to a TS/JS file of another extension (`./pricing.js` is src/pricing.ts under TypeScript's resolution). */
-const SPELT_AS: Readonly<Record<string, readonly string[]>> = { '.ts': ['.js'], '.tsx': ['.js', '.jsx'], '.mts': ['.mjs'], '.cts': ['.cjs'] };
+const SPELT_AS: Readonly<Record<string, readonly string[]>> = {
+  '.ts': ['.js'],
+  '.tsx': ['.js', '.jsx'],
+  '.mts': ['.mjs'],
+  '.cts': ['.cjs'],
+};
 
 /**
  * The names a string may give a production file by, each with what must come before it: the
@@ -68,15 +74,28 @@ function namesOf(name: string): [string, string][] {
  * With `productionFiles`, a test file that reads one of them (readsProductionSource) has every
  * test but the skipped ones classified as reading source text.
  */
-export async function readTestSources(repo: string, patterns: ClassPatterns, assertionFunctions: readonly string[], files?: readonly string[], productionFiles: readonly string[] = []): Promise<TestSource[]> {
+export async function readTestSources(
+  repo: string,
+  patterns: ClassPatterns,
+  assertionFunctions: readonly string[],
+  files?: readonly string[],
+  productionFiles: readonly string[] = [],
+): Promise<TestSource[]> {
   let listed: string[];
   if (files !== undefined) listed = files.filter((p) => !p.startsWith('review/'));
   else {
     let raw: Buffer;
     try {
-      raw = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repo, maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+      raw = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+        cwd: repo,
+        maxBuffer: 256 * 1024 * 1024,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     } catch (err) {
-      throw inputInvalid(repo, `cannot list the work tree's files with git (${(err as Error).message.split('\n')[0] ?? ''}); credit needs a git work tree`);
+      throw inputInvalid(
+        repo,
+        `cannot list the work tree's files with git (${(err as Error).message.split('\n')[0] ?? ''}); credit needs a git work tree`,
+      );
     }
     listed = raw
       .toString('utf8')
@@ -125,7 +144,12 @@ function suiteMatches(src: TestSource, suite: string): boolean {
   if (src.file.endsWith('.py')) {
     const modulePath = src.file.replace(/\.py$/, '').split('/').join('.');
     const dotted = [modulePath, ...src.suite].join('.');
-    return suite === dotted || suite.endsWith(`.${dotted}`) || (src.suite.length > 0 && suite.split('.').at(-1) === src.suite.at(-1)) || (src.suite.length === 0 && (suite === modulePath || suite.endsWith(`.${modulePath}`)));
+    return (
+      suite === dotted ||
+      suite.endsWith(`.${dotted}`) ||
+      (src.suite.length > 0 && suite.split('.').at(-1) === src.suite.at(-1)) ||
+      (src.suite.length === 0 && (suite === modulePath || suite.endsWith(`.${modulePath}`)))
+    );
   }
   return false;
 }
@@ -138,18 +162,29 @@ export function matchCase(c: JunitCase, sources: readonly TestSource[]): CaseSou
   return matchWith(c, sources).source;
 }
 
-function matchWith(c: JunitCase, sources: readonly TestSource[]): { source: CaseSource; computed: readonly TestSource[] } {
+function matchWith(
+  c: JunitCase,
+  sources: readonly TestSource[],
+): { source: CaseSource; computed: readonly TestSource[] } {
   const name = stripParams(c.name);
   let cands = sources.filter((s) => s.name === name || s.name === c.name);
   const literal = cands.length > 0;
   // A computed name (test.each, a loop) matches by its pattern when no literal name does.
   if (cands.length === 0) {
     const f = c.file?.replace(/^\.\//, '') ?? null;
-    cands = sources.filter((s) => s.namePattern !== undefined && (s.namePattern.test(c.name) || s.namePattern.test(name)) && (f === null || s.file === f || f.endsWith(`/${s.file}`)));
+    cands = sources.filter(
+      (s) =>
+        s.namePattern !== undefined &&
+        (s.namePattern.test(c.name) || s.namePattern.test(name)) &&
+        (f === null || s.file === f || f.endsWith(`/${s.file}`)),
+    );
   }
   // pytest's classname is the node id's file and classes, dotted; its `file` is where the
   // function is written, a mixin's file for an inherited test: the dotted name decides first.
-  const dotted = cands.filter((s) => s.file.endsWith('.py') && [s.file.replace(/\.py$/, '').split('/').join('.'), ...s.suite].join('.') === c.suite);
+  const dotted = cands.filter(
+    (s) =>
+      s.file.endsWith('.py') && [s.file.replace(/\.py$/, '').split('/').join('.'), ...s.suite].join('.') === c.suite,
+  );
   if (dotted.length > 0) cands = dotted;
   else if (c.file !== null) {
     const f = c.file.replace(/^\.\//, '');
@@ -164,12 +199,17 @@ function matchWith(c: JunitCase, sources: readonly TestSource[]): { source: Case
   const taut = cands.find((s) => s.verdict.kind === 'tautology');
   const verdict = taut ? taut.verdict : (cands[0] as TestSource).verdict;
   const files = [...new Set(cands.map((s) => s.file))];
-  const nodeIds = cands.every((s) => s.file.endsWith('.py')) ? cands.map((s) => [s.file, ...s.suite, c.name].join('::')) : [];
+  const nodeIds = cands.every((s) => s.file.endsWith('.py'))
+    ? cands.map((s) => [s.file, ...s.suite, c.name].join('::'))
+    : [];
   return { source: { verdict, files, nodeIds }, computed: literal ? [] : cands };
 }
 
 /** Each run case's test source and static verdict (null where its source was not found). */
-export function classifyCases(cases: readonly JunitCase[], sources: readonly TestSource[]): { caseSources: Map<string, CaseSource>; verdicts: Map<string, Verdict | null> } {
+export function classifyCases(
+  cases: readonly JunitCase[],
+  sources: readonly TestSource[],
+): { caseSources: Map<string, CaseSource>; verdicts: Map<string, Verdict | null> } {
   const caseSources = new Map<string, CaseSource>();
   const verdicts = new Map<string, Verdict | null>();
   const matched = cases.map((c) => ({ c, ...matchWith(c, sources) }));

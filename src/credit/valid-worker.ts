@@ -3,7 +3,13 @@
 // thread it would hold up the credit runs' processes (a run cannot start, end or be read
 // while it works). One language service per tsconfig, as makeTsValidity makes it.
 import { parentPort, workerData } from 'node:worker_threads';
-import { makeTsValidity, VALID_WORKER_TAG, type ValidityAnswer, type ValidityAsk, type ValidityStart } from './valid.js';
+import {
+  makeTsValidity,
+  VALID_WORKER_TAG,
+  type ValidityAnswer,
+  type ValidityAsk,
+  type ValidityStart,
+} from './valid.js';
 
 const port = parentPort;
 const start = workerData as Partial<ValidityStart> | null;

@@ -35,8 +35,19 @@ function countKeys(diags: readonly TS.Diagnostic[]): Map<string, number> {
 }
 
 /** Options of the tsconfig nearest to `file` inside `root` (the project's), or defaults; never a file outside the tree. */
-function optionsFor(file: string, root: string, host: TS.ParseConfigHost): { options: TS.CompilerOptions; ambient: string[] } {
-  const defaults: TS.CompilerOptions = { target: typescript().ScriptTarget.ES2022, module: typescript().ModuleKind.ESNext, moduleResolution: typescript().ModuleResolutionKind.Bundler, strict: false, skipLibCheck: true, allowJs: false };
+function optionsFor(
+  file: string,
+  root: string,
+  host: TS.ParseConfigHost,
+): { options: TS.CompilerOptions; ambient: string[] } {
+  const defaults: TS.CompilerOptions = {
+    target: typescript().ScriptTarget.ES2022,
+    module: typescript().ModuleKind.ESNext,
+    moduleResolution: typescript().ModuleResolutionKind.Bundler,
+    strict: false,
+    skipLibCheck: true,
+    allowJs: false,
+  };
   let dir = dirname(file);
   let config: string | null = null;
   while (within(root, dir)) {
@@ -49,11 +60,18 @@ function optionsFor(file: string, root: string, host: TS.ParseConfigHost): { opt
     dir = dirname(dir);
   }
   if (config === null) return { options: defaults, ambient: [] };
-  const parsed = typescript().getParsedCommandLineOfConfigFile(config, {}, { ...host, getCurrentDirectory: () => root, onUnRecoverableConfigFileDiagnostic: () => undefined });
+  const parsed = typescript().getParsedCommandLineOfConfigFile(
+    config,
+    {},
+    { ...host, getCurrentDirectory: () => root, onUnRecoverableConfigFileDiagnostic: () => undefined },
+  );
   if (!parsed) return { options: defaults, ambient: [] };
   // Global declarations the project includes (a global.d.ts): they are part of what the file sees.
   const ambient = parsed.fileNames.filter((f) => f.endsWith('.d.ts') && within(root, f)).slice(0, 200);
-  return { options: { ...parsed.options, noEmit: true, skipLibCheck: true, incremental: false, composite: false, plugins: [] }, ambient };
+  return {
+    options: { ...parsed.options, noEmit: true, skipLibCheck: true, incremental: false, composite: false, plugins: [] },
+    ambient,
+  };
 }
 
 /**
@@ -66,7 +84,10 @@ function optionsFor(file: string, root: string, host: TS.ParseConfigHost): { opt
 export function makeTsValidity(root0: string, depsFrom?: string): Validity {
   const root = realpathSync(root0);
   const libDir = dirname(typescript().getDefaultLibFilePath({}));
-  const deps = depsFrom !== undefined && existsSync(join(depsFrom, 'node_modules')) ? realpathSync(join(depsFrom, 'node_modules')) : null;
+  const deps =
+    depsFrom !== undefined && existsSync(join(depsFrom, 'node_modules'))
+      ? realpathSync(join(depsFrom, 'node_modules'))
+      : null;
   const treeDeps = join(root, 'node_modules');
   /** The real path a read of `p` goes to, or null when it lies outside what may be read. */
   const place = (p0: string): string | null => {
@@ -99,7 +120,8 @@ export function makeTsValidity(root0: string, depsFrom?: string): Validity {
     useCaseSensitiveFileNames: true,
     fileExists,
     readFile,
-    readDirectory: (d, ext, excl, incl, depth) => (place(d) === null ? [] : sys.readDirectory(d, ext, excl, incl, depth).filter((f) => place(f) !== null)),
+    readDirectory: (d, ext, excl, incl, depth) =>
+      place(d) === null ? [] : sys.readDirectory(d, ext, excl, incl, depth).filter((f) => place(f) !== null),
   };
 
   interface Service {
@@ -183,7 +205,9 @@ export interface ValidityAsk {
   readonly original: string;
   readonly mutated: string;
 }
-export type ValidityAnswer = { readonly id: number; readonly ok: true; readonly why: string | null } | { readonly id: number; readonly ok: false; readonly error: string };
+export type ValidityAnswer =
+  | { readonly id: number; readonly ok: true; readonly why: string | null }
+  | { readonly id: number; readonly ok: false; readonly error: string };
 
 /** makeTsValidity, answered by a worker thread. */
 export interface AsyncValidity {
@@ -202,14 +226,23 @@ export const TS_CHECK_TIMEOUT_MS = 120_000;
  * leave this thread free for the credit runs. Where the worker cannot start or dies, the
  * checks still asked and all later ones run here (makeTsValidity): the same answers, slower.
  */
-export function makeTsValidityWorker(root: string, depsFrom?: string, workerUrl?: URL, timeoutMs = TS_CHECK_TIMEOUT_MS): AsyncValidity {
+export function makeTsValidityWorker(
+  root: string,
+  depsFrom?: string,
+  workerUrl?: URL,
+  timeoutMs = TS_CHECK_TIMEOUT_MS,
+): AsyncValidity {
   const here = import.meta.url;
   const fromSources = here.endsWith('.ts');
-  const url = workerUrl ?? new URL(`./valid-worker${fromSources ? '.ts' : here.endsWith('.cjs') ? '.cjs' : '.js'}`, here);
+  const url =
+    workerUrl ?? new URL(`./valid-worker${fromSources ? '.ts' : here.endsWith('.cjs') ? '.cjs' : '.js'}`, here);
   const data: ValidityStart = { tag: VALID_WORKER_TAG, root, depsFrom: depsFrom ?? null };
   let local: Validity | null = null;
   const inThread = (): Validity => (local ??= makeTsValidity(root, depsFrom));
-  const waiting = new Map<number, { ask: ValidityAsk; done: (why: string | null) => void; fail: (e: Error) => void; timer: NodeJS.Timeout }>();
+  const waiting = new Map<
+    number,
+    { ask: ValidityAsk; done: (why: string | null) => void; fail: (e: Error) => void; timer: NodeJS.Timeout }
+  >();
   let next = 0;
   let worker: Worker | null = null;
   let stalled: string | null = null;
@@ -241,7 +274,11 @@ export function makeTsValidityWorker(root: string, depsFrom?: string, workerUrl?
   };
   try {
     const w = fromSources
-      ? new Worker(`import('tsx/esm/api').then((m) => m.register()).then(() => import(${JSON.stringify(url.href)}))`, { eval: true, workerData: data, execArgv: [] })
+      ? new Worker(`import('tsx/esm/api').then((m) => m.register()).then(() => import(${JSON.stringify(url.href)}))`, {
+          eval: true,
+          workerData: data,
+          execArgv: [],
+        })
       : new Worker(url, { workerData: data, execArgv: [] });
     w.unref();
     w.on('message', (a: ValidityAnswer) => {
@@ -290,7 +327,10 @@ export function makeTsValidityWorker(root: string, depsFrom?: string, workerUrl?
  * every entry null when no interpreter is there (the parse check still ran). A child process
  * the event loop waits on: the runs the oracle has started go on meanwhile.
  */
-export function checkPyCompiles(items: readonly { readonly path: string; readonly text: string }[], python = 'python3'): Promise<(string | null)[]> {
+export function checkPyCompiles(
+  items: readonly { readonly path: string; readonly text: string }[],
+  python = 'python3',
+): Promise<(string | null)[]> {
   if (items.length === 0) return Promise.resolve([]);
   const script = [
     'import sys, json',
@@ -308,12 +348,19 @@ export function checkPyCompiles(items: readonly { readonly path: string; readonl
     execFile(
       python,
       ['-I', '-S', '-c', script],
-      { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cwd: '/', maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
+      {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        cwd: '/',
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: 60_000,
+      },
       (err, stdout) => {
         if (err) return resolvePromise(none());
         try {
           const v = JSON.parse(stdout) as unknown;
-          if (Array.isArray(v) && v.length === items.length && v.every((x) => x === null || typeof x === 'string')) return resolvePromise(v as (string | null)[]);
+          if (Array.isArray(v) && v.length === items.length && v.every((x) => x === null || typeof x === 'string'))
+            return resolvePromise(v as (string | null)[]);
         } catch {
           /* an answer we cannot read: no opinion */
         }
@@ -336,7 +383,11 @@ export interface Discarded {
  * The first `budget` valid mutants of `ordered` (the seed's order): each invalid one is
  * discarded and the next candidate takes its place. One check at a time, in order.
  */
-export async function pickValidAsync<M extends { readonly id: string }>(ordered: readonly M[], budget: number, invalid: (m: M) => Promise<string | null>): Promise<{ picked: M[]; discarded: Discarded[] }> {
+export async function pickValidAsync<M extends { readonly id: string }>(
+  ordered: readonly M[],
+  budget: number,
+  invalid: (m: M) => Promise<string | null>,
+): Promise<{ picked: M[]; discarded: Discarded[] }> {
   const picked: M[] = [];
   const discarded: Discarded[] = [];
   for (const m of ordered) {
@@ -377,7 +428,13 @@ export function compileErrorIn(output: string, path: string): string | null {
  * a crash ("invalid at run time"). The static checks above should have caught it; this is the
  * net for a runner configured differently (a jest `tsconfig` of its own, say).
  */
-export function checkRuntimeValidity<S extends { readonly status: 'ok' | 'timeout' | 'crash'; readonly detail: string; readonly failed: readonly string[] }>(
+export function checkRuntimeValidity<
+  S extends {
+    readonly status: 'ok' | 'timeout' | 'crash';
+    readonly detail: string;
+    readonly failed: readonly string[];
+  },
+>(
   seen: S,
   reportedFailed: ReadonlySet<string>,
   output: string,
@@ -386,7 +443,11 @@ export function checkRuntimeValidity<S extends { readonly status: 'ok' | 'timeou
   if (seen.status !== 'ok' || seen.failed.every((t) => reportedFailed.has(t))) return seen;
   const err = compileErrorIn(output, path);
   if (err === null) return seen;
-  return { status: 'crash', detail: `${seen.detail}: the mutated ${path} does not compile or type-check under the test runner (${err}), so its load failure is not a kill`, failed: [] };
+  return {
+    status: 'crash',
+    detail: `${seen.detail}: the mutated ${path} does not compile or type-check under the test runner (${err}), so its load failure is not a kill`,
+    failed: [],
+  };
 }
 
 /**
@@ -397,11 +458,18 @@ export function checkRuntimeValidity<S extends { readonly status: 'ok' | 'timeou
  * runs, and only parsing decides. `readDepFile` reads the repository's installed dependencies
  * (node_modules); without it ts-jest is taken to type-check.
  */
-export function checkRunnerTypeChecks(command: readonly string[], readTreeFile: (path: string) => string | null, readDepFile?: (path: string) => string | null): boolean {
+export function checkRunnerTypeChecks(
+  command: readonly string[],
+  readTreeFile: (path: string) => string | null,
+  readDepFile?: (path: string) => string | null,
+): boolean {
   const words = (ws: readonly string[]): boolean => ws.some((w) => /(^|\/)(vue-)?tsc$/.test(w));
   let cmd = [...command];
   const prog = (cmd[0] ?? '').split('/').at(-1) ?? '';
-  if (['npm', 'yarn', 'pnpm'].includes(prog) && (cmd[1] === 'test' || cmd[1] === 't' || (cmd[1] === 'run' && cmd[2] === 'test'))) {
+  if (
+    ['npm', 'yarn', 'pnpm'].includes(prog) &&
+    (cmd[1] === 'test' || cmd[1] === 't' || (cmd[1] === 'run' && cmd[2] === 'test'))
+  ) {
     try {
       const pkg = JSON.parse(readTreeFile('package.json') ?? '{}') as { scripts?: { test?: unknown } };
       if (typeof pkg.scripts?.test === 'string') cmd = pkg.scripts.test.split(/\s+|&&|;/).filter((w) => w !== '');
@@ -411,7 +479,14 @@ export function checkRunnerTypeChecks(command: readonly string[], readTreeFile: 
   }
   if (words(cmd)) return true;
   if (!cmd.some((w) => /(^|\/)jest$/.test(w))) return false;
-  const configs = ['package.json', 'jest.config.js', 'jest.config.ts', 'jest.config.cjs', 'jest.config.mjs', 'jest.config.json'].map((f) => readTreeFile(f) ?? '');
+  const configs = [
+    'package.json',
+    'jest.config.js',
+    'jest.config.ts',
+    'jest.config.cjs',
+    'jest.config.mjs',
+    'jest.config.json',
+  ].map((f) => readTreeFile(f) ?? '');
   if (!configs.some((t) => t.includes('ts-jest'))) return false;
   return !(readDepFile !== undefined && tsJestTranspilesOnly(configs.join('\n'), cmd, readTreeFile, readDepFile));
 }
@@ -427,12 +502,18 @@ export function checkRunnerTypeChecks(command: readonly string[], readTreeFile: 
  * wrongly, a mutant that does not type-check would run where ts-jest refuses it: a load failure
  * whose output names the type error, a crash and never a kill (checkRuntimeValidity).
  */
-export function tsJestTranspilesOnly(jestConfigText: string, command: readonly string[], readTreeFile: (path: string) => string | null, readDepFile: (path: string) => string | null): boolean {
+export function tsJestTranspilesOnly(
+  jestConfigText: string,
+  command: readonly string[],
+  readTreeFile: (path: string) => string | null,
+  readDepFile: (path: string) => string | null,
+): boolean {
   if (/\b(tsconfig|rootDir|projects|isolatedModules)\b/.test(jestConfigText)) return false;
   if (command.some((w) => /^(-c|--config|--rootDir|--projects)(=|$)/.test(w))) return false;
   let version: unknown;
   try {
-    version = (JSON.parse(readDepFile('node_modules/ts-jest/package.json') ?? 'null') as { version?: unknown } | null)?.version;
+    version = (JSON.parse(readDepFile('node_modules/ts-jest/package.json') ?? 'null') as { version?: unknown } | null)
+      ?.version;
   } catch {
     return false;
   }
@@ -450,7 +531,11 @@ export function tsJestTranspilesOnly(jestConfigText: string, command: readonly s
   }
   if (tsconfig === null || typeof tsconfig !== 'object' || Array.isArray(tsconfig)) return false;
   const options = (tsconfig as { compilerOptions?: unknown }).compilerOptions;
-  return options !== null && typeof options === 'object' && (options as { isolatedModules?: unknown }).isolatedModules === true;
+  return (
+    options !== null &&
+    typeof options === 'object' &&
+    (options as { isolatedModules?: unknown }).isolatedModules === true
+  );
 }
 
 /** JSON with comments and trailing commas (tsconfig.json): its plain JSON text, or null when a string or comment does not end. */

@@ -50,9 +50,17 @@ export async function runTestCommand(
   timeoutMs: number,
   logDir: string,
   box: Box,
-  opts: { readonly trace?: boolean; readonly files?: ReadonlyMap<string, string>; readonly signal?: AbortSignal; readonly seedTmp?: string | null; readonly keepTmp?: string; readonly nice?: number } = {},
+  opts: {
+    readonly trace?: boolean;
+    readonly files?: ReadonlyMap<string, string>;
+    readonly signal?: AbortSignal;
+    readonly seedTmp?: string | null;
+    readonly keepTmp?: string;
+    readonly nice?: number;
+  } = {},
 ): Promise<TestRun> {
-  if (command.length === 0) return { status: 'crash', detail: 'empty test command', durationMs: 0, cases: [], cwd: '', trace: null };
+  if (command.length === 0)
+    return { status: 'crash', detail: 'empty test command', durationMs: 0, cases: [], cwd: '', trace: null };
   return runInFreshCopy(
     box,
     {
@@ -61,7 +69,13 @@ export async function runTestCommand(
       command,
       env,
       ...(opts.trace ? { tmpFiles: { SEALGATE_TRACE_FILE: TRACE_FILE } } : {}),
-      limits: { timeoutMs, capBytes: 64 * 1024, killGraceMs: 200, ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.nice !== undefined ? { nice: opts.nice } : {}) },
+      limits: {
+        timeoutMs,
+        capBytes: 64 * 1024,
+        killGraceMs: 200,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.nice !== undefined ? { nice: opts.nice } : {}),
+      },
       output: { stdoutPath: join(logDir, 'stdout.log'), stderrPath: join(logDir, 'stderr.log') },
       clean: junit,
       ...(opts.files ? { files: opts.files } : {}),
@@ -71,18 +85,30 @@ export async function runTestCommand(
     (out, dirs, plan): TestRun => {
       const durationMs = out.duration_ms;
       const cwd = plan.cwd;
-      const fail = (status: RunStatus, detail: string): TestRun => ({ status, detail, durationMs, cases: [], cwd, trace: null });
+      const fail = (status: RunStatus, detail: string): TestRun => ({
+        status,
+        detail,
+        durationMs,
+        cases: [],
+        cwd,
+        trace: null,
+      });
       if (out.timed_out) return fail('timeout', `timed out after ${Math.round(timeoutMs)} ms`);
       if (out.spawn_error !== null) return fail('crash', `could not start: ${out.spawn_error}`);
       if (out.signal !== null) return fail('crash', `killed by ${out.signal}`);
       const exitCode = out.exit_code;
-      if (exitCode !== 0 && exitCode !== 1 && exitCode !== 2) return { ...fail('crash', `exit status ${String(exitCode)}`), exitCode };
+      if (exitCode !== 0 && exitCode !== 1 && exitCode !== 2)
+        return { ...fail('crash', `exit status ${String(exitCode)}`), exitCode };
       const cases: JunitCase[] = [];
       let trace: string | null = null;
       try {
         for (const j of junit) {
           const found = resolveOutput(dirs.work, j);
-          if (!('path' in found)) return { ...fail('crash', `${j} was not written (exit status ${String(exitCode)}): ${found.missing}`), exitCode };
+          if (!('path' in found))
+            return {
+              ...fail('crash', `${j} was not written (exit status ${String(exitCode)}): ${found.missing}`),
+              exitCode,
+            };
           const r = parseTestReport(readBoundedFile(found.path, MAX_JUNIT_BYTES, j), j, [cwd, dirs.work]);
           if (!r.ok) return { ...fail('crash', r.findings.map((f) => f.detail).join('; ')), exitCode };
           cases.push(...r.value);

@@ -11,9 +11,18 @@ export interface ClassPatterns {
 
 /** Languages whose symbols sealgate can extract; anything else is class `other`. */
 const LANGUAGES: Readonly<Record<string, string>> = {
-  ts: 'typescript', tsx: 'typescript', mts: 'typescript', cts: 'typescript',
-  js: 'javascript', jsx: 'javascript', mjs: 'javascript', cjs: 'javascript',
-  py: 'python', go: 'go', java: 'java', rs: 'rust',
+  ts: 'typescript',
+  tsx: 'typescript',
+  mts: 'typescript',
+  cts: 'typescript',
+  js: 'javascript',
+  jsx: 'javascript',
+  mjs: 'javascript',
+  cjs: 'javascript',
+  py: 'python',
+  go: 'go',
+  java: 'java',
+  rs: 'rust',
 };
 
 export function languageOf(path: string): string | null {
@@ -33,7 +42,9 @@ export function classifyPath(path: string, patterns: ClassPatterns): FileClass {
  * wins (production or other over test), so moving code into a test folder does not hide it.
  */
 export function classifyFile(file: PatchFile, patterns: ClassPatterns): FileClass {
-  const classes = [file.oldPath, file.newPath].filter((p): p is string => p !== null).map((p) => classifyPath(p, patterns));
+  const classes = [file.oldPath, file.newPath]
+    .filter((p): p is string => p !== null)
+    .map((p) => classifyPath(p, patterns));
   if (file.binary && !classes.every((c) => c === 'test' || c === 'ignored')) return 'other';
   for (const c of ['other', 'production', 'test', 'ignored'] as const) if (classes.includes(c)) return c;
   return classifyPath(pathOf(file), patterns);

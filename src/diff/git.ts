@@ -15,9 +15,22 @@ const MAX_GIT_OUTPUT = 2 * 1024 * 1024 * 1024 - 1;
 
 /** Pinned environment: no pager, no prompts, C locale so messages can be read. */
 function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: 'C', LANGUAGE: 'C', GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    LC_ALL: 'C',
+    LANGUAGE: 'C',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_PAGER: 'cat',
+    ...extra,
+  };
   // An inherited index or object directory would redirect our reads and writes.
-  for (const k of ['GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_DIR', 'GIT_WORK_TREE']) {
+  for (const k of [
+    'GIT_INDEX_FILE',
+    'GIT_OBJECT_DIRECTORY',
+    'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+    'GIT_DIR',
+    'GIT_WORK_TREE',
+  ]) {
     if (!(k in extra)) delete env[k];
   }
   return env;
@@ -31,13 +44,20 @@ export interface GitOutput {
 
 /** Why git could not be run (it could not start, or its output was too large). */
 function cannotRun(args: readonly string[], err: unknown): SealgateError {
-  return new SealgateError('E_INTERNAL', `cannot run git ${args[0] ?? ''}: ${err instanceof Error ? err.message : String(err)}`);
+  return new SealgateError(
+    'E_INTERNAL',
+    `cannot run git ${args[0] ?? ''}: ${err instanceof Error ? err.message : String(err)}`,
+  );
 }
 
 /** Before every git command: pathspecs are literal, and paths are printed unquoted (UTF-8 as is). */
 const GIT_PREFIX = ['--literal-pathspecs', '-c', 'core.quotePath=false'] as const;
 
-export function runGit(cwd: string, args: readonly string[], options: { env?: Record<string, string>; input?: Uint8Array | string } = {}): GitOutput {
+export function runGit(
+  cwd: string,
+  args: readonly string[],
+  options: { env?: Record<string, string>; input?: Uint8Array | string } = {},
+): GitOutput {
   const r = childProcess().spawnSync('git', [...GIT_PREFIX, ...args], {
     cwd,
     env: gitEnv(options.env),
@@ -53,11 +73,19 @@ export function runGit(cwd: string, args: readonly string[], options: { env?: Re
  * runGit started now and awaited later: the process runs beside whatever this thread does
  * meanwhile (even a spawnSync; its output waits in the pipe). Same prefix and environment.
  */
-export function runGitAsync(cwd: string, args: readonly string[], options: { input?: Uint8Array | string } = {}): Promise<GitOutput> {
+export function runGitAsync(
+  cwd: string,
+  args: readonly string[],
+  options: { input?: Uint8Array | string } = {},
+): Promise<GitOutput> {
   return new Promise((resolvePromise, reject) => {
     let child: ChildProcess;
     try {
-      child = childProcess().spawn('git', [...GIT_PREFIX, ...args], { cwd, env: gitEnv(), stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+      child = childProcess().spawn('git', [...GIT_PREFIX, ...args], {
+        cwd,
+        env: gitEnv(),
+        stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      });
     } catch (err) {
       reject(cannotRun(args, err));
       return;
@@ -173,7 +201,8 @@ function expectedSummary(files: readonly PatchFile[]): string[] {
     if (f.oldPath === null && f.newPath !== null) out.push(`create:${f.newPath}`);
     else if (f.newPath === null && f.oldPath !== null) out.push(`delete:${f.oldPath}`);
     else {
-      if (f.status === 'renamed' || f.status === 'copied') out.push(`${f.status === 'renamed' ? 'rename' : 'copy'}:${f.oldPath ?? ''}→${f.newPath ?? ''}`);
+      if (f.status === 'renamed' || f.status === 'copied')
+        out.push(`${f.status === 'renamed' ? 'rename' : 'copy'}:${f.oldPath ?? ''}→${f.newPath ?? ''}`);
       if (f.oldMode !== null && f.newMode !== null && f.oldMode !== f.newMode) out.push(`mode:${f.newPath ?? ''}`);
     }
   }
@@ -186,7 +215,8 @@ export function checkApplySummary(parsed: ParsedPatch, git: ApplySummary, label 
   const bad = (detail: string) => findings.push({ code: 'E_INPUT_INVALID', path: label, detail });
   const ours = new Map<string, PatchFile>();
   for (const f of parsed.files) ours.set((f.newPath ?? f.oldPath) as string, f);
-  if (git.numstat.length !== parsed.files.length) bad(`git sees ${git.numstat.length} files, the parser ${parsed.files.length}`);
+  if (git.numstat.length !== parsed.files.length)
+    bad(`git sees ${git.numstat.length} files, the parser ${parsed.files.length}`);
   const seen = new Set<string>();
   for (const n of git.numstat) {
     const f = ours.get(n.path);
@@ -204,7 +234,8 @@ export function checkApplySummary(parsed: ParsedPatch, git: ApplySummary, label 
   }
   const want = expectedSummary(parsed.files);
   const got = [...git.summary].sort();
-  if (want.join('\n') !== got.join('\n')) bad(`git's summary (${got.join(', ') || 'none'}) differs from the parser's (${want.join(', ') || 'none'})`);
+  if (want.join('\n') !== got.join('\n'))
+    bad(`git's summary (${got.join(', ') || 'none'}) differs from the parser's (${want.join(', ') || 'none'})`);
   return findings.length > 0 ? fail(findings) : ok(undefined);
 }
 
@@ -238,7 +269,8 @@ function parseBlobs(out: Buffer, unique: readonly string[]): Map<string, Buffer>
     const nl = out.indexOf(0x0a, at);
     const header = out.subarray(at, nl).toString('utf8');
     const m = /^([0-9a-f]+) (\w+) (\d+)$/.exec(header);
-    if (m?.[1] !== sha || m[2] !== 'blob') throw new SealgateError('E_INTERNAL', `git cat-file gave "${header}" for ${sha}`);
+    if (m?.[1] !== sha || m[2] !== 'blob')
+      throw new SealgateError('E_INTERNAL', `git cat-file gave "${header}" for ${sha}`);
     const size = Number(m[3]);
     blobs.set(sha, out.subarray(nl + 1, nl + 1 + size));
     at = nl + 1 + size + 1;
@@ -258,9 +290,16 @@ function blobShas(entries: Iterable<{ mode: string; sha: string }>): string[] {
 }
 
 /** Read distinct blobs with one `git cat-file --batch`. */
-async function readBlobsWith(git: GitJobs, unique: readonly string[], env: Record<string, string>): Promise<Map<string, Buffer>> {
+async function readBlobsWith(
+  git: GitJobs,
+  unique: readonly string[],
+  env: Record<string, string>,
+): Promise<Map<string, Buffer>> {
   if (unique.length === 0) return new Map();
-  return parseBlobs(await git.ok(['cat-file', '--batch'], 'git cat-file', { env, input: unique.join('\n') + '\n' }), unique);
+  return parseBlobs(
+    await git.ok(['cat-file', '--batch'], 'git cat-file', { env, input: unique.join('\n') + '\n' }),
+    unique,
+  );
 }
 
 /** A git process started in the background. */
@@ -290,7 +329,8 @@ class GitJobs {
   ) {}
 
   run(args: readonly string[], options: SpawnOptions = {}): Promise<GitOutput> {
-    if (this.stopped) return Promise.reject(new SealgateError('E_INTERNAL', `git ${args[0] ?? ''} not started: stopped`));
+    if (this.stopped)
+      return Promise.reject(new SealgateError('E_INTERNAL', `git ${args[0] ?? ''} not started: stopped`));
     const job = this.spawn(args, options, join(this.dir, `git-${this.jobs.length}`));
     this.jobs.push(job);
     // Read in order by the caller; a failure before then must not count as unhandled.
@@ -300,14 +340,16 @@ class GitJobs {
 
   async ok(args: readonly string[], what: string, options: SpawnOptions = {}): Promise<Buffer> {
     const r = await this.run(args, options);
-    if (r.status !== 0) throw inputInvalid(what, `git ${args[0] ?? ''} failed: ${r.stderr.trim() || `exit ${String(r.status)}`}`);
+    if (r.status !== 0)
+      throw inputInvalid(what, `git ${args[0] ?? ''} failed: ${r.stderr.trim() || `exit ${String(r.status)}`}`);
     return r.stdout;
   }
 
   /** Kill what still runs and wait until every process has exited. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const { child } of this.jobs) if (child !== null && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const { child } of this.jobs)
+      if (child !== null && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await Promise.allSettled(this.jobs.map((j) => j.done));
   }
 
@@ -322,7 +364,11 @@ class GitJobs {
       fds.push(stdout);
       const stderr = openSync(`${stem}.err`, 'w');
       fds.push(stderr);
-      child = childProcess().spawn('git', [...GIT_PREFIX, ...args], { cwd: this.root, env: gitEnv(options.env), stdio: [stdin, stdout, stderr] });
+      child = childProcess().spawn('git', [...GIT_PREFIX, ...args], {
+        cwd: this.root,
+        env: gitEnv(options.env),
+        stdio: [stdin, stdout, stderr],
+      });
     } catch (err) {
       return { child: null, done: Promise.reject(cannotRun(args, err)) };
     } finally {
@@ -337,7 +383,11 @@ class GitJobs {
         if (failure === undefined) {
           try {
             if (statSync(`${stem}.out`).size > MAX_GIT_OUTPUT) throw new Error('stdout maxBuffer length exceeded');
-            resolvePromise({ status, stdout: readFileSync(`${stem}.out`), stderr: readFileSync(`${stem}.err`, 'utf8') });
+            resolvePromise({
+              status,
+              stdout: readFileSync(`${stem}.out`),
+              stderr: readFileSync(`${stem}.err`, 'utf8'),
+            });
             return;
           } catch (e) {
             failure = e;
@@ -350,13 +400,18 @@ class GitJobs {
   }
 }
 
-type PreparedIndex = { readonly ok: true; readonly env: Record<string, string> } | { readonly ok: false; readonly error: unknown };
+type PreparedIndex =
+  { readonly ok: true; readonly env: Record<string, string> } | { readonly ok: false; readonly error: unknown };
 
 /** A temporary index holding `base`, with a temporary object directory in front of the repository's. */
 function prepareIndex(root: string, tmp: string, base: string): PreparedIndex {
   try {
     const objects = runGit(root, ['rev-parse', '--path-format=absolute', '--git-path', 'objects']);
-    if (objects.status !== 0) return { ok: false, error: new SealgateError('E_INTERNAL', `cannot locate the object directory: ${objects.stderr.trim()}`) };
+    if (objects.status !== 0)
+      return {
+        ok: false,
+        error: new SealgateError('E_INTERNAL', `cannot locate the object directory: ${objects.stderr.trim()}`),
+      };
     mkdirSync(join(tmp, 'objects'));
     const env = {
       GIT_INDEX_FILE: join(tmp, 'index'),
@@ -364,7 +419,11 @@ function prepareIndex(root: string, tmp: string, base: string): PreparedIndex {
       GIT_ALTERNATE_OBJECT_DIRECTORIES: objects.stdout.toString('utf8').trim(),
     };
     const r = runGit(root, ['read-tree', base], { env });
-    if (r.status !== 0) return { ok: false, error: inputInvalid('git read-tree', `git read-tree failed: ${r.stderr.trim() || `exit ${String(r.status)}`}`) };
+    if (r.status !== 0)
+      return {
+        ok: false,
+        error: inputInvalid('git read-tree', `git read-tree failed: ${r.stderr.trim() || `exit ${String(r.status)}`}`),
+      };
     return { ok: true, env };
   } catch (error) {
     return { ok: false, error };
@@ -393,13 +452,17 @@ export function startPatchApply(root: string, base: string, patchBytes: Uint8Arr
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     if (closing === undefined) {
-      closing = (git?.stop() ?? Promise.resolve()).then(() => (tmp === null ? undefined : rm(tmp, { recursive: true, force: true })));
+      closing = (git?.stop() ?? Promise.resolve()).then(() =>
+        tmp === null ? undefined : rm(tmp, { recursive: true, force: true }),
+      );
       // Awaited by the caller, possibly after other work.
       closing.catch(() => undefined);
     }
     return closing;
   };
-  let started: { git: GitJobs; stat: Promise<GitOutput>; prepared: PreparedIndex; applied: Promise<GitOutput> } | { error: unknown };
+  let started:
+    | { git: GitJobs; stat: Promise<GitOutput>; prepared: PreparedIndex; applied: Promise<GitOutput> }
+    | { error: unknown };
   try {
     tmp = mkdtempSync(join(tmpdir(), 'sealgate-apply-'));
     git = new GitJobs(root, tmp);
@@ -409,7 +472,20 @@ export function startPatchApply(root: string, base: string, patchBytes: Uint8Arr
     // The index is ready in a few milliseconds, so the apply starts now; an error waits for its turn in contents().
     const prepared = prepareIndex(root, tmp, base);
     const applied = prepared.ok
-      ? git.run(['-c', 'apply.ignoreWhitespace=no', '-c', 'core.looseCompression=0', 'apply', '--cached', '-v', '--whitespace=nowarn', patchPath], { env: prepared.env })
+      ? git.run(
+          [
+            '-c',
+            'apply.ignoreWhitespace=no',
+            '-c',
+            'core.looseCompression=0',
+            'apply',
+            '--cached',
+            '-v',
+            '--whitespace=nowarn',
+            patchPath,
+          ],
+          { env: prepared.env },
+        )
       : // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the caught value, rethrown as it was (a SealgateError naming the cause)
         Promise.reject(prepared.error);
     applied.catch(() => undefined);
@@ -424,7 +500,12 @@ export function startPatchApply(root: string, base: string, patchBytes: Uint8Arr
     const { git, stat, prepared, applied } = started;
     // The base's side needs only the file list, so it is read while the checks and the apply finish.
     const oldPaths = parsed.files.flatMap((f) => (f.oldPath === null ? [] : [f.oldPath]));
-    const oldListed = oldPaths.length === 0 ? Promise.resolve<Entries>(new Map()) : git.ok(['ls-tree', '-r', '-z', '--full-tree', base, '--', ...oldPaths], 'git ls-tree').then((out) => parseEntries(out, 'ls-tree'));
+    const oldListed =
+      oldPaths.length === 0
+        ? Promise.resolve<Entries>(new Map())
+        : git
+            .ok(['ls-tree', '-r', '-z', '--full-tree', base, '--', ...oldPaths], 'git ls-tree')
+            .then((out) => parseEntries(out, 'ls-tree'));
     const oldBlobs = oldListed.then((entries) => readBlobsWith(git, blobShas(entries.values()), {}));
     oldBlobs.catch(() => undefined);
     const s = await stat;
@@ -437,19 +518,30 @@ export function startPatchApply(root: string, base: string, patchBytes: Uint8Arr
     const a = await applied;
     const env = prepared.ok ? prepared.env : {};
     if (a.status !== 0) {
-      const why = a.stderr.split('\n').filter((l) => l.startsWith('error:')).join('; ');
+      const why = a.stderr
+        .split('\n')
+        .filter((l) => l.startsWith('error:'))
+        .join('; ');
       throw inputInvalid(label, `does not apply to ${base.slice(0, 12)}: ${why || a.stderr.trim()}`);
     }
     const offsets = a.stderr.split('\n').filter((l) => /^Hunk #\d+ succeeded at/.test(l));
-    if (offsets.length > 0) throw inputInvalid(label, `does not apply cleanly to ${base.slice(0, 12)}: ${offsets.join('; ')}`);
+    if (offsets.length > 0)
+      throw inputInvalid(label, `does not apply cleanly to ${base.slice(0, 12)}: ${offsets.join('; ')}`);
 
     const newPaths = parsed.files.flatMap((f) => (f.newPath === null ? [] : [f.newPath]));
-    const newListed = newPaths.length === 0 ? null : git.ok(['ls-files', '-s', '-z', '--', ...newPaths], 'git ls-files', { env });
+    const newListed =
+      newPaths.length === 0 ? null : git.ok(['ls-files', '-s', '-z', '--', ...newPaths], 'git ls-files', { env });
     newListed?.catch(() => undefined);
     const oldEntries = await oldListed;
-    const newEntries = newListed === null ? new Map<string, { mode: string; sha: string }>() : parseEntries(await newListed, 'ls-files');
+    const newEntries =
+      newListed === null ? new Map<string, { mode: string; sha: string }>() : parseEntries(await newListed, 'ls-files');
     const blobs = new Map(await oldBlobs);
-    for (const [sha, bytes] of await readBlobsWith(git, blobShas(newEntries.values()).filter((sha) => !blobs.has(sha)), env)) blobs.set(sha, bytes);
+    for (const [sha, bytes] of await readBlobsWith(
+      git,
+      blobShas(newEntries.values()).filter((sha) => !blobs.has(sha)),
+      env,
+    ))
+      blobs.set(sha, bytes);
     const out = new Map<PatchFile, FileContents>();
     for (const f of parsed.files) {
       const o = f.oldPath === null ? undefined : oldEntries.get(f.oldPath);
@@ -474,7 +566,13 @@ export function startPatchApply(root: string, base: string, patchBytes: Uint8Arr
  * (the repository's objects as an alternate), then read every touched file's old and
  * new blob. A patch that does not apply exactly (including at an offset) is refused.
  */
-export async function readPatchContents(root: string, base: string, patchBytes: Uint8Array, parsed: ParsedPatch, label = 'patch'): Promise<Map<PatchFile, FileContents>> {
+export async function readPatchContents(
+  root: string,
+  base: string,
+  patchBytes: Uint8Array,
+  parsed: ParsedPatch,
+  label = 'patch',
+): Promise<Map<PatchFile, FileContents>> {
   const apply = startPatchApply(root, base, patchBytes, label);
   try {
     return await apply.contents(parsed);
@@ -487,7 +585,10 @@ export async function readPatchContents(root: string, base: string, patchBytes: 
 export function listTree(root: string, rev: string): string[] {
   const r = runGit(root, ['ls-tree', '-r', '-z', '--full-tree', '--name-only', rev]);
   if (r.status !== 0) throw new SealgateError('E_INTERNAL', `git ls-tree ${rev}: ${r.stderr.trim()}`);
-  return r.stdout.toString('utf8').split('\0').filter((p) => p !== '');
+  return r.stdout
+    .toString('utf8')
+    .split('\0')
+    .filter((p) => p !== '');
 }
 
 /** The bytes of `paths` at `rev`, in one `git cat-file --batch`; a path that is not a blob there is left out. */

@@ -40,7 +40,12 @@ function checkPath(raw: string | undefined, prefix: 'a/' | 'b/', label: string):
   if (!raw.startsWith(prefix)) return fail([finding(label, `file name "${raw}" lacks the "${prefix}" prefix`)]);
   const p = raw.slice(2);
   if (p.includes('\uFFFD')) return fail([finding(label, `file name "${p}" is not valid UTF-8`)]);
-  if (p.length === 0 || p.startsWith('/') || p.split('/').some((s) => s === '..' || s === '.' || s === '') || p.includes('\0')) {
+  if (
+    p.length === 0 ||
+    p.startsWith('/') ||
+    p.split('/').some((s) => s === '..' || s === '.' || s === '') ||
+    p.includes('\0')
+  ) {
     return fail([finding(label, `file name "${p}" is not a plain relative path inside the repository`)]);
   }
   return ok(p);
@@ -64,16 +69,20 @@ const HEADER_UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f\u2028\u2029]/;
 function headerDisagreement(seg: readonly string[], oldPath: string | null, newPath: string | null): string | null {
   const end = seg.findIndex((l) => l.startsWith('@@') || l === 'GIT binary patch');
   const header = end < 0 ? seg : seg.slice(0, end);
-  if (header.some((l) => HEADER_UNSAFE.test(l))) return 'a file header line holds a control character or line separator, which git and this parser read differently';
+  if (header.some((l) => HEADER_UNSAFE.test(l)))
+    return 'a file header line holds a control character or line separator, which git and this parser read differently';
   const alias = header.find((l) => l.startsWith('rename old ') || l.startsWith('rename new '));
-  if (alias !== undefined) return `"${alias.slice(0, 11)}" is a rename to git but not to this parser; write "rename from" / "rename to"`;
+  if (alias !== undefined)
+    return `"${alias.slice(0, 11)}" is a rename to git but not to this parser; write "rename from" / "rename to"`;
   // The pair the `diff --git` line names must be the entry's: git takes a name from that line
   // where the other lines give none it can read (a `---` line starting with a tab, say).
   const named = parsePatch(seg[0] ?? '')[0];
   const a = named?.oldFileName;
   const b = named?.newFileName;
-  if (a === undefined || b === undefined || !a.startsWith('a/') || !b.startsWith('b/')) return 'its "diff --git" line names no a/ b/ file pair this parser can read';
-  if (a.slice(2) !== (oldPath ?? newPath) || b.slice(2) !== (newPath ?? oldPath)) return `its "diff --git" line names "${a.slice(2)}" and "${b.slice(2)}", its other lines "${oldPath ?? '/dev/null'}" and "${newPath ?? '/dev/null'}"`;
+  if (a === undefined || b === undefined || !a.startsWith('a/') || !b.startsWith('b/'))
+    return 'its "diff --git" line names no a/ b/ file pair this parser can read';
+  if (a.slice(2) !== (oldPath ?? newPath) || b.slice(2) !== (newPath ?? oldPath))
+    return `its "diff --git" line names "${a.slice(2)}" and "${b.slice(2)}", its other lines "${oldPath ?? '/dev/null'}" and "${newPath ?? '/dev/null'}"`;
   return null;
 }
 
@@ -110,7 +119,9 @@ export function parseGitPatch(bytes: Uint8Array, label = 'patch'): Result<Parsed
   if (mails > 1) return fail([finding(label, `holds ${mails} format-patch mails; submit one patch`)]);
   const first = lines.findIndex((l) => l.startsWith(GIT_HEADER));
   if (first < 0) {
-    return fail([finding(label, 'no "diff --git" header: not a git patch (produce it with git diff or git format-patch)')]);
+    return fail([
+      finding(label, 'no "diff --git" header: not a git patch (produce it with git diff or git format-patch)'),
+    ]);
   }
   // Anything before the first header is a commit message or mail header: not part of the diff.
   lines = stripSignature(lines.slice(first));
@@ -131,9 +142,16 @@ export function parseGitPatch(bytes: Uint8Array, label = 'patch'): Result<Parsed
     return fail([finding(label, `malformed patch: ${(err as Error).message}`)]);
   }
   // jsdiff yields a trailing empty entry for trailing blank text; ignore only truly empty ones.
-  const real = entries.filter((e) => e.isGit || e.hunks.length > 0 || e.oldFileName !== undefined || e.newFileName !== undefined);
+  const real = entries.filter(
+    (e) => e.isGit || e.hunks.length > 0 || e.oldFileName !== undefined || e.newFileName !== undefined,
+  );
   if (real.length !== segments.length || real.some((e) => !e.isGit)) {
-    return fail([finding(label, `found ${segments.length} "diff --git" headers but ${real.length} parsed entries; the patch is malformed or mixes diff formats`)]);
+    return fail([
+      finding(
+        label,
+        `found ${segments.length} "diff --git" headers but ${real.length} parsed entries; the patch is malformed or mixes diff formats`,
+      ),
+    ]);
   }
   const files: PatchFile[] = [];
   const findings: Finding[] = [];
@@ -169,32 +187,39 @@ export function parseGitPatch(bytes: Uint8Array, label = 'patch'): Result<Parsed
     }
     const disagreement = headerDisagreement(seg, oldPath, newPath);
     if (disagreement !== null) findings.push(finding(where, disagreement));
-    if (e.isCreate && oldPath !== null && !e.isCopy) findings.push(finding(where, 'a new file must come from /dev/null'));
+    if (e.isCreate && oldPath !== null && !e.isCopy)
+      findings.push(finding(where, 'a new file must come from /dev/null'));
     if (e.isDelete && newPath !== null) findings.push(finding(where, 'a deleted file must go to /dev/null'));
     if ((e.isRename || e.isCopy) && (oldPath === null || newPath === null || oldPath === newPath)) {
       findings.push(finding(where, 'rename or copy without two distinct names'));
     }
     if (!e.isRename && !e.isCopy && oldPath !== null && newPath !== null && oldPath !== newPath) {
-      findings.push(finding(where, `old name "${oldPath}" and new name "${newPath}" differ without a rename or copy header`));
+      findings.push(
+        finding(where, `old name "${oldPath}" and new name "${newPath}" differ without a rename or copy header`),
+      );
     }
-    const modeChange = e.oldMode !== undefined && e.newMode !== undefined && e.oldMode !== e.newMode && !e.isCreate && !e.isDelete;
-    const status: PatchFile['status'] = oldPath === null
-      ? 'added'
-      : newPath === null
-        ? 'deleted'
-        : e.isRename
-          ? 'renamed'
-          : e.isCopy
-            ? 'copied'
-            : binary
-              ? 'binary'
-              : added + removed === 0 && modeChange
-                ? 'mode-only'
-                : 'modified';
-    if (status === 'modified' && added + removed === 0) findings.push(finding(where, `entry for "${newPath}" changes nothing`));
+    const modeChange =
+      e.oldMode !== undefined && e.newMode !== undefined && e.oldMode !== e.newMode && !e.isCreate && !e.isDelete;
+    const status: PatchFile['status'] =
+      oldPath === null
+        ? 'added'
+        : newPath === null
+          ? 'deleted'
+          : e.isRename
+            ? 'renamed'
+            : e.isCopy
+              ? 'copied'
+              : binary
+                ? 'binary'
+                : added + removed === 0 && modeChange
+                  ? 'mode-only'
+                  : 'modified';
+    if (status === 'modified' && added + removed === 0)
+      findings.push(finding(where, `entry for "${newPath}" changes nothing`));
     for (const p of [oldPath, newPath]) {
       if (p === null) continue;
-      if (seen.has(`${status === 'copied' && p === oldPath ? 'src:' : ''}${p}`)) findings.push(finding(where, `"${p}" appears in more than one entry`));
+      if (seen.has(`${status === 'copied' && p === oldPath ? 'src:' : ''}${p}`))
+        findings.push(finding(where, `"${p}" appears in more than one entry`));
     }
     if (newPath !== null) seen.add(newPath);
     if (oldPath !== null && oldPath !== newPath && status !== 'copied') seen.add(oldPath);

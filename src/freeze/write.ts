@@ -30,10 +30,40 @@ export function newFreezeId(random: Uint8Array = crypto().randomBytes(6)): strin
  * the credit id and the record's runner job. Pure. A field that cannot be bound (no
  * runner, no credit, no digest) stays empty and the audit below rejects it.
  */
-export function toFreeze(req: FreezeRequest, record: ProposalRecord, credit: Credit | null, digest: string | null, freezeId: string): Freeze | { code: DecisionCode; finding: Finding } {
-  if (!record.runner_job || !record.author_job) return { code: 'E_JOB_MISSING', finding: { code: 'E_JOB_MISSING', path: 'record', detail: 'the record lacks a job id; a freeze cannot name its runner' } };
-  if (credit === null) return { code: 'E_CREDIT_MISSING', finding: { code: 'E_CREDIT_MISSING', path: 'credit', detail: 'no credit file: a freeze cannot repair missing credit' } };
-  if (digest === null) return { code: 'E_DIGEST_OPEN', finding: { code: 'E_DIGEST_OPEN', path: 'review/runner/digest.txt', detail: 'no sealed digest to bind the freeze to' } };
+export function toFreeze(
+  req: FreezeRequest,
+  record: ProposalRecord,
+  credit: Credit | null,
+  digest: string | null,
+  freezeId: string,
+): Freeze | { code: DecisionCode; finding: Finding } {
+  if (!record.runner_job || !record.author_job)
+    return {
+      code: 'E_JOB_MISSING',
+      finding: {
+        code: 'E_JOB_MISSING',
+        path: 'record',
+        detail: 'the record lacks a job id; a freeze cannot name its runner',
+      },
+    };
+  if (credit === null)
+    return {
+      code: 'E_CREDIT_MISSING',
+      finding: {
+        code: 'E_CREDIT_MISSING',
+        path: 'credit',
+        detail: 'no credit file: a freeze cannot repair missing credit',
+      },
+    };
+  if (digest === null)
+    return {
+      code: 'E_DIGEST_OPEN',
+      finding: {
+        code: 'E_DIGEST_OPEN',
+        path: 'review/runner/digest.txt',
+        detail: 'no sealed digest to bind the freeze to',
+      },
+    };
   return {
     freeze_id: req.freezeId ?? freezeId,
     author_job: req.authorJob,
@@ -50,18 +80,38 @@ export function toFreeze(req: FreezeRequest, record: ProposalRecord, credit: Cre
  * with it in place; otherwise throw the code the gate would give. Never writes a freeze
  * the gate would reject.
  */
-export async function writeFreeze(repo: string, policy: Policy, now: Instant, req: FreezeRequest): Promise<{ freeze: Freeze; audit: Audit }> {
+export async function writeFreeze(
+  repo: string,
+  policy: Policy,
+  now: Instant,
+  req: FreezeRequest,
+): Promise<{ freeze: Freeze; audit: Audit }> {
   // The author or the runner filing a freeze is refused before anything else is read.
   const { record } = readRecordFile(layoutPath(repo, 'record'), LAYOUT.record);
-  for (const [role, job] of [['author', record.author_job], ['runner', record.runner_job]] as const) {
-    if (job && sameJob(req.authorJob, job)) throw new SealgateError('E_SHARED_JOB', [{ code: 'E_SHARED_JOB', path: 'freeze#author_job', detail: `the freeze was written by the ${role} job ("${req.authorJob}")` }]);
+  for (const [role, job] of [
+    ['author', record.author_job],
+    ['runner', record.runner_job],
+  ] as const) {
+    if (job && sameJob(req.authorJob, job))
+      throw new SealgateError('E_SHARED_JOB', [
+        {
+          code: 'E_SHARED_JOB',
+          path: 'freeze#author_job',
+          detail: `the freeze was written by the ${role} job ("${req.authorJob}")`,
+        },
+      ]);
   }
   const before = await auditReview({ repo, policy, now, freeze: null });
   const digest = before.inputs.runnerFiles.digest ?? before.inputs.record.digest ?? null;
   const candidate = toFreeze(req, before.inputs.record, before.inputs.credit, digest, newFreezeId());
-  if ('finding' in candidate) throw new SealgateError(candidate.code as Exclude<DecisionCode, 'ALLOW'>, [candidate.finding]);
+  if ('finding' in candidate)
+    throw new SealgateError(candidate.code as Exclude<DecisionCode, 'ALLOW'>, [candidate.finding]);
   const audit = await auditReview({ repo, policy, now, freeze: candidate });
-  if (audit.code !== 'ALLOW') throw new SealgateError(audit.code, audit.findings.filter((f) => f.code === audit.code));
+  if (audit.code !== 'ALLOW')
+    throw new SealgateError(
+      audit.code,
+      audit.findings.filter((f) => f.code === audit.code),
+    );
   writeFileAtomic(layoutPath(repo, 'freeze'), toJsonText(candidate));
   return { freeze: candidate, audit };
 }

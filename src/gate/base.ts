@@ -24,7 +24,11 @@ export function expectedBaseFinding(recordBase: string | null, expected: string,
  * reads the record more than once (or, failing to read it first, reads it later) must find the
  * same base both times, else it judged a record under another base's policy. Pure.
  */
-export function recordChangedFinding(policyBase: string | null, judgedBase: string | null, recordPath: string): Finding | null {
+export function recordChangedFinding(
+  policyBase: string | null,
+  judgedBase: string | null,
+  recordPath: string,
+): Finding | null {
   if (policyBase === judgedBase) return null;
   return {
     code: 'E_INPUT_INVALID',
@@ -37,9 +41,12 @@ export function recordChangedFinding(policyBase: string | null, judgedBase: stri
  * A decision with the base check applied: a mismatch turns ALLOW into E_INPUT_INVALID; a
  * reject keeps its code (its own rule decided first), and the mismatch joins its findings.
  */
-export function withExpectedBase<D extends { readonly code: DecisionCode; readonly decisive: Finding | null; readonly findings: readonly Finding[] }>(d: D, mismatch: Finding | null): D {
+export function withExpectedBase<
+  D extends { readonly code: DecisionCode; readonly decisive: Finding | null; readonly findings: readonly Finding[] },
+>(d: D, mismatch: Finding | null): D {
   if (mismatch === null) return d;
-  if (d.code === 'ALLOW') return { ...d, code: 'E_INPUT_INVALID', decisive: mismatch, findings: [mismatch, ...d.findings] };
+  if (d.code === 'ALLOW')
+    return { ...d, code: 'E_INPUT_INVALID', decisive: mismatch, findings: [mismatch, ...d.findings] };
   return { ...d, findings: [...d.findings, mismatch] };
 }
 

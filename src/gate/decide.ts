@@ -48,12 +48,16 @@ function checkJobs(x: GateInputs): Finding[] {
     return [f('E_JOB_MISSING', 'record', `${!author ? 'author_job' : 'runner_job'} is empty or absent`)];
   }
   const out: Finding[] = [];
-  if (sameJob(author, runner)) out.push(f('E_SHARED_JOB', 'record', `author_job and runner_job are the same job ("${author}")`));
+  if (sameJob(author, runner))
+    out.push(f('E_SHARED_JOB', 'record', `author_job and runner_job are the same job ("${author}")`));
   if (x.freeze) {
     const fa = x.freeze.author_job;
-    if (sameJob(fa, author)) out.push(f('E_SHARED_JOB', 'freeze#author_job', `the freeze was written by the author job ("${fa}")`));
-    else if (sameJob(fa, runner)) out.push(f('E_SHARED_JOB', 'freeze#author_job', `the freeze was written by the runner job ("${fa}")`));
-    if (sameJob(fa, x.freeze.runner_job)) out.push(f('E_SHARED_JOB', 'freeze', 'the freeze names the same job as its author and its runner'));
+    if (sameJob(fa, author))
+      out.push(f('E_SHARED_JOB', 'freeze#author_job', `the freeze was written by the author job ("${fa}")`));
+    else if (sameJob(fa, runner))
+      out.push(f('E_SHARED_JOB', 'freeze#author_job', `the freeze was written by the runner job ("${fa}")`));
+    if (sameJob(fa, x.freeze.runner_job))
+      out.push(f('E_SHARED_JOB', 'freeze', 'the freeze names the same job as its author and its runner'));
   }
   return out;
 }
@@ -71,31 +75,48 @@ function checkTestOnly(x: GateInputs): Finding[] {
   const prod = x.patchFiles.filter((p) => p.class === 'production' || p.class === 'other');
   if (prod.length > 0) return [];
   const tests = x.patchFiles.filter((p) => p.class === 'test').length;
-  return [f('E_TEST_ONLY', 'patch', `no production file changes (${tests} test or fixture file(s), ${x.patchFiles.length - tests} ignored)`)];
+  return [
+    f(
+      'E_TEST_ONLY',
+      'patch',
+      `no production file changes (${tests} test or fixture file(s), ${x.patchFiles.length - tests} ignored)`,
+    ),
+  ];
 }
 
 function checkCreditPresent(x: GateInputs): Finding[] {
-  return x.credit === null ? [f('E_CREDIT_MISSING', 'credit', 'no credit file: production symbols changed but no property run was recorded')] : [];
+  return x.credit === null
+    ? [f('E_CREDIT_MISSING', 'credit', 'no credit file: production symbols changed but no property run was recorded')]
+    : [];
 }
 
 function checkSealed(x: GateInputs): Finding[] {
   const out: Finding[] = [];
-  if (x.record.digest_status !== 'sealed') out.push(f('E_DIGEST_OPEN', 'record#digest_status', `digest_status is "${x.record.digest_status}", not "sealed"`));
+  if (x.record.digest_status !== 'sealed')
+    out.push(f('E_DIGEST_OPEN', 'record#digest_status', `digest_status is "${x.record.digest_status}", not "sealed"`));
   const s = x.runnerFiles.status;
-  if (s !== null && s !== 'sealed') out.push(f('E_DIGEST_OPEN', 'review/runner/digest.status', `the runner's status file says "${s}", not "sealed"`));
+  if (s !== null && s !== 'sealed')
+    out.push(f('E_DIGEST_OPEN', 'review/runner/digest.status', `the runner's status file says "${s}", not "sealed"`));
   return out;
 }
 
 function checkLogs(x: GateInputs): Finding[] {
   const r = x.record;
-  if (r.logs_present && !r.logs_after_seal) return [f('E_LOGS_EARLY', 'record#logs_after_seal', 'logs exist that were written before the digest was sealed')];
+  if (r.logs_present && !r.logs_after_seal)
+    return [f('E_LOGS_EARLY', 'record#logs_after_seal', 'logs exist that were written before the digest was sealed')];
   return [];
 }
 
 /** Credit scored by unsandboxed runs counts only where the policy allows them (sandbox: "none"). */
 function checkIsolation(x: GateInputs): Finding[] {
   if (x.credit?.sandbox !== 'none' || x.sandbox === 'none') return [];
-  return [f('E_SANDBOX_UNAVAILABLE', 'credit#sandbox', 'the credit was scored by unsandboxed test runs, and the policy does not allow that (sandbox: "none")')];
+  return [
+    f(
+      'E_SANDBOX_UNAVAILABLE',
+      'credit#sandbox',
+      'the credit was scored by unsandboxed test runs, and the policy does not allow that (sandbox: "none")',
+    ),
+  ];
 }
 
 function checkCreditBound(x: GateInputs): Finding[] {
@@ -105,33 +126,97 @@ function checkCreditBound(x: GateInputs): Finding[] {
   const r = x.record;
   // The record must bind both the sealed digest and the patch bytes: a record without them
   // (or one cut short before them) proves nothing about what the credit was scored on.
-  if (r.digest === undefined) out.push(f('E_CREDIT_UNBOUND', 'record#digest', 'the record does not name the sealed digest (sealgate seal writes it)'));
+  if (r.digest === undefined)
+    out.push(
+      f('E_CREDIT_UNBOUND', 'record#digest', 'the record does not name the sealed digest (sealgate seal writes it)'),
+    );
   else {
-    if (!digestsEqual(c.digest, r.digest)) out.push(f('E_CREDIT_UNBOUND', 'credit#digest', `credit digest ${c.digest} differs from the sealed digest ${r.digest}`));
+    if (!digestsEqual(c.digest, r.digest))
+      out.push(
+        f('E_CREDIT_UNBOUND', 'credit#digest', `credit digest ${c.digest} differs from the sealed digest ${r.digest}`),
+      );
     if (x.runnerFiles.digest !== null && !digestsEqual(r.digest, x.runnerFiles.digest)) {
-      out.push(f('E_CREDIT_UNBOUND', 'record#digest', `the record's digest ${r.digest} differs from review/runner/digest.txt (${x.runnerFiles.digest})`));
+      out.push(
+        f(
+          'E_CREDIT_UNBOUND',
+          'record#digest',
+          `the record's digest ${r.digest} differs from review/runner/digest.txt (${x.runnerFiles.digest})`,
+        ),
+      );
     }
   }
-  if (r.patch_sha256 === undefined) out.push(f('E_CREDIT_UNBOUND', 'record#patch_sha256', 'the record does not bind the patch bytes (sealgate propose writes patch_sha256)'));
-  else if (!digestsEqual(r.patch_sha256, x.patchSha256)) out.push(f('E_CREDIT_UNBOUND', 'record#patch_sha256', 'the patch file changed after the proposal was recorded'));
-  if (r.base_commit === undefined) out.push(f('E_CREDIT_UNBOUND', 'record#base_commit', 'the record does not name the commit the patch applies to (sealgate propose writes base_commit); nothing says which tree was tested'));
-  else if (c.base_commit !== undefined && c.base_commit !== r.base_commit) out.push(f('E_CREDIT_UNBOUND', 'credit#base_commit', `credit was scored on base ${c.base_commit}, not the record's ${r.base_commit}`));
+  if (r.patch_sha256 === undefined)
+    out.push(
+      f(
+        'E_CREDIT_UNBOUND',
+        'record#patch_sha256',
+        'the record does not bind the patch bytes (sealgate propose writes patch_sha256)',
+      ),
+    );
+  else if (!digestsEqual(r.patch_sha256, x.patchSha256))
+    out.push(f('E_CREDIT_UNBOUND', 'record#patch_sha256', 'the patch file changed after the proposal was recorded'));
+  if (r.base_commit === undefined)
+    out.push(
+      f(
+        'E_CREDIT_UNBOUND',
+        'record#base_commit',
+        'the record does not name the commit the patch applies to (sealgate propose writes base_commit); nothing says which tree was tested',
+      ),
+    );
+  else if (c.base_commit !== undefined && c.base_commit !== r.base_commit)
+    out.push(
+      f(
+        'E_CREDIT_UNBOUND',
+        'credit#base_commit',
+        `credit was scored on base ${c.base_commit}, not the record's ${r.base_commit}`,
+      ),
+    );
   if (c.runner_job !== undefined && r.runner_job && !sameJob(c.runner_job, r.runner_job)) {
-    out.push(f('E_CREDIT_UNBOUND', 'credit#runner_job', `credit was written by "${c.runner_job}", not the record's runner "${r.runner_job}"`));
+    out.push(
+      f(
+        'E_CREDIT_UNBOUND',
+        'credit#runner_job',
+        `credit was written by "${c.runner_job}", not the record's runner "${r.runner_job}"`,
+      ),
+    );
   }
   if (c.proposal_id !== undefined && c.proposal_id !== r.proposal_id) {
-    out.push(f('E_CREDIT_UNBOUND', 'credit#proposal_id', `credit is for proposal "${c.proposal_id}", not "${r.proposal_id}"`));
+    out.push(
+      f('E_CREDIT_UNBOUND', 'credit#proposal_id', `credit is for proposal "${c.proposal_id}", not "${r.proposal_id}"`),
+    );
   }
   if (c.patch_sha256 !== undefined && !digestsEqual(c.patch_sha256, x.patchSha256)) {
-    out.push(f('E_CREDIT_UNBOUND', 'credit#patch_sha256', "credit was scored on other patch bytes than the record's patch"));
+    out.push(
+      f('E_CREDIT_UNBOUND', 'credit#patch_sha256', "credit was scored on other patch bytes than the record's patch"),
+    );
   }
   const res = x.results;
   if (res !== null) {
     if (c.results_sha256 !== undefined && !digestsEqual(c.results_sha256, res.sha256)) {
-      out.push(f('E_CREDIT_UNBOUND', 'credit#results_sha256', `the credit was scored on other results than the results file the gate read (sha256 ${res.sha256})`));
+      out.push(
+        f(
+          'E_CREDIT_UNBOUND',
+          'credit#results_sha256',
+          `the credit was scored on other results than the results file the gate read (sha256 ${res.sha256})`,
+        ),
+      );
     }
-    if (!digestsEqual(res.value.digest, c.digest)) out.push(f('E_CREDIT_UNBOUND', 'results#digest', `the results are from digest ${res.value.digest}, not the credit's ${c.digest}`));
-    if (r.runner_job && !sameJob(res.value.runner_job, r.runner_job)) out.push(f('E_CREDIT_UNBOUND', 'results#runner_job', `the results were written by "${res.value.runner_job}", not the record's runner "${r.runner_job}"`));
+    if (!digestsEqual(res.value.digest, c.digest))
+      out.push(
+        f(
+          'E_CREDIT_UNBOUND',
+          'results#digest',
+          `the results are from digest ${res.value.digest}, not the credit's ${c.digest}`,
+        ),
+      );
+    if (r.runner_job && !sameJob(res.value.runner_job, r.runner_job))
+      out.push(
+        f(
+          'E_CREDIT_UNBOUND',
+          'results#runner_job',
+          `the results were written by "${res.value.runner_job}", not the record's runner "${r.runner_job}"`,
+        ),
+      );
   }
   return out;
 }
@@ -156,7 +241,8 @@ export function creditProblems(c: Credit): string[] {
     const uncovered = c.changed.filter((s) => !credited.has(s));
     if (uncovered.length > 0) out.push(`changed symbols without credit: ${uncovered.join(', ')}`);
   }
-  if (c.uncreditable !== undefined && c.uncreditable.length > 0) out.push(`uncreditable changed files: ${c.uncreditable.join(', ')}`);
+  if (c.uncreditable !== undefined && c.uncreditable.length > 0)
+    out.push(`uncreditable changed files: ${c.uncreditable.join(', ')}`);
   return out;
 }
 
@@ -170,15 +256,31 @@ function checkFreeze(x: GateInputs): Finding[] {
   const c = x.credit;
   if (!z || !c) return [];
   const out: Finding[] = [];
-  if (!digestsEqual(z.runner_digest, c.digest)) out.push(f('E_FREEZE_UNBOUND', 'freeze#runner_digest', `freeze digest ${z.runner_digest} differs from credit digest ${c.digest}`));
-  if (z.credit_id !== c.credit_id) out.push(f('E_FREEZE_UNBOUND', 'freeze#credit_id', `freeze cites credit "${z.credit_id}", not "${c.credit_id}"`));
+  if (!digestsEqual(z.runner_digest, c.digest))
+    out.push(
+      f(
+        'E_FREEZE_UNBOUND',
+        'freeze#runner_digest',
+        `freeze digest ${z.runner_digest} differs from credit digest ${c.digest}`,
+      ),
+    );
+  if (z.credit_id !== c.credit_id)
+    out.push(f('E_FREEZE_UNBOUND', 'freeze#credit_id', `freeze cites credit "${z.credit_id}", not "${c.credit_id}"`));
   if (x.record.runner_job && !sameJob(z.runner_job, x.record.runner_job)) {
-    out.push(f('E_FREEZE_UNBOUND', 'freeze#runner_job', `freeze cites runner "${z.runner_job}", not the record's "${x.record.runner_job}"`));
+    out.push(
+      f(
+        'E_FREEZE_UNBOUND',
+        'freeze#runner_job',
+        `freeze cites runner "${z.runner_job}", not the record's "${x.record.runner_job}"`,
+      ),
+    );
   }
-  if (c.test_ids.includes(z.test_id)) out.push(f('E_FREEZE_COVERS_CREDIT', 'freeze#test_id', `"${z.test_id}" is a credit-bearing test`));
+  if (c.test_ids.includes(z.test_id))
+    out.push(f('E_FREEZE_COVERS_CREDIT', 'freeze#test_id', `"${z.test_id}" is a credit-bearing test`));
   const expiry = parseInstant(z.expires_at);
   if (!isInstant(expiry)) out.push(f('E_FREEZE_EXPIRED', 'freeze#expires_at', expiry.problem));
-  else if (compareInstants(expiry, x.now) <= 0) out.push(f('E_FREEZE_EXPIRED', 'freeze#expires_at', `expired at ${z.expires_at} (now ${x.now.text})`));
+  else if (compareInstants(expiry, x.now) <= 0)
+    out.push(f('E_FREEZE_EXPIRED', 'freeze#expires_at', `expired at ${z.expires_at} (now ${x.now.text})`));
   return out;
 }
 
@@ -193,16 +295,28 @@ export function checkSealedRun(results: Results, waived: string | null): Finding
   if (results.timed_out) bad('#timed_out', 'the sealed run timed out');
   if (results.signal !== null) bad('#signal', `the sealed run was killed by ${results.signal}`);
   const unusable = results.junit.filter((j) => j.status !== 'ok');
-  if (unusable.length > 0) bad('#junit', `JUnit report(s) ${unusable.map((j) => `${j.path} (${j.status})`).join(', ')} unusable`);
+  if (unusable.length > 0)
+    bad('#junit', `JUnit report(s) ${unusable.map((j) => `${j.path} (${j.status})`).join(', ')} unusable`);
   if (results.cases.length === 0) bad('#cases', 'the sealed run holds no test case: nothing shows the suite passed');
-  else if (!results.cases.some((c) => c.status === 'passed')) bad('#cases', 'no case of the sealed run passed (each was skipped, or is the waived one): nothing shows the suite passed');
+  else if (!results.cases.some((c) => c.status === 'passed'))
+    bad(
+      '#cases',
+      'no case of the sealed run passed (each was skipped, or is the waived one): nothing shows the suite passed',
+    );
   const failing = results.cases.filter((c) => c.status === 'failed' || c.status === 'error');
   const unwaived = failing.filter((c) => c.id !== waived);
   if (unwaived.length > 0) {
-    const names = unwaived.slice(0, 10).map((c) => `"${c.id}" (${c.status})`).join(', ');
-    bad('#cases', `${unwaived.length} sealed case(s) failed without a freeze: ${names}${unwaived.length > 10 ? `, and ${unwaived.length - 10} more` : ''}`);
+    const names = unwaived
+      .slice(0, 10)
+      .map((c) => `"${c.id}" (${c.status})`)
+      .join(', ');
+    bad(
+      '#cases',
+      `${unwaived.length} sealed case(s) failed without a freeze: ${names}${unwaived.length > 10 ? `, and ${unwaived.length - 10} more` : ''}`,
+    );
   }
-  if (results.exit_code !== null && results.exit_code !== 0 && failing.length === 0) bad('#exit_code', `the test command exited ${results.exit_code} although no case failed`);
+  if (results.exit_code !== null && results.exit_code !== 0 && failing.length === 0)
+    bad('#exit_code', `the test command exited ${results.exit_code} although no case failed`);
   return out;
 }
 
@@ -210,8 +324,22 @@ export function checkSealedRun(results: Results, waived: string | null): Finding
 function checkTestsPassed(x: GateInputs): Finding[] {
   const c = x.credit;
   if (!c) return [];
-  if (c.results_sha256 === undefined) return [f('E_TESTS_FAILED', 'credit#results_sha256', 'the credit does not bind the sealed results (sealgate credit writes results_sha256), so nothing shows the tests passed')];
-  if (x.results === null) return [f('E_TESTS_FAILED', 'results', 'no sealed results file (review/runner/results.json, or gate --results): nothing shows the tests passed')];
+  if (c.results_sha256 === undefined)
+    return [
+      f(
+        'E_TESTS_FAILED',
+        'credit#results_sha256',
+        'the credit does not bind the sealed results (sealgate credit writes results_sha256), so nothing shows the tests passed',
+      ),
+    ];
+  if (x.results === null)
+    return [
+      f(
+        'E_TESTS_FAILED',
+        'results',
+        'no sealed results file (review/runner/results.json, or gate --results): nothing shows the tests passed',
+      ),
+    ];
   return checkSealedRun(x.results.value, x.freeze?.test_id ?? null);
 }
 

@@ -46,7 +46,8 @@ function parseRunnerLine(bytes: Uint8Array | null, label: string): Result<string
   if (bytes === null) return ok(null);
   const d = decodeStrictUtf8(bytes);
   if ('problem' in d) return fail([{ code: 'E_INPUT_INVALID', path: label, detail: d.detail }]);
-  if (!/^[^\n]*\n$/.test(d.text)) return fail([{ code: 'E_INPUT_INVALID', path: label, detail: 'must be exactly one line ending in a newline' }]);
+  if (!/^[^\n]*\n$/.test(d.text))
+    return fail([{ code: 'E_INPUT_INVALID', path: label, detail: 'must be exactly one line ending in a newline' }]);
   return ok(d.text.slice(0, -1));
 }
 
@@ -72,11 +73,24 @@ export function parseGateFiles(files: GateFiles, config: Config, now: Instant): 
   const results = files.results === null ? null : take(parseResults(files.results, LAYOUT.results));
   const status = take(parseRunnerLine(files.statusTxt, LAYOUT.status));
   const digest = take(parseRunnerLine(files.digestTxt, LAYOUT.digest));
-  if (typeof digest === 'string' && !DIGEST_PATTERN.test(digest)) findings.push({ code: 'E_INPUT_INVALID', path: LAYOUT.digest, detail: 'is not a lowercase hex digest' });
-  if (findings.length > 0 || record === undefined || credit === undefined || freeze === undefined || patch === undefined || status === undefined || digest === undefined || results === undefined) {
-    return fail(findings.length > 0 ? findings : [{ code: 'E_INPUT_INVALID', path: '', detail: 'an input could not be read' }]);
+  if (typeof digest === 'string' && !DIGEST_PATTERN.test(digest))
+    findings.push({ code: 'E_INPUT_INVALID', path: LAYOUT.digest, detail: 'is not a lowercase hex digest' });
+  if (
+    findings.length > 0 ||
+    record === undefined ||
+    credit === undefined ||
+    freeze === undefined ||
+    patch === undefined ||
+    status === undefined ||
+    digest === undefined ||
+    results === undefined
+  ) {
+    return fail(
+      findings.length > 0 ? findings : [{ code: 'E_INPUT_INVALID', path: '', detail: 'an input could not be read' }],
+    );
   }
-  const surfaceFiles = files.surface ?? patch.parsed.files.map((file) => ({ oldPath: file.oldPath, newPath: file.newPath }));
+  const surfaceFiles =
+    files.surface ?? patch.parsed.files.map((file) => ({ oldPath: file.oldPath, newPath: file.newPath }));
   return ok({
     record,
     patchFiles: patch.parsed.files.map((file) => ({ path: pathOf(file), class: classifyFile(file, config) })),
@@ -93,7 +107,8 @@ export function parseGateFiles(files: GateFiles, config: Config, now: Instant): 
 
 /** Resolve a path named inside a record against the repository; refuse anything that leaves it. */
 export function resolveInRepo(repo: string, p: string, label: string): string {
-  if (isAbsolute(p) || p.includes('\\') || p.includes('\0')) throw inputInvalid(label, `"${p}" must be a relative POSIX path inside the repository`);
+  if (isAbsolute(p) || p.includes('\\') || p.includes('\0'))
+    throw inputInvalid(label, `"${p}" must be a relative POSIX path inside the repository`);
   let root: string;
   try {
     root = realpathSync(resolve(repo));
@@ -109,7 +124,8 @@ export function resolveInRepo(repo: string, p: string, label: string): string {
   } catch {
     throw inputInvalid(label, `"${p}" not found in the repository`);
   }
-  if (real !== root && !real.startsWith(root + sep)) throw inputInvalid(label, `"${p}" resolves (through a link) outside the repository`);
+  if (real !== root && !real.startsWith(root + sep))
+    throw inputInvalid(label, `"${p}" resolves (through a link) outside the repository`);
   return real;
 }
 
@@ -130,9 +146,11 @@ export interface GatePaths {
   readonly recordBytes?: Uint8Array;
 }
 
-const readOptional = (path: string, label: string): Uint8Array | null => (fileExists(path) ? readBoundedFile(path, MAX_INPUT_BYTES, label) : null);
+const readOptional = (path: string, label: string): Uint8Array | null =>
+  fileExists(path) ? readBoundedFile(path, MAX_INPUT_BYTES, label) : null;
 
-const readOptionalSized = (path: string, max: number, label: string): Uint8Array | null => (fileExists(path) ? readBoundedFile(path, max, label) : null);
+const readOptionalSized = (path: string, max: number, label: string): Uint8Array | null =>
+  fileExists(path) ? readBoundedFile(path, max, label) : null;
 
 /** Read every gate input from disk; a credit file that does not exist means "no property run". */
 export function readGateFiles(paths: GatePaths): GateFiles {
@@ -148,23 +166,48 @@ export function readGateFiles(paths: GatePaths): GateFiles {
   };
   const record = paths.recordBytes ?? attempt(() => readBoundedFile(paths.record, MAX_INPUT_BYTES, 'record'));
   const credit = attempt(() => readOptional(paths.credit, 'credit'));
-  const freeze = paths.freeze === undefined ? null : attempt(() => readBoundedFile(paths.freeze as string, MAX_INPUT_BYTES, 'freeze'));
+  const freeze =
+    paths.freeze === undefined
+      ? null
+      : attempt(() => readBoundedFile(paths.freeze as string, MAX_INPUT_BYTES, 'freeze'));
   const digestTxt = attempt(() => readOptional(join(paths.repo, LAYOUT.digest), LAYOUT.digest));
   const statusTxt = attempt(() => readOptional(join(paths.repo, LAYOUT.status), LAYOUT.status));
-  const results = attempt(() => readOptionalSized(paths.results ?? join(dirname(paths.credit), 'results.json'), MAX_INPUT_BYTES * 8, LAYOUT.results));
+  const results = attempt(() =>
+    readOptionalSized(
+      paths.results ?? join(dirname(paths.credit), 'results.json'),
+      MAX_INPUT_BYTES * 8,
+      LAYOUT.results,
+    ),
+  );
   // The patch path is inside the record: parse the record far enough to find it.
-  let patch: Uint8Array | Finding = { code: 'E_INPUT_INVALID', path: 'patch', detail: 'not read: the record is invalid' };
+  let patch: Uint8Array | Finding = {
+    code: 'E_INPUT_INVALID',
+    path: 'patch',
+    detail: 'not read: the record is invalid',
+  };
   const format = formatFor(paths.record, 'json-or-yaml');
   const rec = record === undefined ? undefined : parseDocument(record, RecordSchema, format, 'record');
   if (rec?.ok) {
     try {
-      patch = readBoundedFile(resolveInRepo(paths.repo, rec.value.patch_path, 'record#patch_path'), MAX_PATCH_BYTES, 'patch');
+      patch = readBoundedFile(
+        resolveInRepo(paths.repo, rec.value.patch_path, 'record#patch_path'),
+        MAX_PATCH_BYTES,
+        'patch',
+      );
     } catch (err) {
       if (!(err instanceof SealgateError)) throw err;
       patch = err.findings[0] ?? patch;
     }
   }
-  if (findings.length > 0 || record === undefined || credit === undefined || freeze === undefined || digestTxt === undefined || statusTxt === undefined || results === undefined) {
+  if (
+    findings.length > 0 ||
+    record === undefined ||
+    credit === undefined ||
+    freeze === undefined ||
+    digestTxt === undefined ||
+    statusTxt === undefined ||
+    results === undefined
+  ) {
     throw new SealgateError('E_INPUT_INVALID', findings);
   }
   // Only a patch that names a mixed policy file needs the base: gather both sides for the surface check.

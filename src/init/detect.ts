@@ -12,7 +12,8 @@ import { JsonSyntaxError, parseStrictJson, type JsonValue } from '../core/json.j
  * `readRepoScan` does the I/O; `detectStack` is pure.
  */
 
-export type Stack = 'vitest' | 'jest' | 'node-test' | 'mocha' | 'pytest' | 'go' | 'maven' | 'gradle' | 'rust' | 'unknown';
+export type Stack =
+  'vitest' | 'jest' | 'node-test' | 'mocha' | 'pytest' | 'go' | 'maven' | 'gradle' | 'rust' | 'unknown';
 
 export interface PackageFacts {
   readonly name: string | null;
@@ -58,7 +59,27 @@ export interface Detection {
   readonly warnings: readonly string[];
 }
 
-const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', 'review', 'dist', 'build', 'coverage', '.venv', 'venv', '.tox', '.nox', '__pycache__', '.pytest_cache', '.mypy_cache', 'target', '.next', '.cache', 'site-packages']);
+const SKIP_DIRS = new Set([
+  'node_modules',
+  '.git',
+  '.hg',
+  '.svn',
+  'review',
+  'dist',
+  'build',
+  'coverage',
+  '.venv',
+  'venv',
+  '.tox',
+  '.nox',
+  '__pycache__',
+  '.pytest_cache',
+  '.mypy_cache',
+  'target',
+  '.next',
+  '.cache',
+  'site-packages',
+]);
 const MAX_DEPTH = 6;
 const MAX_ENTRIES = 20_000;
 
@@ -108,7 +129,8 @@ function walk(root: string): { files: string[]; dirs: string[] } {
 
 function asStringRecord(v: JsonValue | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  if (v !== null && typeof v === 'object' && !Array.isArray(v)) for (const [k, x] of Object.entries(v)) if (typeof x === 'string') out[k] = x;
+  if (v !== null && typeof v === 'object' && !Array.isArray(v))
+    for (const [k, x] of Object.entries(v)) if (typeof x === 'string') out[k] = x;
   return out;
 }
 
@@ -119,12 +141,19 @@ function readPackage(repo: string): PackageFacts | null {
   try {
     v = parseStrictJson(text);
   } catch (err) {
-    if (err instanceof JsonSyntaxError || err instanceof RangeError) throw inputInvalid('package.json', `not valid JSON: ${err.message}`);
+    if (err instanceof JsonSyntaxError || err instanceof RangeError)
+      throw inputInvalid('package.json', `not valid JSON: ${err.message}`);
     throw err;
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw inputInvalid('package.json', 'not a JSON object');
-  const deps = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'].flatMap((k) => Object.keys(asStringRecord(v[k])));
-  return { name: typeof v['name'] === 'string' ? v['name'] : null, scripts: asStringRecord(v['scripts']), deps: [...new Set(deps)].sort() };
+  const deps = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'].flatMap((k) =>
+    Object.keys(asStringRecord(v[k])),
+  );
+  return {
+    name: typeof v['name'] === 'string' ? v['name'] : null,
+    scripts: asStringRecord(v['scripts']),
+    deps: [...new Set(deps)].sort(),
+  };
 }
 
 type Toml = Record<string, unknown>;
@@ -136,7 +165,12 @@ const tomlTable = (t: unknown, ...keys: string[]): Toml | null => {
   }
   return cur !== null && typeof cur === 'object' && !Array.isArray(cur) ? (cur as Toml) : null;
 };
-const stringList = (v: unknown): string[] | null => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? v.split(/\s+/).filter(Boolean) : null);
+const stringList = (v: unknown): string[] | null =>
+  Array.isArray(v)
+    ? v.filter((x): x is string => typeof x === 'string')
+    : typeof v === 'string'
+      ? v.split(/\s+/).filter(Boolean)
+      : null;
 
 /** An INI section's `key = value` lines (pytest.ini, tox.ini, setup.cfg), continuation lines joined. */
 export function iniSection(text: string, section: string): Record<string, string> | null {
@@ -195,7 +229,9 @@ function readPython(repo: string): PythonFacts | null {
     const groups = [
       ...Object.values(tomlTable(t, 'project', 'optional-dependencies') ?? {}),
       ...Object.values(tomlTable(t, 'dependency-groups') ?? {}),
-      ...Object.values(tomlTable(t, 'tool', 'poetry', 'group') ?? {}).map((g) => Object.keys(tomlTable(g, 'dependencies') ?? {})),
+      ...Object.values(tomlTable(t, 'tool', 'poetry', 'group') ?? {}).map((g) =>
+        Object.keys(tomlTable(g, 'dependencies') ?? {}),
+      ),
       Object.keys(tomlTable(t, 'tool', 'poetry', 'dev-dependencies') ?? {}),
     ].map((g) => stringList(g) ?? []);
     if (groups.some(namesPytest)) {
@@ -221,7 +257,12 @@ function readPython(repo: string): PythonFacts | null {
     pythonpath = stringList(table['pythonpath']) ?? pythonpath;
     testpaths = stringList(table['testpaths']) ?? testpaths;
   }
-  for (const [file, section] of [['pytest.ini', 'pytest'], ['.pytest.ini', 'pytest'], ['tox.ini', 'pytest'], ['setup.cfg', 'tool:pytest']] as const) {
+  for (const [file, section] of [
+    ['pytest.ini', 'pytest'],
+    ['.pytest.ini', 'pytest'],
+    ['tox.ini', 'pytest'],
+    ['setup.cfg', 'tool:pytest'],
+  ] as const) {
     const text = readText(join(repo, file));
     if (text === null) continue;
     any = true;
@@ -288,7 +329,8 @@ export function splitScript(script: string): string[] | null {
   return words.length > 0 ? words : null;
 }
 
-const has = (scan: RepoScan, dep: string): boolean => (scan.pkg?.deps.includes(dep) ?? false) || scan.installed.includes(dep);
+const has = (scan: RepoScan, dep: string): boolean =>
+  (scan.pkg?.deps.includes(dep) ?? false) || scan.installed.includes(dep);
 const scriptUses = (scan: RepoScan, word: RegExp): string | null => {
   for (const name of ['test', 'test:unit', 'unit', 'tests']) {
     const s = scan.pkg?.scripts[name];
@@ -302,11 +344,19 @@ const JS_TEST = /(^|\/)([^/]+\.(test|spec)\.[cm]?[jt]sx?|test\/.+\.[cm]?[jt]s|te
 function nodeTestCommand(scan: RepoScan, notes: string[]): string[] {
   // The reporter that names files ships with sealgate, which puts it into every run's copy at this path.
   const reporter = `./${NODE_TEST_REPORTER}`;
-  const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${reporter}`, `--test-reporter-destination=${JUNIT}`];
+  const reporters = [
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${reporter}`,
+    `--test-reporter-destination=${JUNIT}`,
+  ];
   const name = scriptUses(scan, /\bnode\b.*--test\b/);
   const words = name !== null ? splitScript(scan.pkg?.scripts[name] ?? '') : null;
   if (words !== null && words[0] === 'node' && words.includes('--test')) {
-    const kept = words.filter((w, i) => !/^--test-reporter(-destination)?(=|$)/.test(w) && !/^--test-reporter(-destination)?$/.test(words[i - 1] ?? ''));
+    const kept = words.filter(
+      (w, i) =>
+        !/^--test-reporter(-destination)?(=|$)/.test(w) && !/^--test-reporter(-destination)?$/.test(words[i - 1] ?? ''),
+    );
     const at = kept.indexOf('--test') + 1;
     notes.push(`the command is package.json's "${name}" script with sealgate's reporters added`);
     return [...kept.slice(0, at), ...reporters, ...kept.slice(at)];
@@ -314,7 +364,9 @@ function nodeTestCommand(scan: RepoScan, notes: string[]): string[] {
   // Node 20's --test finds only .js/.cjs/.mjs files by itself: TypeScript tests are listed, with tsx to load them.
   const tsTests = scan.files.filter((f) => JS_TEST.test(f) && /\.[cm]?tsx?$/.test(f) && !f.includes('/fixture'));
   if (tsTests.length > 0 && has(scan, 'tsx')) {
-    notes.push(`node:test on Node 20 does not find .ts files: the ${tsTests.length} TypeScript test file(s) found are listed; add new ones to test.command`);
+    notes.push(
+      `node:test on Node 20 does not find .ts files: the ${tsTests.length} TypeScript test file(s) found are listed; add new ones to test.command`,
+    );
     return ['node', '--import', 'tsx', '--test', ...reporters, ...tsTests];
   }
   // Node 20's --test alone runs every .js file under a test/ folder too (benchmarks, build
@@ -323,7 +375,9 @@ function nodeTestCommand(scan: RepoScan, notes: string[]): string[] {
   const stray = scan.files.filter((f) => NODE_IN_TEST.test(f) && !NODE_NAMED.test(f));
   const named = scan.files.filter((f) => NODE_NAMED.test(f));
   if (stray.length > 0 && named.length > 0) {
-    notes.push(`node --test alone would also run ${stray.length} file(s) under test/ not named as tests (${stray.slice(0, 3).join(', ')}${stray.length > 3 ? ', ...' : ''}): the ${named.length} file(s) named as tests (*.test.js, *-test.js, *_test.js, test-*.js) are listed; add new ones to test.command`);
+    notes.push(
+      `node --test alone would also run ${stray.length} file(s) under test/ not named as tests (${stray.slice(0, 3).join(', ')}${stray.length > 3 ? ', ...' : ''}): the ${named.length} file(s) named as tests (*.test.js, *-test.js, *_test.js, test-*.js) are listed; add new ones to test.command`,
+    );
     return ['node', '--test', ...reporters, ...named];
   }
   return ['node', '--test', ...reporters];
@@ -341,33 +395,80 @@ export function detectStack(scan: RepoScan): Detection {
   const fixtures = findFixtureDirs(scan.dirs).map((d) => `${d}/**`);
   const base = { fixtures, srcPackages: [] as string[], env: {} as Record<string, string>, notes, warnings };
   const bin = (name: string): string => `node_modules/.bin/${name}`;
-  const dep = (name: string): string | null => (scan.pkg?.deps.includes(name) ? `package.json dependencies: ${name}` : null);
+  const dep = (name: string): string | null =>
+    scan.pkg?.deps.includes(name) ? `package.json dependencies: ${name}` : null;
   if (scan.pkg !== null) {
     const vitest = dep('vitest') ?? (scriptUses(scan, /\bvitest\b/) !== null ? 'package.json scripts: vitest' : null);
     if (vitest !== null) {
-      return { ...base, stack: 'vitest', evidence: vitest, command: [bin('vitest'), 'run', '--reporter=default', '--reporter=junit', `--outputFile.junit=${JUNIT}`], junit: [JUNIT] };
+      return {
+        ...base,
+        stack: 'vitest',
+        evidence: vitest,
+        command: [bin('vitest'), 'run', '--reporter=default', '--reporter=junit', `--outputFile.junit=${JUNIT}`],
+        junit: [JUNIT],
+      };
     }
     const jest = dep('jest') ?? (scriptUses(scan, /\bjest\b/) !== null ? 'package.json scripts: jest' : null);
     if (jest !== null) {
-      notes.push(`jest writes its own JSON report (${JEST_REPORT}); sealgate reads it directly, so no jest-junit is needed`);
-      return { ...base, stack: 'jest', evidence: jest, command: [bin('jest'), '--ci', '--json', `--outputFile=${JEST_REPORT}`], junit: [JEST_REPORT] };
+      notes.push(
+        `jest writes its own JSON report (${JEST_REPORT}); sealgate reads it directly, so no jest-junit is needed`,
+      );
+      return {
+        ...base,
+        stack: 'jest',
+        evidence: jest,
+        command: [bin('jest'), '--ci', '--json', `--outputFile=${JEST_REPORT}`],
+        junit: [JEST_REPORT],
+      };
     }
     const mocha = dep('mocha') ?? (scriptUses(scan, /\bmocha\b/) !== null ? 'package.json scripts: mocha' : null);
     if (mocha !== null) {
-      warnings.push("mocha's xunit reporter names no test file: ids are suite::name, and two tests with one name in two files fold into one");
-      return { ...base, stack: 'mocha', evidence: mocha, command: [bin('mocha'), '--reporter', 'xunit', '--reporter-option', `output=${JUNIT}`], junit: [JUNIT] };
+      warnings.push(
+        "mocha's xunit reporter names no test file: ids are suite::name, and two tests with one name in two files fold into one",
+      );
+      return {
+        ...base,
+        stack: 'mocha',
+        evidence: mocha,
+        command: [bin('mocha'), '--reporter', 'xunit', '--reporter-option', `output=${JUNIT}`],
+        junit: [JUNIT],
+      };
     }
     const nodeScript = scriptUses(scan, /\bnode\b.*--test\b/);
     const jsTests = scan.files.some((f) => JS_TEST.test(f));
     if (nodeScript !== null || jsTests) {
       const command = nodeTestCommand(scan, notes);
-      return { ...base, stack: 'node-test', evidence: nodeScript !== null ? `package.json scripts.${nodeScript}: node --test` : 'test files and no other runner: node:test', command, junit: [JUNIT] };
+      return {
+        ...base,
+        stack: 'node-test',
+        evidence:
+          nodeScript !== null
+            ? `package.json scripts.${nodeScript}: node --test`
+            : 'test files and no other runner: node:test',
+        command,
+        junit: [JUNIT],
+      };
     }
   }
   if (scan.python !== null || scan.files.some((f) => /(^|\/)(test_[^/]+|[^/]+_test)\.py$/.test(f))) {
     const py = scan.python;
-    const srcPackages = [...new Set(scan.files.filter((f) => /^src\/[^/]+\/__init__\.py$/.test(f) || /^src\/[^/]+\.py$/.test(f)).map((f) => (f.split('/')[1] as string).replace(/\.py$/, '')))].sort();
-    const command = ['python3', '-m', 'pytest', '-p', 'no:cacheprovider', `--junitxml=${JUNIT}`, '-o', 'junit_family=xunit1'];
+    const srcPackages = [
+      ...new Set(
+        scan.files
+          .filter((f) => /^src\/[^/]+\/__init__\.py$/.test(f) || /^src\/[^/]+\.py$/.test(f))
+          .map((f) => (f.split('/')[1] as string).replace(/\.py$/, '')),
+      ),
+    ].sort();
+    const command = [
+      'python3',
+      '-m',
+      'pytest',
+      '-p',
+      'no:cacheprovider',
+      `--junitxml=${JUNIT}`,
+      '-o',
+      'junit_family=xunit1',
+    ];
     notes.push('JUnit family xunit1: its cases carry the test file (xunit2 drops it), so every id names its file');
     const env: Record<string, string> = {};
     if (srcPackages.length > 0) {
@@ -375,10 +476,21 @@ export function detectStack(scan: RepoScan): Detection {
       // imported its own dependencies and plugins, so a package one of them imports (iniconfig,
       // pluggy, a plugin's subject) would come from site-packages, not from src/.
       env['PYTHONPATH'] = 'src';
-      notes.push(`src layout: test.env PYTHONPATH=src puts src/ on sys.path before site-packages when Python starts, so the tests (and pytest itself) import ${srcPackages.join(', ')} from src/, not an installed copy`);
+      notes.push(
+        `src layout: test.env PYTHONPATH=src puts src/ on sys.path before site-packages when Python starts, so the tests (and pytest itself) import ${srcPackages.join(', ')} from src/, not an installed copy`,
+      );
     }
-    if (py?.pytest !== true) notes.push('no pytest configuration or dependency found; assuming pytest (it also runs unittest tests)');
-    return { ...base, srcPackages, env, stack: 'pytest', evidence: py?.sources.join(', ') || 'Python test files', command, junit: [JUNIT] };
+    if (py?.pytest !== true)
+      notes.push('no pytest configuration or dependency found; assuming pytest (it also runs unittest tests)');
+    return {
+      ...base,
+      srcPackages,
+      env,
+      stack: 'pytest',
+      evidence: py?.sources.join(', ') || 'Python test files',
+      command,
+      junit: [JUNIT],
+    };
   }
   const unsupported = (stack: Stack, evidence: string, command: string[], junit: string[], how: string): Detection => {
     notes.push(
@@ -386,10 +498,38 @@ export function detectStack(scan: RepoScan): Detection {
     );
     return { ...base, stack, evidence, command, junit };
   };
-  if (scan.files.includes('go.mod')) return unsupported('go', 'go.mod', ['gotestsum', `--junitfile=${JUNIT}`, '--', './...'], [JUNIT], 'gotestsum --junitfile');
-  if (scan.files.includes('pom.xml')) return unsupported('maven', 'pom.xml', ['mvn', '-q', 'test'], [], 'Surefire reports: list each target/surefire-reports/TEST-*.xml file in test.junit');
-  if (scan.files.includes('build.gradle') || scan.files.includes('build.gradle.kts')) return unsupported('gradle', 'build.gradle', ['./gradlew', 'test'], [], "Gradle's reports: list each build/test-results/test/TEST-*.xml file in test.junit");
-  if (scan.files.includes('Cargo.toml')) return unsupported('rust', 'Cargo.toml', ['cargo', 'nextest', 'run', '--profile', 'ci'], ['target/nextest/ci/junit.xml'], 'cargo-nextest with a JUnit profile');
+  if (scan.files.includes('go.mod'))
+    return unsupported(
+      'go',
+      'go.mod',
+      ['gotestsum', `--junitfile=${JUNIT}`, '--', './...'],
+      [JUNIT],
+      'gotestsum --junitfile',
+    );
+  if (scan.files.includes('pom.xml'))
+    return unsupported(
+      'maven',
+      'pom.xml',
+      ['mvn', '-q', 'test'],
+      [],
+      'Surefire reports: list each target/surefire-reports/TEST-*.xml file in test.junit',
+    );
+  if (scan.files.includes('build.gradle') || scan.files.includes('build.gradle.kts'))
+    return unsupported(
+      'gradle',
+      'build.gradle',
+      ['./gradlew', 'test'],
+      [],
+      "Gradle's reports: list each build/test-results/test/TEST-*.xml file in test.junit",
+    );
+  if (scan.files.includes('Cargo.toml'))
+    return unsupported(
+      'rust',
+      'Cargo.toml',
+      ['cargo', 'nextest', 'run', '--profile', 'ci'],
+      ['target/nextest/ci/junit.xml'],
+      'cargo-nextest with a JUnit profile',
+    );
   warnings.push('no test runner recognised: set test.command and test.junit by hand');
   return { ...base, stack: 'unknown', evidence: 'nothing recognised', command: null, junit: [] };
 }
@@ -400,7 +540,12 @@ export function toDetectedConfig(d: Detection): Record<string, unknown> {
     fixtures: [...d.fixtures],
     clock: 'frozen',
     locale: 'C.UTF-8',
-    test: { ...(d.command !== null ? { command: [...d.command] } : {}), junit: [...d.junit], timeoutSeconds: 600, ...(Object.keys(d.env).length > 0 ? { env: { ...d.env } } : {}) },
+    test: {
+      ...(d.command !== null ? { command: [...d.command] } : {}),
+      junit: [...d.junit],
+      timeoutSeconds: 600,
+      ...(Object.keys(d.env).length > 0 ? { env: { ...d.env } } : {}),
+    },
     credit: { mutantBudget: 8 },
   };
 }

@@ -87,7 +87,12 @@ export async function proveSuite(req: ProofRequest): Promise<Proof> {
   if (d.command === null) throw new Error('proveSuite: no command');
   const work = mkdtempSync(join(tmpdir(), 'sealgate-init-'));
   try {
-    const env = pinnedEnv(req.baseEnv, { seed: '0', clock: 'live', locale: 'C.UTF-8', digest: 'init' }, { kind: 'live' }, d.env);
+    const env = pinnedEnv(
+      req.baseEnv,
+      { seed: '0', clock: 'live', locale: 'C.UTF-8', digest: 'init' },
+      { kind: 'live' },
+      d.env,
+    );
     let command = [...d.command];
     const files = new Map<string, string>();
     // The origin plugin goes into the run's own copy; it writes where its packages came from to the run's /tmp.
@@ -134,7 +139,8 @@ export async function proveSuite(req: ProofRequest): Promise<Proof> {
         const out = resolveOutput(dirs.tmp, ORIGIN_FILE);
         if ('path' in out) {
           const raw = JSON.parse(readFileSync(out.path, 'utf8')) as unknown;
-          if (raw !== null && typeof raw === 'object') for (const [k, v] of Object.entries(raw)) if (typeof v === 'string') origins[k] = toRepoRel(plan.cwd, v);
+          if (raw !== null && typeof raw === 'object')
+            for (const [k, v] of Object.entries(raw)) if (typeof v === 'string') origins[k] = toRepoRel(plan.cwd, v);
         }
         return outcome;
       },
@@ -153,9 +159,14 @@ export async function proveSuite(req: ProofRequest): Promise<Proof> {
  * copy (site-packages) there would shadow src/ for a command that does not put src/ first.
  * Run from an empty folder so the current directory does not count.
  */
-export function installedCopies(repo: string, packages: readonly string[], baseEnv: Readonly<Record<string, string | undefined>>): Record<string, string> {
+export function installedCopies(
+  repo: string,
+  packages: readonly string[],
+  baseEnv: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
   if (packages.length === 0) return {};
-  const script = 'import importlib.util, json, sys\nout = {}\nfor n in sys.argv[1:]:\n    try:\n        s = importlib.util.find_spec(n)\n    except Exception:\n        s = None\n    if s is not None and s.origin:\n        out[n] = s.origin\nprint(json.dumps(out))\n';
+  const script =
+    'import importlib.util, json, sys\nout = {}\nfor n in sys.argv[1:]:\n    try:\n        s = importlib.util.find_spec(n)\n    except Exception:\n        s = None\n    if s is not None and s.origin:\n        out[n] = s.origin\nprint(json.dumps(out))\n';
   const parsed = pythonJson(script, packages, baseEnv);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
   let top: string;
@@ -178,7 +189,11 @@ export function installedCopies(repo: string, packages: readonly string[], baseE
  * repository (an empty temporary folder, PYTHONPATH dropped, so only installed packages
  * are seen), or null when it fails, times out or prints something else.
  */
-function pythonJson(script: string, args: readonly string[], baseEnv: Readonly<Record<string, string | undefined>>): unknown {
+function pythonJson(
+  script: string,
+  args: readonly string[],
+  baseEnv: Readonly<Record<string, string | undefined>>,
+): unknown {
   const dir = mkdtempSync(join(tmpdir(), 'sealgate-init-py-'));
   try {
     const env: Record<string, string> = {};
@@ -197,9 +212,13 @@ function pythonJson(script: string, args: readonly string[], baseEnv: Readonly<R
  * with src/ first, pytest runs on the tree's copy, so a probe or mutant of that code changes
  * the test runner too, and a probe that raises stops the run before any test reports.
  */
-export function runnerImports(packages: readonly string[], baseEnv: Readonly<Record<string, string | undefined>>): string[] {
+export function runnerImports(
+  packages: readonly string[],
+  baseEnv: Readonly<Record<string, string | undefined>>,
+): string[] {
   if (packages.length === 0) return [];
-  const script = 'import json, sys\ntry:\n    import pytest  # noqa: F401\nexcept Exception:\n    pass\nprint(json.dumps([n for n in sys.argv[1:] if n in sys.modules]))\n';
+  const script =
+    'import json, sys\ntry:\n    import pytest  # noqa: F401\nexcept Exception:\n    pass\nprint(json.dumps([n for n in sys.argv[1:] if n in sys.modules]))\n';
   const parsed = pythonJson(script, packages, baseEnv);
   return Array.isArray(parsed) ? parsed.filter((x): x is string => typeof x === 'string' && packages.includes(x)) : [];
 }

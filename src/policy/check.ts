@@ -31,10 +31,23 @@ export function checkPolicyEntries(entries: readonly TreeEntry[], base: string):
   const found = entries.filter((e) => (POLICY_NAMES as readonly string[]).includes(e.name));
   if (found.length === 0) return ok(null);
   const where = `${base.slice(0, 12)}:`;
-  if (found.length > 1) return fail([{ code: 'E_INPUT_INVALID', path: found.map((e) => where + e.name).join(', '), detail: 'more than one sealgate config file at the base commit; keep one' }]);
+  if (found.length > 1)
+    return fail([
+      {
+        code: 'E_INPUT_INVALID',
+        path: found.map((e) => where + e.name).join(', '),
+        detail: 'more than one sealgate config file at the base commit; keep one',
+      },
+    ]);
   const e = found[0] as TreeEntry;
   if (e.type !== 'blob' || (e.mode !== '100644' && e.mode !== '100755')) {
-    return fail([{ code: 'E_INPUT_INVALID', path: where + e.name, detail: `is not a regular file at the base commit (mode ${e.mode}, ${e.type}); the policy must be a plain file` }]);
+    return fail([
+      {
+        code: 'E_INPUT_INVALID',
+        path: where + e.name,
+        detail: `is not a regular file at the base commit (mode ${e.mode}, ${e.type}); the policy must be a plain file`,
+      },
+    ]);
   }
   return ok(e);
 }

@@ -32,7 +32,8 @@ export function applyHunks(old: string, hunks: readonly StructuredPatchHunk[]): 
   for (const [k, h] of hunks.entries()) {
     // jsdiff already moves an insertion's `-a,0` to a + 1, so every hunk starts at oldStart - 1.
     const start = h.oldStart - 1;
-    if (start < at || start > src.length) throw new Error(`hunk ${k + 1} starts at line ${h.oldStart}, outside the file or before the previous hunk`);
+    if (start < at || start > src.length)
+      throw new Error(`hunk ${k + 1} starts at line ${h.oldStart}, outside the file or before the previous hunk`);
     while (at < start) out.push(src[at++] as Line);
     for (const [j, l] of h.lines.entries()) {
       const mark = l[0];
@@ -45,7 +46,8 @@ export function applyHunks(old: string, hunks: readonly StructuredPatchHunk[]): 
       }
       if (mark !== ' ' && mark !== '-') throw new Error(`hunk ${k + 1}: unexpected line "${l.slice(0, 40)}"`);
       const cur = src[at];
-      if (cur?.text !== text || cur.nl === noEol) throw new Error(`hunk ${k + 1} does not match the base at line ${at + 1}`);
+      if (cur?.text !== text || cur.nl === noEol)
+        throw new Error(`hunk ${k + 1} does not match the base at line ${at + 1}`);
       at++;
       if (mark === ' ') out.push(cur);
     }
@@ -57,7 +59,9 @@ export function applyHunks(old: string, hunks: readonly StructuredPatchHunk[]): 
 /** Does the patch name a mixed policy file on any `diff --git` line? A cheap look before parsing. */
 export function namesMixedFile(patchBytes: Uint8Array): boolean {
   const text = Buffer.from(patchBytes.buffer, patchBytes.byteOffset, patchBytes.byteLength).toString('latin1');
-  return text.split('\n').some((l) => l.startsWith(GIT_HEADER) && /(?:^|\/)(?:package\.json|pyproject\.toml|setup\.cfg)(?:\s|$)/.test(l));
+  return text
+    .split('\n')
+    .some((l) => l.startsWith(GIT_HEADER) && /(?:^|\/)(?:package\.json|pyproject\.toml|setup\.cfg)(?:\s|$)/.test(l));
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -97,6 +101,8 @@ export function readSurfaceFiles(repo: string, rev: string, parsed: ParsedPatch)
   };
   return parsed.files.map((file) => {
     const mixed = [file.oldPath, file.newPath].some((p) => p !== null && isMixedPolicyFile(p));
-    return mixed ? { oldPath: file.oldPath, newPath: file.newPath, contents: sides(file, base) } : { oldPath: file.oldPath, newPath: file.newPath };
+    return mixed
+      ? { oldPath: file.oldPath, newPath: file.newPath, contents: sides(file, base) }
+      : { oldPath: file.oldPath, newPath: file.newPath };
   });
 }

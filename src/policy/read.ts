@@ -4,7 +4,15 @@ import { SealgateError, inputInvalid } from '../core/errors.js';
 import { readBoundedFile, MAX_INPUT_BYTES } from '../core/io.js';
 import type { Config } from '../config/schema.js';
 import { runGit, runGitAsync, type GitOutput } from '../diff/git.js';
-import { checkPolicyEntries, checkPolicyOutside, DEFAULT_POLICY, parsePolicy, policyDigest, POLICY_NAMES, type TreeEntry } from './check.js';
+import {
+  checkPolicyEntries,
+  checkPolicyOutside,
+  DEFAULT_POLICY,
+  parsePolicy,
+  policyDigest,
+  POLICY_NAMES,
+  type TreeEntry,
+} from './check.js';
 
 /**
  * The policy every verdict is decided under, read at the base commit (`git show
@@ -86,13 +94,15 @@ export function parseTreeObject(bytes: Buffer, oidBytes: 20 | 32): TreeEntry[] |
 
 /** What git is asked for the policy at `base`: its top tree, then each candidate file. */
 function policyQuestions(base: string): string[] {
-  if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(base)) throw inputInvalid('base_commit', `"${base}" is not a full commit id`);
+  if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(base))
+    throw inputInvalid('base_commit', `"${base}" is not a full commit id`);
   return [`${base}^{tree}`, ...POLICY_NAMES.map((n) => `${base}:${n}`)];
 }
 
 /** The policy from git's answers to policyQuestions (pure). */
 function policyFromBatch(base: string, batch: GitOutput, count: number): Policy {
-  const cannot = (why: string): SealgateError => inputInvalid('base_commit', `cannot read the policy at ${base}: ${why}`);
+  const cannot = (why: string): SealgateError =>
+    inputInvalid('base_commit', `cannot read the policy at ${base}: ${why}`);
   if (batch.status !== 0) throw cannot(batch.stderr.trim() || `git cat-file exit ${String(batch.status)}`);
   const answers = parseCatFileBatch(batch.stdout, count);
   if (answers === null) throw cannot('git cat-file --batch printed something other than the objects asked for');
@@ -102,7 +112,13 @@ function policyFromBatch(base: string, batch: GitOutput, count: number): Policy 
   if (entries === null) throw cannot('its top tree could not be read');
   const entry = checkPolicyEntries(entries, base);
   if (!entry.ok) throw new SealgateError('E_INPUT_INVALID', entry.findings);
-  if (entry.value === null) return { config: DEFAULT_POLICY, bytes: null, digest: policyDigest(null), source: `default (no sealgate.config.* at ${base.slice(0, 12)})` };
+  if (entry.value === null)
+    return {
+      config: DEFAULT_POLICY,
+      bytes: null,
+      digest: policyDigest(null),
+      source: `default (no sealgate.config.* at ${base.slice(0, 12)})`,
+    };
   const name = entry.value.name;
   const label = `${base.slice(0, 12)}:${name}`;
   const blob = answers[1 + (POLICY_NAMES as readonly string[]).indexOf(name)];
@@ -119,7 +135,11 @@ function policyFromBatch(base: string, batch: GitOutput, count: number): Policy 
 export function readPolicy(req: PolicyRequest): Policy {
   if (req.policyFile !== undefined) return readPolicyFile(req.repo, req.policyFile);
   const asked = policyQuestions(req.baseCommit);
-  return policyFromBatch(req.baseCommit, runGit(req.repo, ['cat-file', '--batch'], { input: asked.map((a) => `${a}\n`).join('') }), asked.length);
+  return policyFromBatch(
+    req.baseCommit,
+    runGit(req.repo, ['cat-file', '--batch'], { input: asked.map((a) => `${a}\n`).join('') }),
+    asked.length,
+  );
 }
 
 /**
@@ -129,7 +149,11 @@ export function readPolicy(req: PolicyRequest): Policy {
 export async function readPolicyAsync(req: PolicyRequest): Promise<Policy> {
   if (req.policyFile !== undefined) return readPolicyFile(req.repo, req.policyFile);
   const asked = policyQuestions(req.baseCommit);
-  return policyFromBatch(req.baseCommit, await runGitAsync(req.repo, ['cat-file', '--batch'], { input: asked.map((a) => `${a}\n`).join('') }), asked.length);
+  return policyFromBatch(
+    req.baseCommit,
+    await runGitAsync(req.repo, ['cat-file', '--batch'], { input: asked.map((a) => `${a}\n`).join('') }),
+    asked.length,
+  );
 }
 
 function readPolicyFile(repo: string, file: string): Policy {

@@ -18,7 +18,12 @@ export const MIXED_POLICY_FILES: readonly string[] = ['package.json', 'pyproject
  * (working-tree-encoding, ident, eol), so the tree the tests run on would hold bytes the diff
  * does not show; no team's list of test configs should be able to leave that out.
  */
-export const ALWAYS_POLICY_FILES: readonly string[] = ['sealgate.config.json', 'sealgate.config.yaml', 'sealgate.config.yml', '.gitattributes'];
+export const ALWAYS_POLICY_FILES: readonly string[] = [
+  'sealgate.config.json',
+  'sealgate.config.yaml',
+  'sealgate.config.yml',
+  '.gitattributes',
+];
 
 export interface SurfacePolicy {
   /** Whole-file policy globs (DEFAULT_POLICY_FILES unless the config says otherwise). */
@@ -35,7 +40,8 @@ export interface SurfaceFile {
   readonly contents?: SurfaceContents;
 }
 
-export type SurfaceContents = { readonly oldBytes: Uint8Array | null; readonly newBytes: Uint8Array | null } | { readonly problem: string };
+export type SurfaceContents =
+  { readonly oldBytes: Uint8Array | null; readonly newBytes: Uint8Array | null } | { readonly problem: string };
 
 const f = (path: string, detail: string): Finding => ({ code: 'E_POLICY_CHANGED', path, detail });
 
@@ -49,7 +55,8 @@ export function commandPolicyFiles(command: readonly string[] | undefined): stri
   if (command === undefined) return [];
   const [program] = command;
   const out: string[] = [];
-  if (program !== undefined && program.includes('/') && !program.startsWith('/')) out.push(program.replace(/^\.\//, ''));
+  if (program !== undefined && program.includes('/') && !program.startsWith('/'))
+    out.push(program.replace(/^\.\//, ''));
   // Any Makefile (a name without "/" matches at any depth; `make -C dir` reads another one).
   if (program === 'make' || program === 'gmake') out.push('Makefile', 'makefile', 'GNUmakefile', '*.mk');
   return out;
@@ -71,7 +78,8 @@ function scriptsNamedBy(words: readonly string[]): string[] {
       while (j < words.length && (words[j] as string).startsWith('-')) j++;
       if (words[j] !== undefined) out.push(words[j] as string);
     } else if (verb === 'test' || verb === 't' || verb === 'tst') out.push('test');
-    else if (verb !== undefined && w !== 'npm' && !['install', 'add', 'i', 'exec', 'x', 'dlx'].includes(verb)) out.push(verb); // `yarn X`, `pnpm X`
+    else if (verb !== undefined && w !== 'npm' && !['install', 'add', 'i', 'exec', 'x', 'dlx'].includes(verb))
+      out.push(verb); // `yarn X`, `pnpm X`
   }
   return out;
 }
@@ -83,9 +91,11 @@ function scriptsNamedBy(words: readonly string[]): string[] {
  * Dependencies and metadata are not policy.
  */
 export function packageTestSection(pkg: JsonValue, command: readonly string[] | undefined): JsonValue {
-  if (pkg === null || typeof pkg !== 'object' || Array.isArray(pkg)) throw new Error('package.json is not a JSON object');
+  if (pkg === null || typeof pkg !== 'object' || Array.isArray(pkg))
+    throw new Error('package.json is not a JSON object');
   const scripts = pkg.scripts ?? null;
-  if (scripts !== null && (typeof scripts !== 'object' || Array.isArray(scripts))) throw new Error('"scripts" is not an object');
+  if (scripts !== null && (typeof scripts !== 'object' || Array.isArray(scripts)))
+    throw new Error('"scripts" is not an object');
   const roots = ['test', ...(command === undefined ? [] : scriptsNamedBy(command))];
   const picked: Record<string, JsonValue> = {};
   const todo = [...roots];
@@ -134,7 +144,10 @@ export function iniTestSections(text: string): JsonValue {
       sections.set(name, current);
       continue;
     }
-    if (/^\s+\[/.test(line)) throw new Error(`line ${k + 1}: an indented "[" line is ambiguous (a header to one parser, a continuation to another)`);
+    if (/^\s+\[/.test(line))
+      throw new Error(
+        `line ${k + 1}: an indented "[" line is ambiguous (a header to one parser, a continuation to another)`,
+      );
     if (current === null) {
       if (line.trim() !== '' && !/^\s*[#;]/.test(line)) throw new Error(`line ${k + 1}: text before the first section`);
       continue;
@@ -161,7 +174,8 @@ export function mixedSection(path: string, bytes: Uint8Array, command: readonly 
   return canonical(section);
 }
 
-const SECTION_NAMES = 'package.json test scripts and jest/mocha/ava/tap/c8/nyc keys, pyproject.toml [tool.pytest]/[tool.tox], setup.cfg [tool:pytest]/[pytest]/[tox]/[testenv]';
+const SECTION_NAMES =
+  'package.json test scripts and jest/mocha/ava/tap/c8/nyc keys, pyproject.toml [tool.pytest]/[tool.tox], setup.cfg [tool:pytest]/[pytest]/[tox]/[testenv]';
 
 /** The test section of a mixed file that does not exist on one side. */
 function emptySection(path: string, command: readonly string[] | undefined): string {
@@ -172,7 +186,10 @@ function emptySection(path: string, command: readonly string[] | undefined): str
 function canonical(v: JsonValue): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k] as JsonValue)}`).join(',')}}`;
+  return `{${Object.keys(v)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonical(v[k] as JsonValue)}`)
+    .join(',')}}`;
 }
 
 /**
@@ -186,24 +203,44 @@ export function checkPolicySurface(files: readonly SurfaceFile[], policy: Surfac
   for (const file of files) {
     const names = [...new Set([file.oldPath, file.newPath].filter((p): p is string => p !== null))];
     const label = names.join(' -> ');
-    const what = file.oldPath === null ? 'adds' : file.newPath === null ? 'deletes' : file.oldPath !== file.newPath ? 'renames' : 'changes';
+    const what =
+      file.oldPath === null
+        ? 'adds'
+        : file.newPath === null
+          ? 'deletes'
+          : file.oldPath !== file.newPath
+            ? 'renames'
+            : 'changes';
     const hit = names.map((p) => ({ p, g: matchesAny(p, whole) })).find((x) => x.g !== undefined);
     if (hit) {
-      out.push(f(label, `the patch ${what} ${hit.p}, a policy file (matches "${hit.g as string}"); it configures the gate or how tests are found and run`));
+      out.push(
+        f(
+          label,
+          `the patch ${what} ${hit.p}, a policy file (matches "${hit.g as string}"); it configures the gate or how tests are found and run`,
+        ),
+      );
       continue;
     }
     const mixed = names.filter(isMixedPolicyFile);
     if (mixed.length === 0) continue;
     const c = file.contents;
     if (c === undefined || 'problem' in c) {
-      out.push(f(label, `the patch ${what} ${mixed.join(', ')}, whose test sections are policy, and its contents could not be read to compare them${c ? ` (${c.problem})` : ''}`));
+      out.push(
+        f(
+          label,
+          `the patch ${what} ${mixed.join(', ')}, whose test sections are policy, and its contents could not be read to compare them${c ? ` (${c.problem})` : ''}`,
+        ),
+      );
       continue;
     }
     // A side that does not exist (or is not a mixed file) has no test settings: an added
     // package.json without test scripts is not a policy change, one with them is.
     const sides: string[] = [];
     let bad: string | null = null;
-    for (const [side, path, bytes] of [['base', file.oldPath, c.oldBytes], ['patched', file.newPath, c.newBytes]] as const) {
+    for (const [side, path, bytes] of [
+      ['base', file.oldPath, c.oldBytes],
+      ['patched', file.newPath, c.newBytes],
+    ] as const) {
       const kind = mixed[0] as string;
       if (path === null || bytes === null || !isMixedPolicyFile(path)) {
         sides.push(emptySection(kind, policy.testCommand));
@@ -218,7 +255,12 @@ export function checkPolicySurface(files: readonly SurfaceFile[], policy: Surfac
     }
     if (bad !== null) out.push(f(label, bad));
     else if (sides[0] !== sides[1]) {
-      out.push(f(label, `the patch ${what} ${mixed.join(', ')} and with it its test settings (${SECTION_NAMES}); other keys may change, these may not`));
+      out.push(
+        f(
+          label,
+          `the patch ${what} ${mixed.join(', ')} and with it its test settings (${SECTION_NAMES}); other keys may change, these may not`,
+        ),
+      );
     }
   }
   return out;

@@ -57,7 +57,8 @@ export function readRecordBytes(path: string, label: string): Buffer | null {
 export function editRecordText(text: string, format: 'json' | 'yaml', edit: RecordEdit): string {
   if (format === 'json') {
     const value = parseStrictJson(text);
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('record is not a JSON object');
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      throw new Error('record is not a JSON object');
     const obj: Record<string, JsonValue> = value;
     for (const [k, v] of Object.entries(edit)) {
       if (v === undefined) delete obj[k];
@@ -91,9 +92,15 @@ export function writeRecordEdit(file: RecordFile, edit: RecordEdit): boolean {
     for (const k of Object.keys(edit)) delete copy[k];
     return copy;
   };
-  if (!isDeepStrictEqual(strip(file.value), strip(reparsed.value))) throw inputInvalid(file.label, `editing ${Object.keys(edit).join(', ')} would change other fields of the record; refusing`);
+  if (!isDeepStrictEqual(strip(file.value), strip(reparsed.value)))
+    throw inputInvalid(
+      file.label,
+      `editing ${Object.keys(edit).join(', ')} would change other fields of the record; refusing`,
+    );
   const after = reparsed.value as Record<string, JsonValue>;
-  for (const [k, v] of Object.entries(edit)) if (v !== undefined && after[k] !== v) throw inputInvalid(file.label, `field "${k}" did not take its new value; refusing`);
+  for (const [k, v] of Object.entries(edit))
+    if (v !== undefined && after[k] !== v)
+      throw inputInvalid(file.label, `field "${k}" did not take its new value; refusing`);
   writeFileAtomic(file.path, next);
   return true;
 }

@@ -58,22 +58,46 @@ export function newProposalId(now: Date, random: Uint8Array = crypto().randomByt
  * life: other bytes under a known id are refused (a follow-up edit needs a new id). The
  * same id and bytes with a new runner job is a rerun: the record starts open again.
  */
-export function checkProposal(req: ProposalRequest, ledger: readonly LedgerEntry[], current: ProposalRecord | null): Result<ProposalOutcome> {
+export function checkProposal(
+  req: ProposalRequest,
+  ledger: readonly LedgerEntry[],
+  current: ProposalRecord | null,
+): Result<ProposalOutcome> {
   if (sameJob(req.authorJob, req.runnerJob)) {
-    return fail([{ code: 'E_SHARED_JOB', path: 'argv', detail: `--author-job and --runner-job are the same job ("${req.authorJob}"); allocate a separate runner job` }]);
+    return fail([
+      {
+        code: 'E_SHARED_JOB',
+        path: 'argv',
+        detail: `--author-job and --runner-job are the same job ("${req.authorJob}"); allocate a separate runner job`,
+      },
+    ]);
   }
   const findings: Finding[] = [];
   const known = ledger.filter((e) => e.proposal_id === req.proposalId);
   if (current !== null && current.proposal_id === req.proposalId && current.patch_sha256 !== undefined) {
-    known.push({ proposal_id: current.proposal_id, patch_sha256: current.patch_sha256, author_job: current.author_job || req.authorJob, runner_job: current.runner_job || req.runnerJob, at: req.at });
+    known.push({
+      proposal_id: current.proposal_id,
+      patch_sha256: current.patch_sha256,
+      author_job: current.author_job || req.authorJob,
+      runner_job: current.runner_job || req.runnerJob,
+      at: req.at,
+    });
   }
   for (const e of known) {
     if (!digestsEqual(e.patch_sha256, req.patchSha256)) {
-      findings.push({ code: 'E_INPUT_INVALID', path: LEDGER, detail: `proposal id "${req.proposalId}" was recorded for other patch bytes (sha256 ${e.patch_sha256}); a follow-up edit needs a new proposal id` });
+      findings.push({
+        code: 'E_INPUT_INVALID',
+        path: LEDGER,
+        detail: `proposal id "${req.proposalId}" was recorded for other patch bytes (sha256 ${e.patch_sha256}); a follow-up edit needs a new proposal id`,
+      });
       break;
     }
     if (!sameJob(e.author_job, req.authorJob)) {
-      findings.push({ code: 'E_INPUT_INVALID', path: LEDGER, detail: `proposal id "${req.proposalId}" belongs to author job "${e.author_job}", not "${req.authorJob}"` });
+      findings.push({
+        code: 'E_INPUT_INVALID',
+        path: LEDGER,
+        detail: `proposal id "${req.proposalId}" belongs to author job "${e.author_job}", not "${req.authorJob}"`,
+      });
       break;
     }
   }
@@ -90,12 +114,31 @@ export function checkProposal(req: ProposalRequest, ledger: readonly LedgerEntry
     logs_after_seal: false,
     log_visibility: 'hidden',
   };
-  const entry: LedgerEntry = { proposal_id: req.proposalId, patch_sha256: req.patchSha256, author_job: req.authorJob, runner_job: req.runnerJob, at: req.at };
+  const entry: LedgerEntry = {
+    proposal_id: req.proposalId,
+    patch_sha256: req.patchSha256,
+    author_job: req.authorJob,
+    runner_job: req.runnerJob,
+    at: req.at,
+  };
   if (known.length === 0) return ok({ kind: 'new', record, entry });
-  const same = current !== null && current.proposal_id === req.proposalId && current.runner_job !== undefined && current.runner_job !== null && current.runner_job !== '' && sameJob(current.runner_job, req.runnerJob) && current.base_commit === req.baseCommit;
+  const same =
+    current !== null &&
+    current.proposal_id === req.proposalId &&
+    current.runner_job !== undefined &&
+    current.runner_job !== null &&
+    current.runner_job !== '' &&
+    sameJob(current.runner_job, req.runnerJob) &&
+    current.base_commit === req.baseCommit;
   if (same && current !== null) return ok({ kind: 'unchanged', record: current });
   if (known.some((e) => sameJob(e.runner_job, req.runnerJob))) {
-    return fail([{ code: 'E_INPUT_INVALID', path: LEDGER, detail: `runner job "${req.runnerJob}" already ran proposal "${req.proposalId}"; a rerun needs a new runner job` }]);
+    return fail([
+      {
+        code: 'E_INPUT_INVALID',
+        path: LEDGER,
+        detail: `runner job "${req.runnerJob}" already ran proposal "${req.proposalId}"; a rerun needs a new runner job`,
+      },
+    ]);
   }
   return ok({ kind: 'rerun', record, entry });
 }
@@ -103,15 +146,27 @@ export function checkProposal(req: ProposalRequest, ledger: readonly LedgerEntry
 /** Parse the ledger text: strict JSON lines, each newline-terminated. */
 export function parseLedger(text: string): Result<LedgerEntry[]> {
   if (text === '') return ok([]);
-  if (!text.endsWith('\n')) return fail([{ code: 'E_INPUT_INVALID', path: LEDGER, detail: 'last line is not newline-terminated (truncated?)' }]);
-  if (text.includes('\r')) return fail([{ code: 'E_INPUT_INVALID', path: LEDGER, detail: 'contains a carriage return (converted to CRLF?); sealgate writes LF only' }]);
+  if (!text.endsWith('\n'))
+    return fail([
+      { code: 'E_INPUT_INVALID', path: LEDGER, detail: 'last line is not newline-terminated (truncated?)' },
+    ]);
+  if (text.includes('\r'))
+    return fail([
+      {
+        code: 'E_INPUT_INVALID',
+        path: LEDGER,
+        detail: 'contains a carriage return (converted to CRLF?); sealgate writes LF only',
+      },
+    ]);
   const out: LedgerEntry[] = [];
   for (const [k, line] of text.slice(0, -1).split('\n').entries()) {
     let raw;
     try {
       raw = parseStrictJson(line);
     } catch (err) {
-      return fail([{ code: 'E_INPUT_INVALID', path: `${LEDGER}:${k + 1}`, detail: `not valid JSON: ${(err as Error).message}` }]);
+      return fail([
+        { code: 'E_INPUT_INVALID', path: `${LEDGER}:${k + 1}`, detail: `not valid JSON: ${(err as Error).message}` },
+      ]);
     }
     const r = checkSchema(LedgerEntrySchema, raw, `${LEDGER}:${k + 1}`);
     if (!r.ok) return r;

@@ -13,9 +13,15 @@ export function explainDecision(x: GateInputs, d: Decision, signatures?: Signatu
   if (d.decisive) lines.push(`because:  ${d.decisive.path ? `${d.decisive.path}: ` : ''}${d.decisive.detail}`);
   if (d.code !== 'ALLOW') lines.push(`next:     ${CODE_INFO[d.code].nextStep}`);
   lines.push('');
-  lines.push(`1. patch written by:   ${r.author_job || '(missing)'}  (proposal ${r.proposal_id}, ${r.patch_path}, sha256 ${x.patchSha256})`);
-  lines.push(`2. digest sealed by:   ${r.runner_job || '(missing)'}  status ${r.digest_status}${x.runnerFiles.status !== null ? ` (digest.status: ${x.runnerFiles.status})` : ''}, digest ${r.digest ?? x.runnerFiles.digest ?? '(none)'}`);
-  lines.push(`   logs:               present ${String(r.logs_present)}, after seal ${String(r.logs_after_seal)}, visibility ${r.log_visibility}`);
+  lines.push(
+    `1. patch written by:   ${r.author_job || '(missing)'}  (proposal ${r.proposal_id}, ${r.patch_path}, sha256 ${x.patchSha256})`,
+  );
+  lines.push(
+    `2. digest sealed by:   ${r.runner_job || '(missing)'}  status ${r.digest_status}${x.runnerFiles.status !== null ? ` (digest.status: ${x.runnerFiles.status})` : ''}, digest ${r.digest ?? x.runnerFiles.digest ?? '(none)'}`,
+  );
+  lines.push(
+    `   logs:               present ${String(r.logs_present)}, after seal ${String(r.logs_after_seal)}, visibility ${r.log_visibility}`,
+  );
   const files = x.patchFiles.map((p) => `${p.path} [${p.class}]`).join(', ');
   lines.push(`   files:              ${files || '(none)'}`);
   if (c) {
@@ -29,10 +35,16 @@ export function explainDecision(x: GateInputs, d: Decision, signatures?: Signatu
     const yes = (b: boolean): string => (b ? 'yes' : 'NO');
     lines.push(`4. freeze ${z.freeze_id} by ${z.author_job} on test ${z.test_id}:`);
     lines.push(`   cites this digest:       ${c ? yes(z.runner_digest === c.digest) : 'no credit to compare'}`);
-    lines.push(`   cites a passing credit:  ${c ? yes(z.credit_id === c.credit_id && d.findings.every((f) => f.code !== 'E_CREDIT_MISSING')) : 'no credit'}`);
+    lines.push(
+      `   cites a passing credit:  ${c ? yes(z.credit_id === c.credit_id && d.findings.every((f) => f.code !== 'E_CREDIT_MISSING')) : 'no credit'}`,
+    );
     lines.push(`   names another test:      ${c ? yes(!c.test_ids.includes(z.test_id)) : 'no credit'}`);
-    lines.push(`   expires in the future:   ${yes(d.findings.every((f) => f.code !== 'E_FREEZE_EXPIRED'))} (${z.expires_at}, now ${x.now.text})`);
-    lines.push(`   from a third job:        ${yes(d.findings.every((f) => f.path !== 'freeze#author_job' && f.path !== 'freeze'))}`);
+    lines.push(
+      `   expires in the future:   ${yes(d.findings.every((f) => f.code !== 'E_FREEZE_EXPIRED'))} (${z.expires_at}, now ${x.now.text})`,
+    );
+    lines.push(
+      `   from a third job:        ${yes(d.findings.every((f) => f.path !== 'freeze#author_job' && f.path !== 'freeze'))}`,
+    );
   } else lines.push('4. freeze:             none');
   if (signatures !== undefined) lines.push(`   signatures:         ${describeSignatures(signatures)}`);
   if (d.findings.length > 0) {

@@ -1,6 +1,14 @@
 import type { Finding } from '../core/errors.js';
 import { visible } from '../core/text.js';
-import { FEW, groupKills, isolationText, revertShowsNothing, revertText, type ReviewReport, type SymbolRow } from './model.js';
+import {
+  FEW,
+  groupKills,
+  isolationText,
+  revertShowsNothing,
+  revertText,
+  type ReviewReport,
+  type SymbolRow,
+} from './model.js';
 
 /**
  * Escape for HTML text and attribute values. Bidi overrides, zero-width and control
@@ -9,7 +17,10 @@ import { FEW, groupKills, isolationText, revertShowsNothing, revertText, type Re
  * space in HTML, stay).
  */
 export function escapeHtml(s: string): string {
-  return visible(s, '\n\t').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+  return visible(s, '\n\t').replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
 }
 
 const e = escapeHtml;
@@ -56,8 +67,15 @@ function symbolRows(rows: readonly SymbolRow[]): string {
   const body = rows
     .map((s) => {
       const short = (m: string): string => (m.startsWith(`${s.id}#`) ? m.slice(s.id.length + 1) : m);
-      const decisive = (s.decisive ? `mutant ${code(short(s.decisive.mutant))}${s.decisive.description ? ` <span class="muted">${e(s.decisive.description)}</span>` : ''} killed by ${code(s.decisive.test)}` : s.tests.length > 0 ? `credited by ${code(s.tests[0] as string)}` : '<span class="muted">none</span>')
-        + (s.revert ? `<div>${revertShowsNothing(s.revert.outcome) ? '<strong>' : ''}${e(`revert: ${revertText(s.revert)}`)}${revertShowsNothing(s.revert.outcome) ? '</strong>' : ''}</div>` : '');
+      const decisive =
+        (s.decisive
+          ? `mutant ${code(short(s.decisive.mutant))}${s.decisive.description ? ` <span class="muted">${e(s.decisive.description)}</span>` : ''} killed by ${code(s.decisive.test)}`
+          : s.tests.length > 0
+            ? `credited by ${code(s.tests[0] as string)}`
+            : '<span class="muted">none</span>') +
+        (s.revert
+          ? `<div>${revertShowsNothing(s.revert.outcome) ? '<strong>' : ''}${e(`revert: ${revertText(s.revert)}`)}${revertShowsNothing(s.revert.outcome) ? '</strong>' : ''}</div>`
+          : '');
       const kills = groupKills(s).map(([t, ms]) => `${t} killed ${ms.length}: ${ms.join(' ')}`);
       const more = [
         ['Credit-bearing tests', s.tests],
@@ -65,10 +83,18 @@ function symbolRows(rows: readonly SymbolRow[]): string {
         ['Insensitive tests', s.insensitive],
         ['Tautologies', s.tautologies],
       ] as const;
-      const details = more.filter(([, xs]) => xs.length > 0).map(([title, xs]) => `<details><summary>${e(title)} (${xs.length})</summary>${xs.map(code).join('<br>')}</details>`).join('');
-      return `<tr data-symbol="${e(s.id)}"><td>${code(s.id)}${s.location ? `<div class="muted">${e(s.location)}</div>` : ''}</td>`
-        + `<td><span class="pill ${e(s.status)}">${e(s.status)}</span>${s.status === 'missing' && s.reason ? `<div class="muted">${e(s.reason)}</div>` : ''}</td>`
-        + `<td>${decisive}</td><td>${s.reached.length} ${collapsible(s.reached, '')}</td><td>${details || '<span class="muted">none</span>'}</td></tr>`;
+      const details = more
+        .filter(([, xs]) => xs.length > 0)
+        .map(
+          ([title, xs]) =>
+            `<details><summary>${e(title)} (${xs.length})</summary>${xs.map(code).join('<br>')}</details>`,
+        )
+        .join('');
+      return (
+        `<tr data-symbol="${e(s.id)}"><td>${code(s.id)}${s.location ? `<div class="muted">${e(s.location)}</div>` : ''}</td>` +
+        `<td><span class="pill ${e(s.status)}">${e(s.status)}</span>${s.status === 'missing' && s.reason ? `<div class="muted">${e(s.reason)}</div>` : ''}</td>` +
+        `<td>${decisive}</td><td>${s.reached.length} ${collapsible(s.reached, '')}</td><td>${details || '<span class="muted">none</span>'}</td></tr>`
+      );
     })
     .join('\n');
   return `<table id="symbols"><thead><tr><th>Changed symbol</th><th>Credit</th><th>Decisive evidence</th><th>Reaching tests</th><th>More</th></tr></thead><tbody>\n${body}\n</tbody></table>`;
@@ -86,19 +112,53 @@ export function toHtmlReport(r: ReviewReport): string {
   const q3 = r.credit
     ? `${credited.length} of ${r.symbols.length} credited${missing.length > 0 ? `; missing ${missing.map((s) => code(s.id)).join(', ')}` : ''}`
     : 'no credit file (no property run)';
-  const q4 = r.freeze ? (r.freeze.checks.every((c) => c.ok) ? 'yes, every field' : `no: ${r.freeze.checks.filter((c) => !c.ok).map((c) => e(c.name)).join('; ')}`) : 'no freeze';
+  const q4 = r.freeze
+    ? r.freeze.checks.every((c) => c.ok)
+      ? 'yes, every field'
+      : `no: ${r.freeze.checks
+          .filter((c) => !c.ok)
+          .map((c) => e(c.name))
+          .join('; ')}`
+    : 'no freeze';
   const lists: string[] = [];
   const item = (title: string, id: string, xs: readonly string[]): void => {
-    if (xs.length > 0) lists.push(`<details id="${id}"${xs.length <= FEW ? ' open' : ''}><summary><strong>${e(title)}</strong> (${xs.length})</summary><ul>${xs.map((x) => `<li>${x}</li>`).join('')}</ul></details>`);
+    if (xs.length > 0)
+      lists.push(
+        `<details id="${id}"${xs.length <= FEW ? ' open' : ''}><summary><strong>${e(title)}</strong> (${xs.length})</summary><ul>${xs.map((x) => `<li>${x}</li>`).join('')}</ul></details>`,
+      );
   };
-  item('Moved (body unchanged, no credit needed)', 'moved', r.moved.map((m) => `<span data-symbol="${e(m.to)}">${code(m.from)} → ${code(m.to)}</span>`));
-  item('Deleted', 'deleted', r.deleted.map((s) => `<span data-symbol="${e(s)}">${code(s)}</span>`));
-  item('Type-only changes', 'type-only', r.typeOnly.map((s) => `<span data-symbol="${e(s)}">${code(s)}</span>`));
+  item(
+    'Moved (body unchanged, no credit needed)',
+    'moved',
+    r.moved.map((m) => `<span data-symbol="${e(m.to)}">${code(m.from)} → ${code(m.to)}</span>`),
+  );
+  item(
+    'Deleted',
+    'deleted',
+    r.deleted.map((s) => `<span data-symbol="${e(s)}">${code(s)}</span>`),
+  );
+  item(
+    'Type-only changes',
+    'type-only',
+    r.typeOnly.map((s) => `<span data-symbol="${e(s)}">${code(s)}</span>`),
+  );
   item('Uncreditable files (credit cannot pass)', 'uncreditable', r.uncreditable.map(code));
-  item('Test-path files production imports (need credit)', 'imported-tests', r.importedTests.map((t) => `${code(t.path)} <span class="muted">imported by ${code(t.importedBy)}</span>`));
+  item(
+    'Test-path files production imports (need credit)',
+    'imported-tests',
+    r.importedTests.map((t) => `${code(t.path)} <span class="muted">imported by ${code(t.importedBy)}</span>`),
+  );
   item('Undefined tests (no test file defines them; no credit)', 'undefined-tests', r.undefinedTests.map(code));
-  item('Tautologies (zero credit)', 'tautologies', r.tautologies.map((t) => `${code(t.id)}${t.rule ? ` <span class="muted">${e(t.rule)}</span>` : ''}`));
-  item('Insensitive tests (reached the symbol, killed no mutant)', 'insensitive', r.insensitive.map((i) => `${code(i.test)} on ${code(i.symbol)}`));
+  item(
+    'Tautologies (zero credit)',
+    'tautologies',
+    r.tautologies.map((t) => `${code(t.id)}${t.rule ? ` <span class="muted">${e(t.rule)}</span>` : ''}`),
+  );
+  item(
+    'Insensitive tests (reached the symbol, killed no mutant)',
+    'insensitive',
+    r.insensitive.map((i) => `${code(i.test)} on ${code(i.symbol)}`),
+  );
 
   const freeze = r.freeze
     ? `<p>Freeze ${code(r.freeze.freezeId)} written by ${code(r.freeze.authorJob)} waives ${code(r.freeze.testId)} until ${code(r.freeze.expiresAt)}.</p>

@@ -14,7 +14,11 @@ import type { Evidence } from '../credit/schema.js';
 export interface ReviewReport {
   readonly now: string;
   /** How the sealed run ran: the test command (from the journal's run-start), and the policy digest and sandbox where the evidence records them. */
-  readonly run: { readonly command: readonly string[] | null; readonly policyDigest: string | null; readonly sandbox: string | null };
+  readonly run: {
+    readonly command: readonly string[] | null;
+    readonly policyDigest: string | null;
+    readonly sandbox: string | null;
+  };
   readonly decision: {
     readonly code: DecisionCode;
     readonly exit: number;
@@ -72,7 +76,11 @@ export interface ReviewReport {
   readonly undefinedTests: readonly string[];
   /** Test-path files production imports, classed production (with the importing file). */
   readonly importedTests: readonly { readonly path: string; readonly importedBy: string }[];
-  readonly tautologies: readonly { readonly id: string; readonly rule: string | null; readonly symbols: readonly string[] }[];
+  readonly tautologies: readonly {
+    readonly id: string;
+    readonly rule: string | null;
+    readonly symbols: readonly string[];
+  }[];
   readonly insensitive: readonly { readonly test: string; readonly symbol: string }[];
   /** 4. Does a freeze cite that digest, a passing credit id, a different test and a future expiry? */
   readonly freeze: null | {
@@ -83,7 +91,12 @@ export interface ReviewReport {
     readonly checks: readonly FreezeCheck[];
   };
   /** `warn`: passed, but nothing was proven (the evidence is unsigned: no trust section), or the credit holds symbols credited though their revert survived (the default policy's flag). */
-  readonly steps: readonly { readonly stage: string; readonly ok: boolean; readonly warn: boolean; readonly summary: string }[];
+  readonly steps: readonly {
+    readonly stage: string;
+    readonly ok: boolean;
+    readonly warn: boolean;
+    readonly summary: string;
+  }[];
   /** The isolation the project's code ran with: the sealed run (the journal's last run-start) and the credit step. */
   readonly isolation: {
     readonly run: string | null;
@@ -95,7 +108,8 @@ export interface ReviewReport {
 
 /** One line for a reviewer on how the tests were contained. */
 export function isolationText(i: ReviewReport['isolation']): string {
-  const say = (k: string | null): string => (k === null ? 'not recorded' : k === 'bwrap' ? 'sandboxed (bubblewrap)' : 'UNSANDBOXED');
+  const say = (k: string | null): string =>
+    k === null ? 'not recorded' : k === 'bwrap' ? 'sandboxed (bubblewrap)' : 'UNSANDBOXED';
   return `sealed run ${say(i.run)}, credit runs ${say(i.credit)}; policy: ${i.noneAllowed ? 'sandbox "none" allowed' : 'sandbox required'}`;
 }
 
@@ -113,7 +127,11 @@ export interface SymbolRow {
   /** The evidence that decided: the kill behind the credit (a revert kill when there is one), else the first kill, else null. */
   readonly decisive?: { readonly mutant: string; readonly test: string; readonly description: string | null } | null;
   /** A modified symbol's revert (its base version put back): did the tests tell the patch from the base? Null: not recorded. */
-  readonly revert?: { readonly outcome: string; readonly killedBy: readonly string[]; readonly detail: string | null } | null;
+  readonly revert?: {
+    readonly outcome: string;
+    readonly killedBy: readonly string[];
+    readonly detail: string | null;
+  } | null;
 }
 
 /**
@@ -153,18 +171,26 @@ const uniq = (xs: readonly string[]): string[] => [...new Set(xs)];
  * shows that their tests tell the patch from the base. A patch cannot shed the flag by making
  * its revert invalid.
  */
-export function flaggedSymbols(credit: { readonly credited: readonly string[]; readonly evidence?: Readonly<Record<string, Pick<Evidence, 'revert'>>> | undefined }): string[] {
+export function flaggedSymbols(credit: {
+  readonly credited: readonly string[];
+  readonly evidence?: Readonly<Record<string, Pick<Evidence, 'revert'>>> | undefined;
+}): string[] {
   return credit.credited.filter((id) => revertShowsNothing(credit.evidence?.[id]?.revert?.outcome));
 }
 
 /** A revert outcome that shows nothing of what the tests check: it survived, or it could not run (invalid). */
-export const revertShowsNothing = (outcome: string | undefined): boolean => outcome === 'survived' || outcome === 'invalid';
+export const revertShowsNothing = (outcome: string | undefined): boolean =>
+  outcome === 'survived' || outcome === 'invalid';
 
 /** The kill behind a symbol's credit (credited_by: a revert kill when there is one), else its first kill. */
 function decisiveOf(ev: Evidence | undefined): NonNullable<SymbolRow['decisive']> | null {
   const k = ev?.credited_by ?? ev?.killed[0];
   if (ev === undefined || k === undefined) return null;
-  return { mutant: k.mutant, test: k.test, description: ev.mutants?.find((m) => m.id === k.mutant)?.description ?? null };
+  return {
+    mutant: k.mutant,
+    test: k.test,
+    description: ev.mutants?.find((m) => m.id === k.mutant)?.description ?? null,
+  };
 }
 
 export function toReviewReport(a: Audit): ReviewReport {
@@ -182,7 +208,14 @@ export function toReviewReport(a: Audit): ReviewReport {
   const symbols: SymbolRow[] = changedIds.map((id) => {
     const ev = c?.evidence?.[id];
     const fromCases = (a.cases?.cases ?? [])
-      .filter((k) => k.kind === 'property' && k.status === 'passed' && sealedDigest !== null && digestsEqual(k.digest, sealedDigest) && k.symbols.includes(id))
+      .filter(
+        (k) =>
+          k.kind === 'property' &&
+          k.status === 'passed' &&
+          sealedDigest !== null &&
+          digestsEqual(k.digest, sealedDigest) &&
+          k.symbols.includes(id),
+      )
       .map((k) => k.id);
     const tests = ev ? uniq(ev.killed.map((k) => k.test)) : credited.has(id) ? fromCases : [];
     const loc = a.changed?.locations[id];
@@ -193,17 +226,30 @@ export function toReviewReport(a: Audit): ReviewReport {
       killed: ev?.killed ?? [],
       reached: ev?.reached ?? [],
       insensitive: ev?.insensitive ?? [],
-      tautologies: ev?.tautologies ?? (a.cases?.cases ?? []).filter((k) => k.kind === 'tautology' && k.symbols.includes(id)).map((k) => k.id),
-      reason: ev?.reason ?? (credited.has(id) ? null : c === null ? 'no property run' : 'no passing non-tautological test kills a mutant of it'),
+      tautologies:
+        ev?.tautologies ??
+        (a.cases?.cases ?? []).filter((k) => k.kind === 'tautology' && k.symbols.includes(id)).map((k) => k.id),
+      reason:
+        ev?.reason ??
+        (credited.has(id)
+          ? null
+          : c === null
+            ? 'no property run'
+            : 'no passing non-tautological test kills a mutant of it'),
       location: loc ? `${loc.path}:${loc.start_line}-${loc.end_line}` : null,
       decisive: decisiveOf(ev),
-      revert: ev?.revert ? { outcome: ev.revert.outcome, killedBy: ev.revert.killed_by, detail: ev.revert.detail ?? null } : null,
+      revert: ev?.revert
+        ? { outcome: ev.revert.outcome, killedBy: ev.revert.killed_by, detail: ev.revert.detail ?? null }
+        : null,
     };
   });
 
   const flagged = c === null ? [] : flaggedSymbols(c);
 
-  const tautologyIds = uniq([...(c?.tautologies ?? []), ...(a.cases?.cases ?? []).filter((k) => k.kind === 'tautology').map((k) => k.id)]);
+  const tautologyIds = uniq([
+    ...(c?.tautologies ?? []),
+    ...(a.cases?.cases ?? []).filter((k) => k.kind === 'tautology').map((k) => k.id),
+  ]);
   const tautologies = tautologyIds.map((id) => {
     const k = a.cases?.cases.find((cc) => cc.id === id);
     return { id, rule: k?.rule ?? null, symbols: k?.symbols ?? [] };
@@ -219,7 +265,11 @@ export function toReviewReport(a: Audit): ReviewReport {
     const checks: FreezeCheck[] = [
       {
         name: 'cites the sealed digest',
-        ok: c !== null && sealedDigest !== null && digestsEqual(z.runner_digest, c.digest) && digestsEqual(z.runner_digest, sealedDigest),
+        ok:
+          c !== null &&
+          sealedDigest !== null &&
+          digestsEqual(z.runner_digest, c.digest) &&
+          digestsEqual(z.runner_digest, sealedDigest),
         expected: sealedDigest ?? '(no sealed digest)',
         actual: z.runner_digest,
       },
@@ -241,7 +291,12 @@ export function toReviewReport(a: Audit): ReviewReport {
         expected: `not one of: ${c?.test_ids.join(', ') || '(none)'}`,
         actual: z.test_id,
       },
-      { name: 'expires after the review clock', ok: future, expected: `later than ${x.now.text}`, actual: z.expires_at },
+      {
+        name: 'expires after the review clock',
+        ok: future,
+        expected: `later than ${x.now.text}`,
+        actual: z.expires_at,
+      },
       {
         name: 'written by a third job',
         ok: !has((f) => f.path === 'freeze#author_job' || f.path === 'freeze'),
@@ -252,7 +307,10 @@ export function toReviewReport(a: Audit): ReviewReport {
     freeze = { freezeId: z.freeze_id, authorJob: z.author_job, testId: z.test_id, expiresAt: z.expires_at, checks };
   }
 
-  const runStart = a.journal === null ? undefined : [...a.journal].reverse().find((ev) => ev.type === 'run-start' && (live === null || ev.digest === live.digest));
+  const runStart =
+    a.journal === null
+      ? undefined
+      : [...a.journal].reverse().find((ev) => ev.type === 'run-start' && (live === null || ev.digest === live.digest));
   const recorded = (k: string): string | null => {
     // Other stages may record these beside the run (policy digest, sandbox); shown when present.
     const v = runStart !== undefined ? (runStart as unknown as Record<string, unknown>)[k] : undefined;
@@ -260,7 +318,11 @@ export function toReviewReport(a: Audit): ReviewReport {
   };
   return {
     now: x.now.text,
-    run: { command: runStart?.type === 'run-start' ? runStart.command : null, policyDigest: recorded('policy_digest'), sandbox: recorded('sandbox') },
+    run: {
+      command: runStart?.type === 'run-start' ? runStart.command : null,
+      policyDigest: recorded('policy_digest'),
+      sandbox: recorded('sandbox'),
+    },
     decision: {
       code: a.code,
       exit: info.exit,
@@ -317,8 +379,16 @@ export function toReviewReport(a: Audit): ReviewReport {
     freeze,
     steps: a.steps.map((s) => {
       // The default policy's flag: credited, yet nothing shows the tests tell the patch from the base.
-      const flag = s.stage === 'credit' && s.findings.length === 0 && flagged.length > 0 ? `; FLAGGED: ${flagged.length} credited symbol(s) whose revert survived (their tests pass on the base version too) or could not run: ${flagged.slice(0, FEW).join(', ')}${flagged.length > FEW ? ` and ${flagged.length - FEW} more` : ''}` : '';
-      return { stage: s.stage, ok: s.findings.length === 0, warn: (s.stage === 'attest' && !a.signatures.checked) || flag !== '', summary: s.summary + flag };
+      const flag =
+        s.stage === 'credit' && s.findings.length === 0 && flagged.length > 0
+          ? `; FLAGGED: ${flagged.length} credited symbol(s) whose revert survived (their tests pass on the base version too) or could not run: ${flagged.slice(0, FEW).join(', ')}${flagged.length > FEW ? ` and ${flagged.length - FEW} more` : ''}`
+          : '';
+      return {
+        stage: s.stage,
+        ok: s.findings.length === 0,
+        warn: (s.stage === 'attest' && !a.signatures.checked) || flag !== '',
+        summary: s.summary + flag,
+      };
     }),
     isolation: {
       run: [...(a.journal ?? [])].reverse().find((e) => e.type === 'run-start')?.sandbox ?? null,

@@ -34,7 +34,15 @@ interface Node {
 const ILLEGAL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
 
 function esc(s: string): string {
-  return s.replace(ILLEGAL, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
+  return s
+    .replace(ILLEGAL, ' ')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/\n/g, '&#10;')
+    .replace(/\r/g, '&#13;')
+    .replace(/\t/g, '&#9;');
 }
 
 function fileOf(d: TestData): string | null {
@@ -59,12 +67,17 @@ function toXml(n: Node, depth: number, out: string[]): void {
   const file = fileOf(d);
   const isSuite = n.children.length > 0 || d.details?.type === 'suite';
   if (isSuite) {
-    const count = (x: Node): number => (x.children.length === 0 && x.data.details?.type !== 'suite' ? 1 : x.children.reduce((a, c) => a + count(c), 0));
-    out.push(`${pad}<testsuite name="${esc(d.name)}"${file !== null ? ` file="${esc(file)}"` : ''} tests="${count(n)}" time="${seconds(d)}">`);
+    const count = (x: Node): number =>
+      x.children.length === 0 && x.data.details?.type !== 'suite' ? 1 : x.children.reduce((a, c) => a + count(c), 0);
+    out.push(
+      `${pad}<testsuite name="${esc(d.name)}"${file !== null ? ` file="${esc(file)}"` : ''} tests="${count(n)}" time="${seconds(d)}">`,
+    );
     for (const c of n.children) toXml(c, depth + 1, out);
     // A suite that failed on its own (a hook, a throw in describe) must not read as green.
     if (!n.passed && n.children.every((c) => c.passed)) {
-      out.push(`${pad}  <testcase name="(suite failed)" classname="test"${file !== null ? ` file="${esc(file)}"` : ''} time="0"><failure message="the suite failed">${esc(errorText(d.details?.error))}</failure></testcase>`);
+      out.push(
+        `${pad}  <testcase name="(suite failed)" classname="test"${file !== null ? ` file="${esc(file)}"` : ''} time="0"><failure message="the suite failed">${esc(errorText(d.details?.error))}</failure></testcase>`,
+      );
     }
     out.push(`${pad}</testsuite>`);
     return;
@@ -72,9 +85,14 @@ function toXml(n: Node, depth: number, out: string[]): void {
   // A file that fails to load is reported as a test named by its absolute path: name it as the file.
   const name = file !== null && d.name === d.file ? file : d.name;
   const attrs = `name="${esc(name)}" classname="test"${file !== null ? ` file="${esc(file)}"` : ''} time="${seconds(d)}"`;
-  if (d.skip !== undefined && d.skip !== false) out.push(`${pad}<testcase ${attrs}><skipped message="skip"/></testcase>`);
-  else if (d.todo !== undefined && d.todo !== false) out.push(`${pad}<testcase ${attrs}><skipped message="todo"/></testcase>`);
-  else if (!n.passed) out.push(`${pad}<testcase ${attrs}><failure message="${esc(errorText(d.details?.error).split('\n')[0] ?? '')}">${esc(errorText(d.details?.error))}</failure></testcase>`);
+  if (d.skip !== undefined && d.skip !== false)
+    out.push(`${pad}<testcase ${attrs}><skipped message="skip"/></testcase>`);
+  else if (d.todo !== undefined && d.todo !== false)
+    out.push(`${pad}<testcase ${attrs}><skipped message="todo"/></testcase>`);
+  else if (!n.passed)
+    out.push(
+      `${pad}<testcase ${attrs}><failure message="${esc(errorText(d.details?.error).split('\n')[0] ?? '')}">${esc(errorText(d.details?.error))}</failure></testcase>`,
+    );
   else out.push(`${pad}<testcase ${attrs}/>`);
 }
 

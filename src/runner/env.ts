@@ -41,13 +41,16 @@ export function findLibfaketime(candidates: readonly string[] = LIBFAKETIME_PATH
 export function planClock(mode: string, library: string | null): ClockPlan | { readonly problem: string } {
   if (mode === 'live') return { kind: 'live' };
   if (mode === 'frozen') return { kind: 'fixture' };
-  if (!mode.startsWith('frozen:')) return { problem: `clock mode "${mode}" is not "frozen", "frozen:<RFC 3339 instant>" or "live"` };
+  if (!mode.startsWith('frozen:'))
+    return { problem: `clock mode "${mode}" is not "frozen", "frozen:<RFC 3339 instant>" or "live"` };
   const text = mode.slice('frozen:'.length);
   const t = parseInstant(text);
   if (!isInstant(t)) return { problem: `clock mode: ${t.problem}` };
-  if (t.ns % 1_000_000_000n !== 0n) return { problem: `clock mode "${mode}": libfaketime freezes whole seconds; seal an instant without a fraction` };
+  if (t.ns % 1_000_000_000n !== 0n)
+    return { problem: `clock mode "${mode}": libfaketime freezes whole seconds; seal an instant without a fraction` };
   const ms = Number(t.ns / 1_000_000n);
-  if (ms < 0 || ms > Date.UTC(9999, 11, 31)) return { problem: `clock mode "${mode}": the instant is outside years 1970-9999` };
+  if (ms < 0 || ms > Date.UTC(9999, 11, 31))
+    return { problem: `clock mode "${mode}": the instant is outside years 1970-9999` };
   if (library === null) {
     return {
       problem: `clock mode "${mode}" freezes the test process's clock with libfaketime, which is not installed here (Debian package "faketime"); install it, or seal with clock "live" or "frozen". The run is refused rather than run on a live clock`,
@@ -73,7 +76,12 @@ export const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
  * `test.env`, then the sealed values (which nothing overrides). HOME and TMPDIR are the
  * run's own, set by the sandbox plan (src/sandbox/plan.ts).
  */
-export function pinnedEnv(base: Readonly<Record<string, string | undefined>>, inputs: SealedInputs, plan: ClockPlan, testEnv: Readonly<Record<string, string>> = {}): Record<string, string> {
+export function pinnedEnv(
+  base: Readonly<Record<string, string | undefined>>,
+  inputs: SealedInputs,
+  plan: ClockPlan,
+  testEnv: Readonly<Record<string, string>> = {},
+): Record<string, string> {
   const env: Record<string, string> = { PATH: base.PATH !== undefined && base.PATH !== '' ? base.PATH : DEFAULT_PATH };
   if (base.CI !== undefined) env.CI = base.CI;
   Object.assign(env, testEnv, {

@@ -53,12 +53,17 @@ export function findNice(): string | null {
 
 /** `nice`, when it is a niceness a run may be lowered to (an integer 1 to 19); throws otherwise. */
 export function checkNiceness(nice: number): number {
-  if (!Number.isInteger(nice) || nice < 1 || nice > 19) throw new Error(`niceness ${nice} is not an integer from 1 to 19`);
+  if (!Number.isInteger(nice) || nice < 1 || nice > 19)
+    throw new Error(`niceness ${nice} is not an integer from 1 to 19`);
   return nice;
 }
 
 /** The argv that runs `command` at niceness `nice` (checkNiceness), or `command` itself (no nice, or no `nice` program). */
-export function niced(command: readonly string[], nice: number | undefined, program?: string | null): readonly string[] {
+export function niced(
+  command: readonly string[],
+  nice: number | undefined,
+  program?: string | null,
+): readonly string[] {
   if (nice === undefined) return command;
   // Looked up only for a run that asks for it: every other run goes without the file checks.
   const nicer = program === undefined ? findNice() : program;
@@ -97,7 +102,10 @@ class CappedFile {
   /** The first write error (disk full ...); later output is dropped, the run reports it. */
   error: Error | null = null;
   readonly fd: number;
-  constructor(path: string, private readonly cap: number) {
+  constructor(
+    path: string,
+    private readonly cap: number,
+  ) {
     this.fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
   }
   write(chunk: Buffer): void {
@@ -119,7 +127,7 @@ class CappedFile {
 }
 
 function writeAll(fd: number, bytes: Buffer): void {
-  for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
+  for (let off = 0; off < bytes.length;) off += writeSync(fd, bytes, off, bytes.length - off);
 }
 
 /** Resolves when the stream has ended (or failed: the error is kept on the sink). */
@@ -162,13 +170,24 @@ export async function execInGroup(opts: ExecOptions): Promise<ExecOutcome> {
   }
 }
 
-async function runChild(program: string, args: string[], opts: ExecOptions, out: CappedFile, err: CappedFile): Promise<ExecOutcome> {
+async function runChild(
+  program: string,
+  args: string[],
+  opts: ExecOptions,
+  out: CappedFile,
+  err: CappedFile,
+): Promise<ExecOutcome> {
   const started = process.hrtime.bigint();
   // umask is process-wide; it is set only around the synchronous spawn so the child inherits it.
   const previousMask = process.umask(opts.umask ?? 0o077);
   let child;
   try {
-    child = spawn(program, args, { cwd: opts.cwd, env: { ...opts.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(opts.inputs ?? []).map(() => 'pipe' as const)] });
+    child = spawn(program, args, {
+      cwd: opts.cwd,
+      env: { ...opts.env },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe', ...(opts.inputs ?? []).map(() => 'pipe' as const)],
+    });
   } finally {
     process.umask(previousMask);
   }

@@ -35,7 +35,11 @@ const clean = (s: string): string => s.replace(/[\u0000-\u001f\u007f]/g, ' ').tr
 
 /** An absolute test file path to a repository-relative POSIX one; null when it lies outside every root. */
 function toRepoPath(name: string, roots: readonly string[]): string | null {
-  if (!isAbsolute(name)) return name.split(sep).join('/').replace(/^(\.\/)+/, '');
+  if (!isAbsolute(name))
+    return name
+      .split(sep)
+      .join('/')
+      .replace(/^(\.\/)+/, '');
   for (const root of roots) {
     const rel = relative(root, name);
     if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)) return rel.split(sep).join('/');
@@ -66,7 +70,8 @@ export function parseJestJson(bytes: Uint8Array, label: string, opts: JestReadOp
   const results = root['testResults'];
   if (!Array.isArray(results)) return bad('testResults is missing or not a list (is this jest --json output?)');
   const findings: Finding[] = [];
-  const at = (path: string, detail: string): void => void findings.push({ code: 'E_INPUT_INVALID', path: `${label}#${path}`, detail });
+  const at = (path: string, detail: string): void =>
+    void findings.push({ code: 'E_INPUT_INVALID', path: `${label}#${path}`, detail });
   const cases: Omit<JunitCase, 'id'>[] = [];
   const tally = { total: 0, passed: 0, failed: 0, pending: 0, todo: 0 };
   for (const [i, r] of results.entries()) {
@@ -116,7 +121,11 @@ export function parseJestJson(bytes: Uint8Array, label: string, opts: JestReadOp
         at(`${where}.status`, `unknown test status ${JSON.stringify(status ?? null)}`);
         continue;
       }
-      if (duration !== undefined && duration !== null && (typeof duration !== 'number' || !Number.isFinite(duration) || duration < 0)) {
+      if (
+        duration !== undefined &&
+        duration !== null &&
+        (typeof duration !== 'number' || !Number.isFinite(duration) || duration < 0)
+      ) {
         at(`${where}.duration`, 'not a duration in milliseconds');
         continue;
       }
@@ -126,8 +135,15 @@ export function parseJestJson(bytes: Uint8Array, label: string, opts: JestReadOp
       else if (status === 'todo') tally.todo++;
       else tally.pending++;
       const suite = ancestors.map(clean).join(' > ');
-      const c = { file, suite, name: clean(title), status: STATUS[status] as CaseStatus, duration_ms: typeof duration === 'number' ? Math.round(duration) : 0 };
-      if (caseId(c.file, c.suite, c.name).length > MAX_ID_LENGTH) at(where, `test id longer than ${MAX_ID_LENGTH} characters`);
+      const c = {
+        file,
+        suite,
+        name: clean(title),
+        status: STATUS[status] as CaseStatus,
+        duration_ms: typeof duration === 'number' ? Math.round(duration) : 0,
+      };
+      if (caseId(c.file, c.suite, c.name).length > MAX_ID_LENGTH)
+        at(where, `test id longer than ${MAX_ID_LENGTH} characters`);
       else cases.push(c);
     }
     // A test file that failed to run (a syntax error, a throwing import, a failing hook) is an error case, never silently absent.

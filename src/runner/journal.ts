@@ -29,8 +29,19 @@ const common = {
 
 export const JournalEventSchema = v.variant('type', [
   v.strictObject({ ...common, type: v.literal('seal') }),
-  v.strictObject({ ...common, type: v.literal('run-start'), command: v.array(nonEmpty), sandbox: v.picklist(SANDBOX_KINDS, 'must be "bwrap" or "none"') }),
-  v.strictObject({ ...common, type: v.literal('log'), file: identifier, sha256, bytes: v.pipe(v.number(), v.integer(), v.minValue(0)) }),
+  v.strictObject({
+    ...common,
+    type: v.literal('run-start'),
+    command: v.array(nonEmpty),
+    sandbox: v.picklist(SANDBOX_KINDS, 'must be "bwrap" or "none"'),
+  }),
+  v.strictObject({
+    ...common,
+    type: v.literal('log'),
+    file: identifier,
+    sha256,
+    bytes: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  }),
   v.strictObject({
     ...common,
     type: v.literal('run-end'),
@@ -46,7 +57,9 @@ export const JournalEventSchema = v.variant('type', [
 export type JournalEvent = v.InferOutput<typeof JournalEventSchema>;
 type EventType = JournalEvent['type'];
 /** What a caller supplies; seq, prev_sha256 are filled in by appendJournal. */
-export type NewJournalEvent = { [T in EventType]: Omit<Extract<JournalEvent, { type: T }>, 'seq' | 'prev_sha256'> }[EventType];
+export type NewJournalEvent = {
+  [T in EventType]: Omit<Extract<JournalEvent, { type: T }>, 'seq' | 'prev_sha256'>;
+}[EventType];
 
 const LABEL = 'review/runner/journal.jsonl';
 
@@ -66,15 +79,27 @@ export function checkJournal(text: string, head?: string | null): Result<Journal
   const lines = text === '' ? [] : text.slice(0, -1).split('\n');
   const expected = toJournalHead(lines.length, lines[lines.length - 1] ?? null);
   if (head === null) {
-    return lines.length === 0 ? r : fail([{ code: 'E_INPUT_INVALID', path: LAYOUT.journalHead, detail: 'missing: the journal has no head anchor' }]);
+    return lines.length === 0
+      ? r
+      : fail([
+          { code: 'E_INPUT_INVALID', path: LAYOUT.journalHead, detail: 'missing: the journal has no head anchor' },
+        ]);
   }
-  if (head !== expected) return fail([{ code: 'E_INPUT_INVALID', path: LAYOUT.journalHead, detail: 'does not match the journal\'s last line (journal cut or edited)' }]);
+  if (head !== expected)
+    return fail([
+      {
+        code: 'E_INPUT_INVALID',
+        path: LAYOUT.journalHead,
+        detail: "does not match the journal's last line (journal cut or edited)",
+      },
+    ]);
   return r;
 }
 
 function checkJournalLines(text: string): Result<JournalEvent[]> {
   if (text === '') return ok([]);
-  if (!text.endsWith('\n')) return fail([{ code: 'E_INPUT_INVALID', path: LABEL, detail: 'last line is not newline-terminated (truncated?)' }]);
+  if (!text.endsWith('\n'))
+    return fail([{ code: 'E_INPUT_INVALID', path: LABEL, detail: 'last line is not newline-terminated (truncated?)' }]);
   const lines = text.slice(0, -1).split('\n');
   const events: JournalEvent[] = [];
   let prev = GENESIS;
@@ -89,8 +114,22 @@ function checkJournalLines(text: string): Result<JournalEvent[]> {
     const r = checkSchema(JournalEventSchema, raw, where);
     if (!r.ok) return r;
     const e = r.value;
-    if (e.seq !== k + 1) return fail([{ code: 'E_INPUT_INVALID', path: where, detail: `sequence number ${e.seq}, expected ${k + 1} (lines removed or reordered)` }]);
-    if (e.prev_sha256 !== prev) return fail([{ code: 'E_INPUT_INVALID', path: where, detail: 'prev_sha256 does not match the previous line (journal edited)' }]);
+    if (e.seq !== k + 1)
+      return fail([
+        {
+          code: 'E_INPUT_INVALID',
+          path: where,
+          detail: `sequence number ${e.seq}, expected ${k + 1} (lines removed or reordered)`,
+        },
+      ]);
+    if (e.prev_sha256 !== prev)
+      return fail([
+        {
+          code: 'E_INPUT_INVALID',
+          path: where,
+          detail: 'prev_sha256 does not match the previous line (journal edited)',
+        },
+      ]);
     prev = sha256Hex(line);
     events.push(e);
   }
@@ -105,7 +144,9 @@ function checkOrder(events: readonly JournalEvent[]): Finding[] {
   let ended = false;
   for (const e of events) {
     const where = `${LABEL}:${e.seq}`;
-    const bad = (detail: string): Finding[] => [{ code: e.type === 'log' ? 'E_LOGS_EARLY' : 'E_INPUT_INVALID', path: where, detail }];
+    const bad = (detail: string): Finding[] => [
+      { code: e.type === 'log' ? 'E_LOGS_EARLY' : 'E_INPUT_INVALID', path: where, detail },
+    ];
     const onSeal = seal !== null && seal.digest === e.digest && seal.job.toLowerCase() === e.runner_job.toLowerCase();
     switch (e.type) {
       case 'seal':
@@ -180,7 +221,11 @@ export function deriveLogState(events: readonly JournalEvent[], storeFiles: Read
   let after = sealAt >= 0;
   for (const [file, hash] of storeFiles) if (accounted.get(file) !== hash) after = false;
   const published = logs_present && after && publishAt > lastLogAt;
-  return { logs_present, logs_after_seal: logs_present ? after : true, log_visibility: published ? 'published' : 'hidden' };
+  return {
+    logs_present,
+    logs_after_seal: logs_present ? after : true,
+    log_visibility: published ? 'published' : 'hidden',
+  };
 }
 
 function readHead(repo: string): string | null {
@@ -192,7 +237,8 @@ function readText(repo: string): string {
   const path = layoutPath(repo, 'journal');
   if (!fileExists(path)) return '';
   const d = decodeStrictUtf8(readBoundedFile(path, 64 * 1024 * 1024, LABEL));
-  if ('problem' in d) throw new SealgateError('E_INPUT_INVALID', [{ code: 'E_INPUT_INVALID', path: LABEL, detail: d.detail }]);
+  if ('problem' in d)
+    throw new SealgateError('E_INPUT_INVALID', [{ code: 'E_INPUT_INVALID', path: LABEL, detail: d.detail }]);
   return d.text;
 }
 
@@ -200,7 +246,14 @@ function readText(repo: string): string {
 export function readJournal(repo: string): JournalEvent[] {
   const text = readText(repo);
   const head = readHead(repo);
-  if (text === '' && head !== null) throw new SealgateError('E_INPUT_INVALID', [{ code: 'E_INPUT_INVALID', path: LABEL, detail: 'missing or empty while its head anchor exists (journal removed?)' }]);
+  if (text === '' && head !== null)
+    throw new SealgateError('E_INPUT_INVALID', [
+      {
+        code: 'E_INPUT_INVALID',
+        path: LABEL,
+        detail: 'missing or empty while its head anchor exists (journal removed?)',
+      },
+    ]);
   const r = checkJournal(text, head);
   if (!r.ok) throw new SealgateError(r.findings[0]?.code ?? 'E_INPUT_INVALID', r.findings);
   return r.value;

@@ -43,7 +43,8 @@ export function parseJunitXml(bytes: Uint8Array, label: string): Result<JunitCas
   const lexical = checkLexical(text);
   if (lexical !== undefined) return bad(label, lexical);
   const valid = XMLValidator.validate(text, { allowBooleanAttributes: false });
-  if (valid !== true) return bad(label, `malformed XML at line ${valid.err.line}, column ${valid.err.col}: ${valid.err.msg}`);
+  if (valid !== true)
+    return bad(label, `malformed XML at line ${valid.err.line}, column ${valid.err.col}: ${valid.err.msg}`);
   let tree: XmlNode[];
   try {
     tree = PARSER.parse(text) as XmlNode[];
@@ -54,7 +55,8 @@ export function parseJunitXml(bytes: Uint8Array, label: string): Result<JunitCas
   if (roots.length !== 1) return bad(label, `expected exactly one root element, found ${roots.length}`);
   const root = roots[0] as XmlNode;
   const rootName = elementName(root) as string;
-  if (rootName !== 'testsuites' && rootName !== 'testsuite') return bad(label, `root element is <${rootName}>, not <testsuites> or <testsuite>`);
+  if (rootName !== 'testsuites' && rootName !== 'testsuite')
+    return bad(label, `root element is <${rootName}>, not <testsuites> or <testsuite>`);
   const tail = checkTail(text, rootName);
   if (tail !== undefined) return bad(label, tail);
   const findings: Finding[] = [];
@@ -69,16 +71,21 @@ export function parseJunitXml(bytes: Uint8Array, label: string): Result<JunitCas
 /** XML 1.0 forbids these characters anywhere, even in CDATA. */
 // eslint-disable-next-line no-control-regex
 const ILLEGAL_CHAR = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/;
-const MARKUP = /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<!|&(?!(?:lt|gt|amp|apos|quot|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});)/g;
+const MARKUP =
+  /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<!|&(?!(?:lt|gt|amp|apos|quot|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});)/g;
 
 function checkLexical(text: string): string | undefined {
   const c = ILLEGAL_CHAR.exec(text);
-  if (c) return `contains the character U+${c[0].charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}, which XML does not allow`;
+  if (c)
+    return `contains the character U+${c[0].charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}, which XML does not allow`;
   const decl = /^\s*<\?xml\s[^?]*\bencoding\s*=\s*["']([^"']*)["']/.exec(text);
-  if (decl && !/^(utf-?8|us-ascii|ascii)$/i.test(decl[1] ?? '')) return `declares encoding "${decl[1] ?? ''}"; only UTF-8 is accepted`;
+  if (decl && !/^(utf-?8|us-ascii|ascii)$/i.test(decl[1] ?? ''))
+    return `declares encoding "${decl[1] ?? ''}"; only UTF-8 is accepted`;
   for (const m of text.matchAll(MARKUP)) {
-    if (m[0] === '<!') return 'contains a markup declaration (<!DOCTYPE, <!ENTITY, ...); entities are never expanded, so such files are refused';
-    if (m[0] === '&') return 'contains "&" that does not start one of the five predefined entities or a character reference';
+    if (m[0] === '<!')
+      return 'contains a markup declaration (<!DOCTYPE, <!ENTITY, ...); entities are never expanded, so such files are refused';
+    if (m[0] === '&')
+      return 'contains "&" that does not start one of the five predefined entities or a character reference';
   }
   return undefined;
 }
@@ -250,10 +257,15 @@ function collectCases(root: XmlNode, label: string, findings: Finding[]): RawCas
       if (n === 'testsuite') {
         const name = (attr(child, 'name') ?? '').trim();
         const file = attr(child, 'file');
-        visitSuite(child, name === '' ? chain : [...chain, name], file !== undefined && file.trim() !== '' ? normalisePath(file.trim()) : suiteFile);
+        visitSuite(
+          child,
+          name === '' ? chain : [...chain, name],
+          file !== undefined && file.trim() !== '' ? normalisePath(file.trim()) : suiteFile,
+        );
       } else if (n === 'testcase') {
         const c = toRawCase(child, chain, suiteFile, producer);
-        if (typeof c === 'string') findings.push({ code: 'E_INPUT_INVALID', path: `${label}#testcase ${out.length + 1}`, detail: c });
+        if (typeof c === 'string')
+          findings.push({ code: 'E_INPUT_INVALID', path: `${label}#testcase ${out.length + 1}`, detail: c });
         else {
           direct.push(c);
           out.push(c);
@@ -267,13 +279,19 @@ function collectCases(root: XmlNode, label: string, findings: Finding[]): RawCas
   return out;
 }
 
-function toRawCase(tc: XmlNode, chain: readonly string[], suiteFile: string | null, producer: Producer): RawCase | string {
+function toRawCase(
+  tc: XmlNode,
+  chain: readonly string[],
+  suiteFile: string | null,
+  producer: Producer,
+): RawCase | string {
   const rawName = attr(tc, 'name');
   if (rawName === undefined || rawName.trim() === '') return 'a <testcase> without a name';
   let name = rawName.trim();
   const classname = (attr(tc, 'classname') ?? '').trim();
   const fileAttr = attr(tc, 'file');
-  let file: string | null = fileAttr !== undefined && fileAttr.trim() !== '' ? normalisePath(fileAttr.trim()) : suiteFile;
+  let file: string | null =
+    fileAttr !== undefined && fileAttr.trim() !== '' ? normalisePath(fileAttr.trim()) : suiteFile;
   let suite: string;
   switch (producer) {
     case 'vitest': {
@@ -317,7 +335,12 @@ function checkCounts(suite: XmlNode, direct: RawCase[], producer: Producer): voi
   if (elementName(suite) !== 'testsuite') return;
   const tests = count(suite, 'tests');
   if (tests === undefined) return;
-  const nums = [tests, count(suite, 'failures') ?? 0, count(suite, 'errors') ?? 0, count(suite, 'skipped') ?? count(suite, 'skip') ?? 0];
+  const nums = [
+    tests,
+    count(suite, 'failures') ?? 0,
+    count(suite, 'errors') ?? 0,
+    count(suite, 'skipped') ?? count(suite, 'skip') ?? 0,
+  ];
   const passes = direct.filter((c) => c.status === 'passed');
   if (nums.some((n) => Number.isNaN(n))) {
     for (const c of passes) c.status = 'failed';
@@ -339,19 +362,35 @@ export { caseId };
 
 /** One entry per id, in first-seen order; a copy that failed or errored makes the id failed, else a skipped copy makes it skipped. */
 export function foldDuplicates(cases: readonly Omit<RawCase, 'zeroTime'>[]): JunitCase[] {
-  const byId = new Map<string, { file: string | null; suite: string; name: string; statuses: Set<CaseStatus>; duration_ms: number }>();
+  const byId = new Map<
+    string,
+    { file: string | null; suite: string; name: string; statuses: Set<CaseStatus>; duration_ms: number }
+  >();
   for (const c of cases) {
     const id = caseId(c.file, c.suite, c.name);
     const prev = byId.get(id);
     if (prev) {
       prev.statuses.add(c.status);
       prev.duration_ms += c.duration_ms;
-    } else byId.set(id, { file: c.file, suite: c.suite, name: c.name, statuses: new Set([c.status]), duration_ms: c.duration_ms });
+    } else
+      byId.set(id, {
+        file: c.file,
+        suite: c.suite,
+        name: c.name,
+        statuses: new Set([c.status]),
+        duration_ms: c.duration_ms,
+      });
   }
   return [...byId].map(([id, c]) => {
     const s = c.statuses;
     const status: CaseStatus =
-      s.size === 1 ? ([...s][0] as CaseStatus) : s.has('failed') || s.has('error') ? 'failed' : s.has('skipped') ? 'skipped' : 'passed';
+      s.size === 1
+        ? ([...s][0] as CaseStatus)
+        : s.has('failed') || s.has('error')
+          ? 'failed'
+          : s.has('skipped')
+            ? 'skipped'
+            : 'passed';
     return { id, file: c.file, suite: c.suite, name: c.name, status, duration_ms: c.duration_ms };
   });
 }

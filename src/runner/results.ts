@@ -60,7 +60,8 @@ export type JunitFileResult = v.InferOutput<typeof JunitFileSchema>;
 /** Cross-field rules: ids unique and equal to file::suite::name, statuses consistent, no case without a readable JUnit file, time runs forward. */
 export function checkResults(r: Results, label: string = LAYOUT.results): Result<Results> {
   const findings: Finding[] = [];
-  const add = (path: string, detail: string): void => void findings.push({ code: 'E_INPUT_INVALID', path: `${label}#${path}`, detail });
+  const add = (path: string, detail: string): void =>
+    void findings.push({ code: 'E_INPUT_INVALID', path: `${label}#${path}`, detail });
   const seen = new Set<string>();
   for (const [k, c] of r.cases.entries()) {
     if (seen.has(c.id)) add(`cases.${k}.id`, `duplicate case id "${c.id}"`);
@@ -68,10 +69,13 @@ export function checkResults(r: Results, label: string = LAYOUT.results): Result
     if (c.id !== caseId(c.file, c.suite, c.name)) add(`cases.${k}.id`, 'id is not file::suite::name (or suite::name)');
   }
   for (const [k, j] of r.junit.entries()) {
-    if ((j.status === 'missing') !== (j.sha256 === null)) add(`junit.${k}.sha256`, 'sha256 is null exactly when the file is missing');
-    if (j.status !== 'ok' && (j.detail === undefined || j.detail === '')) add(`junit.${k}.detail`, 'a JUnit file that is not ok needs a detail');
+    if ((j.status === 'missing') !== (j.sha256 === null))
+      add(`junit.${k}.sha256`, 'sha256 is null exactly when the file is missing');
+    if (j.status !== 'ok' && (j.detail === undefined || j.detail === ''))
+      add(`junit.${k}.detail`, 'a JUnit file that is not ok needs a detail');
   }
-  if (r.cases.length > 0 && !r.junit.some((j) => j.status === 'ok')) add('cases', 'cases listed without any readable JUnit file');
+  if (r.cases.length > 0 && !r.junit.some((j) => j.status === 'ok'))
+    add('cases', 'cases listed without any readable JUnit file');
   if (r.exit_code !== null && r.signal !== null) add('signal', 'a process has an exit code or a signal, not both');
   const s = parseInstant(r.started_at) as Instant;
   const e = parseInstant(r.ended_at) as Instant;

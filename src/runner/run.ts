@@ -15,7 +15,14 @@ import { findLibfaketime, pinnedEnv, planClock, type ClockPlan } from './env.js'
 import type { JunitCase } from './junit.js';
 import { MAX_JUNIT_BYTES, writeResults, type JunitFileResult, type Results } from './results.js';
 import { ensureStore, listPublished, listStore, moveIntoStore, removeLogs, type StoredFile } from './store.js';
-import { checkRunnerJob, deriveFullLogState, nowText, recordLogState, requireLiveSeal, requireSealMatch } from './state.js';
+import {
+  checkRunnerJob,
+  deriveFullLogState,
+  nowText,
+  recordLogState,
+  requireLiveSeal,
+  requireSealMatch,
+} from './state.js';
 
 /**
  * `sealgate run`: the sealed test run. Refuse unless this runner job owns a live seal whose
@@ -63,10 +70,13 @@ export interface RunSummary {
 /** A JUnit path from the config: relative, POSIX, inside the repository, outside review/. */
 export function checkJunitPath(repo: string, p: string): string {
   const label = `sealgate.config#test.junit`;
-  if (isAbsolute(p) || p.includes('\\') || p.includes('\0')) throw inputInvalid(label, `"${p}" must be a relative POSIX path inside the repository`);
+  if (isAbsolute(p) || p.includes('\\') || p.includes('\0'))
+    throw inputInvalid(label, `"${p}" must be a relative POSIX path inside the repository`);
   const norm = posix.normalize(p);
-  if (norm === '.' || norm.startsWith('../') || norm === '..') throw inputInvalid(label, `"${p}" escapes the repository`);
-  if (norm === 'review' || norm.startsWith('review/')) throw inputInvalid(label, `"${p}" is inside review/, which only sealgate writes`);
+  if (norm === '.' || norm.startsWith('../') || norm === '..')
+    throw inputInvalid(label, `"${p}" escapes the repository`);
+  if (norm === 'review' || norm.startsWith('review/'))
+    throw inputInvalid(label, `"${p}" is inside review/, which only sealgate writes`);
   const top = realpathSync(repo);
   const full = resolve(top, norm);
   // The folder that will hold it must resolve inside the repository (no link out).
@@ -81,7 +91,8 @@ export function checkJunitPath(repo: string, p: string): string {
       parent = up;
     }
   }
-  if (parent !== top && !parent.startsWith(top + sep)) throw inputInvalid(label, `"${p}" resolves (through a link) outside the repository`);
+  if (parent !== top && !parent.startsWith(top + sep))
+    throw inputInvalid(label, `"${p}" resolves (through a link) outside the repository`);
   return full;
 }
 
@@ -95,7 +106,10 @@ function lstatOrNull(path: string): Stats | null {
 
 /** A run that reported no test case proves nothing: refused, naming every JUnit path read and what it held. */
 export function zeroCases(r: Results): SealgateError {
-  const read = r.junit.map((j) => `${j.path} (${j.status}${j.detail !== undefined ? `: ${j.detail}` : j.status === 'ok' ? ', no <testcase>' : ''})`);
+  const read = r.junit.map(
+    (j) =>
+      `${j.path} (${j.status}${j.detail !== undefined ? `: ${j.detail}` : j.status === 'ok' ? ', no <testcase>' : ''})`,
+  );
   const how = r.timed_out ? 'timed out' : r.signal !== null ? `ended by ${r.signal}` : `exited ${String(r.exit_code)}`;
   return inputInvalid(
     'sealgate.config#test.junit',
@@ -118,14 +132,20 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
   if (before.logs_present && !before.logs_after_seal) {
     recordLogState(repo, params, before);
     throw new SealgateError('E_LOGS_EARLY', [
-      { code: 'E_LOGS_EARLY', path: LAYOUT.logs, detail: 'logs are present that no run after the current seal wrote; discard them (`sealgate discard-logs`) before running' },
+      {
+        code: 'E_LOGS_EARLY',
+        path: LAYOUT.logs,
+        detail:
+          'logs are present that no run after the current seal wrote; discard them (`sealgate discard-logs`) before running',
+      },
     ]);
   }
 
   const plan = planClock(params.clock, req.libfaketime === undefined ? findLibfaketime() : req.libfaketime);
   if ('problem' in plan) throw inputInvalid(`${LAYOUT.sealParams}#clock`, plan.problem);
   const command = req.command ?? config.test.command;
-  if (command === undefined || command.length === 0) throw usageError('no test command: give one after `--`, or set test.command in sealgate.config.json');
+  if (command === undefined || command.length === 0)
+    throw usageError('no test command: give one after `--`, or set test.command in sealgate.config.json');
   const junitPaths = config.test.junit.map((p) => ({ rel: p, full: checkJunitPath(req.tree.root, p) }));
   // Taken now: a tree used by this run alone is moved into the run's folder (moveSource).
   const treeReal = realpathSync(req.tree.root);
@@ -141,23 +161,40 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
   const deps = dependencyFolders(box, repo);
 
   // This seal's own earlier run is replaced: its logs go, journaled as a discard with the run-start.
-  const discarded = before.logs_present ? [...new Set([...listStore(repo), ...listPublished(repo)].map((f) => f.name))].sort() : null;
+  const discarded = before.logs_present
+    ? [...new Set([...listStore(repo), ...listPublished(repo)].map((f) => f.name))].sort()
+    : null;
   if (discarded !== null) removeLogs(repo);
   rmSync(layoutPath(repo, 'results'), { force: true });
-  for (const j of junitPaths) if (lstatOrNull(j.full)?.isDirectory()) throw inputInvalid(j.rel, 'the JUnit path is a directory');
+  for (const j of junitPaths)
+    if (lstatOrNull(j.full)?.isDirectory()) throw inputInvalid(j.rel, 'the JUnit path is a directory');
 
   const store = ensureStore(repo);
   const startedAt = nowText(req.clock);
   const journal = [
     ...events,
     ...appendJournalEvents(repo, [
-      ...(discarded !== null ? [{ type: 'discard' as const, runner_job: runnerJob, digest, at: startedAt, files: discarded }] : []),
-      { type: 'run-start', runner_job: runnerJob, digest, at: startedAt, command: [...command], sandbox: box.isolation },
+      ...(discarded !== null
+        ? [{ type: 'discard' as const, runner_job: runnerJob, digest, at: startedAt, files: discarded }]
+        : []),
+      {
+        type: 'run-start',
+        runner_job: runnerJob,
+        digest,
+        at: startedAt,
+        command: [...command],
+        sandbox: box.isolation,
+      },
     ]),
   ];
   // The XML parser loads while the tests run (a second core is idle then).
   const junitModule = junitPaths.length > 0 ? import('./report.js') : null;
-  const env = pinnedEnv(req.baseEnv, { seed: params.seed, clock: params.clock, locale: params.locale, digest }, plan, config.test.env);
+  const env = pinnedEnv(
+    req.baseEnv,
+    { seed: params.seed, clock: params.clock, locale: params.locale, digest },
+    plan,
+    config.test.env,
+  );
   let exec: ExecOutcome;
   let cwd: string;
   /** Each configured JUnit file as the run left it in its copy, moved into the store (or why not). */
@@ -186,7 +223,13 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
           }
           // Left in the run's copy (removed with it) when too large to read: the store hashes every file it holds, and a sparse file can claim terabytes.
           const size = lstatSync(found.path).size;
-          taken.push(size > MAX_JUNIT_BYTES ? { tooLarge: size } : { stored: moveIntoStore(repo, found.path, `junit-${k + 1}${/\.json$/i.test(j.rel) ? '.json' : '.xml'}`) });
+          taken.push(
+            size > MAX_JUNIT_BYTES
+              ? { tooLarge: size }
+              : {
+                  stored: moveIntoStore(repo, found.path, `junit-${k + 1}${/\.json$/i.test(j.rel) ? '.json' : '.xml'}`),
+                },
+          );
         }
         return [outcome, sandboxPlan.cwd] as const;
       },
@@ -196,7 +239,15 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
     const logs = listStore(repo);
     const at = nowText(req.clock);
     appendJournalEvents(repo, [
-      ...logs.map((f) => ({ type: 'log' as const, runner_job: runnerJob, digest, at, file: f.name, sha256: f.sha256, bytes: f.bytes })),
+      ...logs.map((f) => ({
+        type: 'log' as const,
+        runner_job: runnerJob,
+        digest,
+        at,
+        file: f.name,
+        sha256: f.sha256,
+        bytes: f.bytes,
+      })),
       { type: 'run-end', runner_job: runnerJob, digest, at, exit_code: null, signal: null, timed_out: false },
     ]);
     throw inputInvalid(LAYOUT.logs, `could not record the run's output: ${(err as Error).message}`);
@@ -214,7 +265,12 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
       continue;
     }
     if ('tooLarge' in t) {
-      junit.push({ path: j.rel, sha256: null, status: 'missing', detail: `${t.tooLarge} bytes, over the ${MAX_JUNIT_BYTES}-byte limit of a report: not taken into the store, nor read or hashed` });
+      junit.push({
+        path: j.rel,
+        sha256: null,
+        status: 'missing',
+        detail: `${t.tooLarge} bytes, over the ${MAX_JUNIT_BYTES}-byte limit of a report: not taken into the store, nor read or hashed`,
+      });
       continue;
     }
     const stored = t.stored;
@@ -234,7 +290,12 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
     // jest's report names files by absolute path: the sandbox's working directory, or the copy's.
     const parsed = parseTestReport(bytes, j.rel, [cwd, req.tree.root, treeReal]);
     if (!parsed.ok) {
-      junit.push({ path: j.rel, sha256: sha, status: 'malformed', detail: parsed.findings.map((f) => f.detail).join('; ') });
+      junit.push({
+        path: j.rel,
+        sha256: sha,
+        status: 'malformed',
+        detail: parsed.findings.map((f) => f.detail).join('; '),
+      });
       continue;
     }
     junit.push({ path: j.rel, sha256: sha, status: 'ok' });
@@ -243,10 +304,28 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
 
   const logs = listStore(repo);
   const endedAt = nowText(req.clock);
-  journal.push(...appendJournalEvents(repo, [
-    ...logs.map((f) => ({ type: 'log' as const, runner_job: runnerJob, digest, at: endedAt, file: f.name, sha256: f.sha256, bytes: f.bytes })),
-    { type: 'run-end', runner_job: runnerJob, digest, at: endedAt, exit_code: exec.exit_code, signal: exec.signal, timed_out: exec.timed_out },
-  ]));
+  journal.push(
+    ...appendJournalEvents(repo, [
+      ...logs.map((f) => ({
+        type: 'log' as const,
+        runner_job: runnerJob,
+        digest,
+        at: endedAt,
+        file: f.name,
+        sha256: f.sha256,
+        bytes: f.bytes,
+      })),
+      {
+        type: 'run-end',
+        runner_job: runnerJob,
+        digest,
+        at: endedAt,
+        exit_code: exec.exit_code,
+        signal: exec.signal,
+        timed_out: exec.timed_out,
+      },
+    ]),
+  );
 
   const results: Results = {
     runner_job: runnerJob,
@@ -265,7 +344,10 @@ export async function runSealedTests(req: RunRequest): Promise<RunSummary> {
   writeResults(repo, results);
   recordLogState(repo, params, deriveFullLogState(journal, logs, listPublished(repo)));
   if (exec.spawn_error !== null) {
-    throw inputInvalid('command', `could not start ${JSON.stringify(command[0])}: ${exec.spawn_error} (recorded in ${LAYOUT.results})`);
+    throw inputInvalid(
+      'command',
+      `could not start ${JSON.stringify(command[0])}: ${exec.spawn_error} (recorded in ${LAYOUT.results})`,
+    );
   }
   if (results.cases.length === 0) throw zeroCases(results);
   return { results, exec, clock: plan, logs, cwd };

@@ -1,4 +1,14 @@
-import { chmodSync, copyFileSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, constants, type Stats } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  constants,
+  type Stats,
+} from 'node:fs';
 import { join } from 'node:path';
 import { crypto } from '../core/builtins.js';
 import { inputInvalid } from '../core/errors.js';
@@ -47,7 +57,11 @@ export const RUNNER_DIR_MODE = 0o755;
 export function ensureRunnerDir(repo: string, create: boolean): boolean {
   const review = join(repo, 'review');
   const rs = lstatOrNull(review);
-  if (rs !== null && (rs.isSymbolicLink() || !rs.isDirectory())) throw inputInvalid('review', 'is a symbolic link or not a folder; the review folder must be a real folder in the repository');
+  if (rs !== null && (rs.isSymbolicLink() || !rs.isDirectory()))
+    throw inputInvalid(
+      'review',
+      'is a symbolic link or not a folder; the review folder must be a real folder in the repository',
+    );
   const dir = layoutPath(repo, 'runnerDir');
   const st = lstatOrNull(dir);
   if (st === null) {
@@ -57,10 +71,12 @@ export function ensureRunnerDir(repo: string, create: boolean): boolean {
     chmodSync(dir, RUNNER_DIR_MODE);
     return true;
   }
-  const refuse = (why: string) => inputInvalid(LAYOUT.runnerDir, `${why}: sealgate's seal did not create it; remove it, then seal again`);
+  const refuse = (why: string) =>
+    inputInvalid(LAYOUT.runnerDir, `${why}: sealgate's seal did not create it; remove it, then seal again`);
   if (st.isSymbolicLink()) throw refuse('is a symbolic link');
   if (!st.isDirectory()) throw refuse('is not a folder');
-  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw refuse(`belongs to uid ${st.uid}, not the runner's uid ${process.getuid()}`);
+  if (typeof process.getuid === 'function' && st.uid !== process.getuid())
+    throw refuse(`belongs to uid ${st.uid}, not the runner's uid ${process.getuid()}`);
   if ((st.mode & 0o022) !== 0) throw refuse(`is writable by group or others (mode ${(st.mode & 0o777).toString(8)})`);
   const journal = lstatOrNull(layoutPath(repo, 'journal'));
   if (!journal?.isFile()) throw refuse('exists without the journal a seal writes (pre-created?)');
@@ -73,8 +89,10 @@ export function ensureStore(repo: string): string {
   mkdirSync(layoutPath(repo, 'runnerDir'), { recursive: true });
   const st = lstatOrNull(dir);
   if (st === null) mkdirSync(dir, { mode: STORE_DIR_MODE });
-  else if (!st.isDirectory()) throw inputInvalid(LAYOUT.logs, 'the log store is not a directory (a link or a file); remove it');
-  else if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw inputInvalid(LAYOUT.logs, "the log store belongs to another user; the runner's user must own it");
+  else if (!st.isDirectory())
+    throw inputInvalid(LAYOUT.logs, 'the log store is not a directory (a link or a file); remove it');
+  else if (typeof process.getuid === 'function' && st.uid !== process.getuid())
+    throw inputInvalid(LAYOUT.logs, "the log store belongs to another user; the runner's user must own it");
   chmodSync(dir, STORE_DIR_MODE);
   return dir;
 }
@@ -145,12 +163,14 @@ export function publishCopy(repo: string, files: readonly StoredFile[]): void {
     chmodSync(tmp, PUBLISHED_DIR_MODE);
     const store = layoutPath(repo, 'logs');
     for (const f of files) {
-      if (f.sha256 === NOT_A_FILE) throw inputInvalid(`${LAYOUT.logs}/${f.name}`, 'not a regular file; refusing to publish it');
+      if (f.sha256 === NOT_A_FILE)
+        throw inputInvalid(`${LAYOUT.logs}/${f.name}`, 'not a regular file; refusing to publish it');
       const to = join(tmp, f.name);
       copyFileSync(join(store, f.name), to, constants.COPYFILE_EXCL);
       chmodSync(to, PUBLISHED_FILE_MODE);
       const copy = sha256File(to);
-      if (copy.sha256 !== f.sha256) throw inputInvalid(`${LAYOUT.logs}/${f.name}`, 'changed while it was being published');
+      if (copy.sha256 !== f.sha256)
+        throw inputInvalid(`${LAYOUT.logs}/${f.name}`, 'changed while it was being published');
     }
     rmSync(layoutPath(repo, 'publishedLogs'), { recursive: true, force: true });
     renameSync(tmp, layoutPath(repo, 'publishedLogs'));

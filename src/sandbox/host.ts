@@ -18,9 +18,21 @@ export const SYSTEM_PATHS: readonly string[] = ['/usr', '/bin', '/sbin', '/lib',
 
 /** The pieces of /etc a test command needs (the loader, users and groups, time zones, certificates, alternatives). */
 export const ETC_PATHS: readonly string[] = [
-  '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/alternatives', '/etc/passwd', '/etc/group',
-  '/etc/nsswitch.conf', '/etc/hosts', '/etc/localtime', '/etc/timezone', '/etc/ssl', '/etc/ca-certificates', '/etc/mime.types',
-  '/etc/python3', '/etc/pythonstartup',
+  '/etc/ld.so.cache',
+  '/etc/ld.so.conf',
+  '/etc/ld.so.conf.d',
+  '/etc/alternatives',
+  '/etc/passwd',
+  '/etc/group',
+  '/etc/nsswitch.conf',
+  '/etc/hosts',
+  '/etc/localtime',
+  '/etc/timezone',
+  '/etc/ssl',
+  '/etc/ca-certificates',
+  '/etc/mime.types',
+  '/etc/python3',
+  '/etc/pythonstartup',
 ];
 
 /** Folder names that are dependency folders: bound read-only at the top of the tree, never copied. */
@@ -112,7 +124,11 @@ const PROC_KEYRING = ['/proc/keys', '/proc/key-users'];
  * same kind (named node_modules, .venv, venv or site-packages) that lies in no hidden path
  * except as the hidden install's own node_modules (the example links sealgate's, for tsx).
  */
-export function readDependencyFolders(tree: string, forbidden: readonly string[], install: string | null): { deps: DependencyFolder[]; refused: string[] } {
+export function readDependencyFolders(
+  tree: string,
+  forbidden: readonly string[],
+  install: string | null,
+): { deps: DependencyFolder[]; refused: string[] } {
   const deps: DependencyFolder[] = [];
   const refused: string[] = [];
   for (const name of DEPENDENCY_DIRS) {
@@ -134,7 +150,10 @@ export function readDependencyFolders(tree: string, forbidden: readonly string[]
     const ownDeps = install !== null && real === join(install, 'node_modules');
     if (!ownDeps && forbidden.some((h) => isWithin(real, h) || isWithin(h, real))) {
       // The common case: `npm install -D sealgate` in the project under test.
-      if (install !== null && isWithin(install, real)) refused.push(`${name}: ${real} holds sealgate's own install (${install}), which the tests may not see; install sealgate outside the repository (npm install --prefix DIR sealgate, as the CI workflow does) and run DIR/node_modules/.bin/sealgate`);
+      if (install !== null && isWithin(install, real))
+        refused.push(
+          `${name}: ${real} holds sealgate's own install (${install}), which the tests may not see; install sealgate outside the repository (npm install --prefix DIR sealgate, as the CI workflow does) and run DIR/node_modules/.bin/sealgate`,
+        );
       else refused.push(`${name}: ${real} is a path the tests may not see`);
       continue;
     }
@@ -148,12 +167,37 @@ const probed = new Map<string, string | null>();
 export const SANDBOX_NEXT_STEP =
   'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), and allow unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1 (Debian kernels), user.max_user_namespaces > 0, and on Ubuntu 24.04 and later kernel.apparmor_restrict_unprivileged_userns=0 (or an AppArmor profile for bwrap); or set sandbox: "none" in the base policy to run unsandboxed, recorded as such';
 
-const PROBE_ARGS = ['--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session', '--uid', '1000', '--gid', '1000', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--', 'true'];
+const PROBE_ARGS = [
+  '--unshare-user',
+  '--unshare-pid',
+  '--unshare-net',
+  '--unshare-ipc',
+  '--unshare-uts',
+  '--die-with-parent',
+  '--new-session',
+  '--uid',
+  '1000',
+  '--gid',
+  '1000',
+  '--ro-bind',
+  '/',
+  '/',
+  '--proc',
+  '/proc',
+  '--dev',
+  '/dev',
+  '--',
+  'true',
+];
 const PROBE_ENV = { PATH: '/usr/bin:/bin' };
 
 function probeProblem(bwrap: string, error: Error | undefined, status: number | null, stderr: string): string | null {
-  if (error) return (error as NodeJS.ErrnoException).code === 'ENOENT' ? `bubblewrap (${bwrap}) is not installed` : `bubblewrap could not start: ${error.message}`;
-  if (status !== 0) return `bubblewrap cannot create its namespaces here (exit ${String(status)}): ${stderr.trim().split('\n')[0] ?? ''}`;
+  if (error)
+    return (error as NodeJS.ErrnoException).code === 'ENOENT'
+      ? `bubblewrap (${bwrap}) is not installed`
+      : `bubblewrap could not start: ${error.message}`;
+  if (status !== 0)
+    return `bubblewrap cannot create its namespaces here (exit ${String(status)}): ${stderr.trim().split('\n')[0] ?? ''}`;
   return null;
 }
 
@@ -208,14 +252,26 @@ export function findBwrap(): string {
 /** E_SANDBOX_UNAVAILABLE unless `isolation` can be carried out here. */
 export function requireSandbox(isolation: SandboxKind, bwrap: string, path: string): void {
   if (isolation === 'none') return;
-  if (keyringFilter() === null) throw new SealgateError('E_SANDBOX_UNAVAILABLE', [{ code: 'E_SANDBOX_UNAVAILABLE', path, detail: `sealgate has no seccomp filter for this architecture (${process.arch}), so the kernel keyring (not namespaced: the runner's session keyring) cannot be kept from the tests; ${SANDBOX_NEXT_STEP}` }]);
+  if (keyringFilter() === null)
+    throw new SealgateError('E_SANDBOX_UNAVAILABLE', [
+      {
+        code: 'E_SANDBOX_UNAVAILABLE',
+        path,
+        detail: `sealgate has no seccomp filter for this architecture (${process.arch}), so the kernel keyring (not namespaced: the runner's session keyring) cannot be kept from the tests; ${SANDBOX_NEXT_STEP}`,
+      },
+    ]);
   const problem = probeSandbox(bwrap);
-  if (problem !== null) throw new SealgateError('E_SANDBOX_UNAVAILABLE', [{ code: 'E_SANDBOX_UNAVAILABLE', path, detail: `${problem}; ${SANDBOX_NEXT_STEP}` }]);
+  if (problem !== null)
+    throw new SealgateError('E_SANDBOX_UNAVAILABLE', [
+      { code: 'E_SANDBOX_UNAVAILABLE', path, detail: `${problem}; ${SANDBOX_NEXT_STEP}` },
+    ]);
 }
 
 /** Top-level entries of a tree to copy for a run: everything but .git, review/ and the dependency folders. */
 export function listCopyEntries(tree: string): string[] {
-  return readdirSync(tree).filter((n) => n !== '.git' && n !== 'review' && !DEPENDENCY_DIRS.includes(n)).sort();
+  return readdirSync(tree)
+    .filter((n) => n !== '.git' && n !== 'review' && !DEPENDENCY_DIRS.includes(n))
+    .sort();
 }
 
 /** The paths of one repository the project's code never sees, and those a dependency folder may not lie in. */
@@ -229,12 +285,35 @@ export interface Secrets {
 }
 
 /** The secrets of a run on `repo` for the caller's environment. `extra`: more paths (a signing key, a custom cache). */
-export function readSecrets(repo: string, env: Readonly<Record<string, string | undefined>>, install: string | null, extra: readonly string[] = []): Secrets {
+export function readSecrets(
+  repo: string,
+  env: Readonly<Record<string, string | undefined>>,
+  install: string | null,
+  extra: readonly string[] = [],
+): Secrets {
   const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : null;
-  const xdg = env.XDG_CACHE_HOME !== undefined && env.XDG_CACHE_HOME !== '' ? env.XDG_CACHE_HOME : home !== null ? join(home, '.cache') : null;
-  const forbidden = [join(repo, 'review'), join(repo, '.git'), ...(xdg !== null ? [join(xdg, 'sealgate')] : []), ...(install !== null ? [install] : []), ...extra];
-  const real = (p: string): string[] => [p, ...(realOrNull(p) !== null && realOrNull(p) !== p ? [realOrNull(p) as string] : [])];
-  return { hidden: [...new Set([repo, ...forbidden].flatMap(real))], forbidden: [...new Set(forbidden.flatMap(real))], install };
+  const xdg =
+    env.XDG_CACHE_HOME !== undefined && env.XDG_CACHE_HOME !== ''
+      ? env.XDG_CACHE_HOME
+      : home !== null
+        ? join(home, '.cache')
+        : null;
+  const forbidden = [
+    join(repo, 'review'),
+    join(repo, '.git'),
+    ...(xdg !== null ? [join(xdg, 'sealgate')] : []),
+    ...(install !== null ? [install] : []),
+    ...extra,
+  ];
+  const real = (p: string): string[] => [
+    p,
+    ...(realOrNull(p) !== null && realOrNull(p) !== p ? [realOrNull(p) as string] : []),
+  ];
+  return {
+    hidden: [...new Set([repo, ...forbidden].flatMap(real))],
+    forbidden: [...new Set(forbidden.flatMap(real))],
+    install,
+  };
 }
 
 /** sealgate's own install: the package root, or (a copy without package.json) the folder two above this file (dist/bundle/x.cjs, src/sandbox/host.ts). */

@@ -20,7 +20,14 @@ export const SANDBOX_UID = 1000;
 export const SANDBOX_GID = 1000;
 
 /** The namespaces bubblewrap unshares; cgroup only where the kernel allows it. */
-export const UNSHARE: readonly string[] = ['--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
+export const UNSHARE: readonly string[] = [
+  '--unshare-user',
+  '--unshare-pid',
+  '--unshare-net',
+  '--unshare-ipc',
+  '--unshare-uts',
+  '--unshare-cgroup-try',
+];
 
 export type Mount =
   | { readonly kind: 'ro-bind' | 'bind'; readonly src: string; readonly dest: string }
@@ -184,7 +191,8 @@ function inTmp(files: Readonly<Record<string, string>> | undefined, tmp: string)
  * runs started together collide), so it tries again, 50 ms apart, up to 2 s; without a group
  * file (no autogroup) it does not try.
  */
-const YIELD_SCRIPT = '[ -e /proc/self/autogroup ] && { n=0; until { echo "$0" > /proc/self/autogroup; } 2>/dev/null; do n=$((n + 1)); [ "$n" -ge 40 ] && break; sleep 0.05; done; }; exec "$@"';
+const YIELD_SCRIPT =
+  '[ -e /proc/self/autogroup ] && { n=0; until { echo "$0" > /proc/self/autogroup; } 2>/dev/null; do n=$((n + 1)); [ "$n" -ge 40 ] && break; sleep 0.05; done; }; exec "$@"';
 
 /**
  * The words in front of the command that lower its CPU share to niceness `nice`, for a run that
@@ -203,7 +211,13 @@ export function yieldingPrefix(nice: number): string[] {
 export function planSandbox(req: SandboxRequest): SandboxPlan {
   if (req.command.length === 0) throw new Error('planSandbox: empty command');
   const run = req.limits.nice !== undefined ? [...yieldingPrefix(req.limits.nice), ...req.command] : [...req.command];
-  const base = { command: [...req.command], run: req.run, limits: req.limits, output: req.output, hostCwd: req.run.work };
+  const base = {
+    command: [...req.command],
+    run: req.run,
+    limits: req.limits,
+    output: req.output,
+    hostCwd: req.run.work,
+  };
   if (req.isolation === 'none') {
     const env = { ...req.env, ...inTmp(req.tmpFiles, req.run.tmp), HOME: req.run.home, TMPDIR: req.run.tmp };
     return { ...base, isolation: 'none', cwd: req.run.work, env, mounts: [], argv: run };
@@ -215,15 +229,21 @@ export function planSandbox(req: SandboxRequest): SandboxPlan {
     ...UNSHARE,
     '--die-with-parent',
     '--new-session',
-    '--uid', String(SANDBOX_UID),
-    '--gid', String(SANDBOX_GID),
-    '--hostname', 'sealgate',
+    '--uid',
+    String(SANDBOX_UID),
+    '--gid',
+    String(SANDBOX_GID),
+    '--hostname',
+    'sealgate',
     ...mounts.flatMap(mountArgs),
     // The root itself (a private tmpfs holding the mount points) is read-only too.
-    '--remount-ro', '/',
+    '--remount-ro',
+    '/',
     // No kernel keyring: it is not namespaced, so it would be the runner's session keyring (./seccomp.ts).
-    '--seccomp', String(SECCOMP_FD),
-    '--chdir', SANDBOX_WORK,
+    '--seccomp',
+    String(SECCOMP_FD),
+    '--chdir',
+    SANDBOX_WORK,
     '--',
     ...run,
   ];

@@ -1,5 +1,26 @@
 import { spawn } from 'node:child_process';
-import { accessSync, chmodSync, closeSync, constants, cpSync, existsSync, lstatSync, lutimesSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  closeSync,
+  constants,
+  cpSync,
+  existsSync,
+  lstatSync,
+  lutimesSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { packageRoot } from '../core/package-root.js';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix, relative, sep } from 'node:path';
@@ -9,7 +30,15 @@ import { TREE_TIME, stampTree } from '../core/times.js';
 import { execInGroup, type ExecOutcome } from '../runner/exec.js';
 import { listCopyEntries, readDependencyFolders, readHostView, requireSandbox, type Secrets } from './host.js';
 import { keyringFilter } from './seccomp.js';
-import { isWithin, planSandbox, type DependencyFolder, type HostView, type RunDirs, type SandboxLimits, type SandboxPlan } from './plan.js';
+import {
+  isWithin,
+  planSandbox,
+  type DependencyFolder,
+  type HostView,
+  type RunDirs,
+  type SandboxLimits,
+  type SandboxPlan,
+} from './plan.js';
 
 /**
  * Carrying a sandbox plan out: a fresh copy of the tree per run, bubblewrap around the
@@ -35,7 +64,13 @@ export function findProgram(plan: SandboxPlan): string | null {
   // folder is bound over the copy), else the copy itself, else the same path.
   const toHost = (inside: string): string => {
     let best: { src: string; dest: string } | null = null;
-    for (const m of plan.mounts) if ((m.kind === 'bind' || m.kind === 'ro-bind') && isWithin(inside, m.dest) && (best === null || m.dest.length > best.dest.length)) best = m;
+    for (const m of plan.mounts)
+      if (
+        (m.kind === 'bind' || m.kind === 'ro-bind') &&
+        isWithin(inside, m.dest) &&
+        (best === null || m.dest.length > best.dest.length)
+      )
+        best = m;
     if (best !== null && best.dest !== plan.cwd) return join(best.src, posix.relative(best.dest, inside));
     return isWithin(inside, plan.cwd) ? join(plan.hostCwd, posix.relative(plan.cwd, inside)) : inside;
   };
@@ -55,9 +90,18 @@ export function findProgram(plan: SandboxPlan): string | null {
 export async function runSandboxed(plan: SandboxPlan): Promise<ExecOutcome> {
   if (plan.isolation === 'bwrap' && findProgram(plan) === null) {
     // Nothing ran: the streams are created empty, as for a spawn failure.
-    for (const p of [plan.output.stdoutPath, plan.output.stderrPath]) closeSync(openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600));
+    for (const p of [plan.output.stdoutPath, plan.output.stderrPath])
+      closeSync(openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600));
     const none = { bytes: 0, truncated: false };
-    return { exit_code: null, signal: null, timed_out: false, duration_ms: 0, spawn_error: `ENOENT: ${JSON.stringify(plan.command[0])} is not a program the sandbox can run (not found on its PATH or in the tree)`, stdout: none, stderr: none };
+    return {
+      exit_code: null,
+      signal: null,
+      timed_out: false,
+      duration_ms: 0,
+      spawn_error: `ENOENT: ${JSON.stringify(plan.command[0])} is not a program the sandbox can run (not found on its PATH or in the tree)`,
+      stdout: none,
+      stderr: none,
+    };
   }
   // bubblewrap reads the seccomp filter its argv names (--seccomp 3) from fd 3.
   const filter = plan.isolation === 'bwrap' ? keyringFilter() : null;
@@ -90,11 +134,19 @@ export function copyTree(source: string, dest: string): Promise<void> {
   const entries = listCopyEntries(source);
   if (entries.length === 0) return Promise.resolve();
   return new Promise((resolveCopy, reject) => {
-    const child = spawn('cp', ['-a', '--reflink=auto', '--', ...entries, `${dest}/`], { cwd: source, stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' } });
+    const child = spawn('cp', ['-a', '--reflink=auto', '--', ...entries, `${dest}/`], {
+      cwd: source,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' },
+    });
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolveCopy() : reject(new Error(`could not copy the tree for the run: ${err.trim() || `cp exit ${String(code)}`}`))));
+    child.once('close', (code) =>
+      code === 0
+        ? resolveCopy()
+        : reject(new Error(`could not copy the tree for the run: ${err.trim() || `cp exit ${String(code)}`}`)),
+    );
   });
 }
 
@@ -115,7 +167,8 @@ export function resolveOutput(work: string, rel: string): { path: string } | { m
       return { missing: 'the test command did not write it' };
     }
     const last = i === parts.length - 1;
-    if (!last && !st.isDirectory()) return { missing: `${parts.slice(0, i + 1).join('/')} is not a folder (a link or file); not followed` };
+    if (!last && !st.isDirectory())
+      return { missing: `${parts.slice(0, i + 1).join('/')} is not a folder (a link or file); not followed` };
     if (last && !st.isFile()) return { missing: 'not a regular file (a link or special file); not read' };
   }
   return { path: at };
@@ -133,9 +186,20 @@ export interface Box {
  * The box for this process's runs: E_SANDBOX_UNAVAILABLE (at `path`) when the isolation asked
  * for cannot be had here (probed once by running `bwrap ... true`).
  */
-export function openBox(opts: { isolation: SandboxKind; bwrap: string; env: Readonly<Record<string, string | undefined>>; secrets: Secrets; extraReadOnly?: readonly string[]; path: string }): Box {
+export function openBox(opts: {
+  isolation: SandboxKind;
+  bwrap: string;
+  env: Readonly<Record<string, string | undefined>>;
+  secrets: Secrets;
+  extraReadOnly?: readonly string[];
+  path: string;
+}): Box {
   requireSandbox(opts.isolation, opts.bwrap, opts.path);
-  const host = readHostView({ env: opts.env, hidden: opts.secrets.hidden, ...(opts.extraReadOnly ? { extraReadOnly: opts.extraReadOnly } : {}) });
+  const host = readHostView({
+    env: opts.env,
+    hidden: opts.secrets.hidden,
+    ...(opts.extraReadOnly ? { extraReadOnly: opts.extraReadOnly } : {}),
+  });
   return { isolation: opts.isolation, bwrap: opts.bwrap, host, secrets: opts.secrets };
 }
 
@@ -187,7 +251,10 @@ export function dependencyFolders(box: Box, tree: string): DependencyFolder[] {
  */
 function scratchFolders(d: DependencyFolder): string[] {
   if (d.name !== 'node_modules') return [];
-  const wanted = [...(existsSync(join(d.src, 'vite', 'package.json')) ? ['.vite-temp'] : []), ...(existsSync(join(d.src, 'vitest', 'package.json')) ? ['.vitest'] : [])];
+  const wanted = [
+    ...(existsSync(join(d.src, 'vite', 'package.json')) ? ['.vite-temp'] : []),
+    ...(existsSync(join(d.src, 'vitest', 'package.json')) ? ['.vitest'] : []),
+  ];
   return wanted.filter((name) => {
     const p = join(d.src, name);
     try {
@@ -307,7 +374,14 @@ export function keepRunnerCaches(tmp: string, to: string): void {
   try {
     if (!names.every((n) => fits(join(tmp, n)))) return;
     mkdirSync(to, { recursive: true, mode: 0o700 });
-    for (const n of names) cpSync(join(tmp, n), join(to, n), { recursive: true, dereference: false, verbatimSymlinks: true, errorOnExist: true, force: false });
+    for (const n of names)
+      cpSync(join(tmp, n), join(to, n), {
+        recursive: true,
+        dereference: false,
+        verbatimSymlinks: true,
+        errorOnExist: true,
+        force: false,
+      });
   } catch {
     rmSync(to, { recursive: true, force: true });
   }
@@ -317,7 +391,14 @@ export function keepRunnerCaches(tmp: string, to: string): void {
 export function seedRunnerCaches(from: string, tmp: string): void {
   if (!existsSync(from)) return;
   for (const n of readdirSync(from)) {
-    if (RUNNER_CACHE.test(n)) cpSync(join(from, n), join(tmp, n), { recursive: true, dereference: false, verbatimSymlinks: true, errorOnExist: true, force: false });
+    if (RUNNER_CACHE.test(n))
+      cpSync(join(from, n), join(tmp, n), {
+        recursive: true,
+        dereference: false,
+        verbatimSymlinks: true,
+        errorOnExist: true,
+        force: false,
+      });
   }
   // The run's TMPDIR holds nothing else yet.
   stampTree(tmp);
@@ -327,7 +408,11 @@ export function seedRunnerCaches(from: string, tmp: string): void {
  * One run in a fresh copy of `source`: copy, plan, run, then `collect` reads what it needs
  * from the copy (the sandbox has ended by then), and the run's folders are removed.
  */
-export async function runInFreshCopy<T>(box: Box, run: FreshRun, collect: (outcome: ExecOutcome, dirs: RunDirs, plan: SandboxPlan) => T | Promise<T>): Promise<T> {
+export async function runInFreshCopy<T>(
+  box: Box,
+  run: FreshRun,
+  collect: (outcome: ExecOutcome, dirs: RunDirs, plan: SandboxPlan) => T | Promise<T>,
+): Promise<T> {
   const dirs = makeRunDirs(run.parent);
   try {
     if (!(run.moveSource === true && moveTree(run.source, dirs.work))) await copyTree(run.source, dirs.work);
@@ -345,20 +430,33 @@ export async function runInFreshCopy<T>(box: Box, run: FreshRun, collect: (outco
       const inside = (p: string): boolean => p === work || p.startsWith(`${work}${sep}`);
       let existing = dirname(target);
       while (lstatOrNull(existing) === null && existing !== dirs.work) existing = dirname(existing);
-      if (!inside(realpathSync(existing))) throw inputInvalid(rel, 'its folder is a link out of the tree; a file is never written through it');
+      if (!inside(realpathSync(existing)))
+        throw inputInvalid(rel, 'its folder is a link out of the tree; a file is never written through it');
       // A file of the tree where the path needs a folder (a patch that adds a file `.sealgate`):
       // say so, instead of the bare EEXIST or ENOTDIR mkdir would give.
       for (let d = dirname(target); d.length > dirs.work.length; d = dirname(d)) {
         const st = lstatOrNull(d);
-        if (st !== null && st !== undefined && !st.isDirectory() && !st.isSymbolicLink()) throw inputInvalid(rel, `the tree holds a file at ${relative(dirs.work, d)}, where sealgate puts the folder of a file it writes into every run's copy (${rel}); a tree may not use that path`);
+        if (st !== null && st !== undefined && !st.isDirectory() && !st.isSymbolicLink())
+          throw inputInvalid(
+            rel,
+            `the tree holds a file at ${relative(dirs.work, d)}, where sealgate puts the folder of a file it writes into every run's copy (${rel}); a tree may not use that path`,
+          );
       }
-      if (lstatOrNull(target)?.isDirectory() === true) throw inputInvalid(rel, `the tree holds a folder at this path, where sealgate writes a file into every run's copy; a tree may not use that path`);
+      if (lstatOrNull(target)?.isDirectory() === true)
+        throw inputInvalid(
+          rel,
+          `the tree holds a folder at this path, where sealgate writes a file into every run's copy; a tree may not use that path`,
+        );
       try {
         mkdirSync(dirname(target), { recursive: true });
       } catch (err) {
-        throw inputInvalid(rel, `its folder cannot be made in the run's copy (${(err as NodeJS.ErrnoException).code ?? 'error'}): the tree holds something else on its path`);
+        throw inputInvalid(
+          rel,
+          `its folder cannot be made in the run's copy (${(err as NodeJS.ErrnoException).code ?? 'error'}): the tree holds something else on its path`,
+        );
       }
-      if (!inside(realpathSync(dirname(target)))) throw inputInvalid(rel, 'its folder is a link out of the tree; a file is never written through it');
+      if (!inside(realpathSync(dirname(target))))
+        throw inputInvalid(rel, 'its folder is a link out of the tree; a file is never written through it');
       rmSync(target, { force: true });
       writeFileSync(target, text);
       lutimesSync(target, TREE_TIME, TREE_TIME);
@@ -377,7 +475,18 @@ export async function runInFreshCopy<T>(box: Box, run: FreshRun, collect: (outco
     // Deepest first (a folder's time changes when an entry in it is made); a clean path that removed nothing adds no folder.
     for (const d of [...touched].sort((a, b) => b.length - a.length)) lutimesSync(d, TREE_TIME, TREE_TIME);
     if (run.seedTmp !== undefined) seedRunnerCaches(run.seedTmp, dirs.tmp);
-    const plan = planSandbox({ isolation: box.isolation, bwrap: box.bwrap, host: box.host, command: run.command, env: run.env, ...(run.tmpFiles ? { tmpFiles: run.tmpFiles } : {}), run: dirs, deps: run.deps, limits: run.limits, output: run.output });
+    const plan = planSandbox({
+      isolation: box.isolation,
+      bwrap: box.bwrap,
+      host: box.host,
+      command: run.command,
+      env: run.env,
+      ...(run.tmpFiles ? { tmpFiles: run.tmpFiles } : {}),
+      run: dirs,
+      deps: run.deps,
+      limits: run.limits,
+      output: run.output,
+    });
     const outcome = await runSandboxed(plan);
     if (run.keepTmp !== undefined) keepRunnerCaches(dirs.tmp, run.keepTmp);
     return await collect(outcome, dirs, plan);

@@ -16,13 +16,15 @@ function fail(findings: Finding[]): never {
 }
 
 export function parseJsonBytes(bytes: Uint8Array, label: string): JsonValue {
-  if (bytes.length > MAX_INPUT_BYTES) fail([{ code: 'E_INPUT_INVALID', path: label, detail: `larger than the ${MAX_INPUT_BYTES}-byte cap` }]);
+  if (bytes.length > MAX_INPUT_BYTES)
+    fail([{ code: 'E_INPUT_INVALID', path: label, detail: `larger than the ${MAX_INPUT_BYTES}-byte cap` }]);
   const d = decodeDocument(bytes, 'json');
   if ('problem' in d) fail([{ code: 'E_INPUT_INVALID', path: label, detail: d.detail }]);
   try {
     return parseStrictJson(d.text);
   } catch (err) {
-    if (err instanceof JsonSyntaxError || err instanceof RangeError) fail([{ code: 'E_INPUT_INVALID', path: label, detail: `not valid JSON: ${err.message}` }]);
+    if (err instanceof JsonSyntaxError || err instanceof RangeError)
+      fail([{ code: 'E_INPUT_INVALID', path: label, detail: `not valid JSON: ${err.message}` }]);
     throw err;
   }
 }

@@ -214,10 +214,19 @@ const mainCrypto: CoreCrypto = {
 
 let mainCore: Core | undefined;
 
+type CoreFactory = (f: typeof fs, c: CoreCrypto) => Core;
+
 /** The same core, on the main thread. */
 function core(): Core {
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  mainCore ??= (new Function('fs', 'crypto', `'use strict';\n${CORE_SOURCE}\nreturn { hashOne, hashOneAsync, describe };`) as (f: typeof fs, c: CoreCrypto) => Core)(fs, mainCrypto);
+  if (mainCore === undefined) {
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval
+    const make = new Function(
+      'fs',
+      'crypto',
+      `'use strict';\n${CORE_SOURCE}\nreturn { hashOne, hashOneAsync, describe };`,
+    );
+    mainCore = (make as CoreFactory)(fs, mainCrypto);
+  }
   return mainCore;
 }
 
@@ -252,7 +261,11 @@ function smallSet(paths: readonly string[]): boolean {
  * E_INPUT_INVALID naming it. `workers` is the number of worker threads hashing beside the
  * main thread; `workers: 0` keeps everything on the main thread.
  */
-export async function hashFiles(top: string, files: readonly string[], options: { workers?: number } = {}): Promise<string[]> {
+export async function hashFiles(
+  top: string,
+  files: readonly string[],
+  options: { workers?: number } = {},
+): Promise<string[]> {
   if (files.length === 0) return [];
   // Plain concatenation: `files` are already normalised POSIX paths inside `top` (path.join costs ~2 µs each).
   // The real path of `top`, so that each joined path is what the kernel reports for the opened file.

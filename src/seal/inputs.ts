@@ -32,7 +32,8 @@ export interface BoundInputs {
 
 export function checkBound(bound: BoundInputs): string | undefined {
   if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(bound.tree)) return `tree id "${bound.tree}" is not a full git object id`;
-  if (!/^(?:[0-9a-f]{64}|default)$/.test(bound.policy)) return `policy digest "${bound.policy}" is not a SHA-256 or "default"`;
+  if (!/^(?:[0-9a-f]{64}|default)$/.test(bound.policy))
+    return `policy digest "${bound.policy}" is not a SHA-256 or "default"`;
   return undefined;
 }
 
@@ -41,7 +42,8 @@ export function checkSeed(seed: string): string | undefined {
   if (seed.length === 0) return 'the seed is empty';
   if (seed.length > 1024) return 'the seed is longer than 1024 characters';
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(seed)) return 'the seed contains a control character (a newline would forge an inputs line)';
+  if (/[\u0000-\u001f\u007f]/.test(seed))
+    return 'the seed contains a control character (a newline would forge an inputs line)';
   if (seed.includes('\ufffd')) return 'the seed contains U+FFFD (invalid UTF-8 in its source?)';
   return undefined;
 }
@@ -59,13 +61,17 @@ export function checkClock(clock: string): string | undefined {
 export const LOCALE_PATTERN = /^[A-Za-z0-9_.@+-]{1,64}$/;
 
 export function checkLocale(locale: string): string | undefined {
-  return LOCALE_PATTERN.test(locale) ? undefined : `locale "${locale}" is not a locale name such as C.UTF-8 or en_US.UTF-8`;
+  return LOCALE_PATTERN.test(locale)
+    ? undefined
+    : `locale "${locale}" is not a locale name such as C.UTF-8 or en_US.UTF-8`;
 }
 
 /** Why a repository-relative path cannot appear in a `sha256sum` line unescaped, or undefined. */
 export function checkFixtureName(path: string): string | undefined {
-  if (path.includes('\n')) return 'the file name contains a newline, which the sha256sum line format cannot carry unescaped';
-  if (path.includes('\\')) return 'the file name contains a backslash, which the sha256sum line format cannot carry unescaped';
+  if (path.includes('\n'))
+    return 'the file name contains a newline, which the sha256sum line format cannot carry unescaped';
+  if (path.includes('\\'))
+    return 'the file name contains a backslash, which the sha256sum line format cannot carry unescaped';
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(path)) return 'the file name contains a control character';
   if (path.includes('\ufffd')) return 'the file name is not valid UTF-8';
@@ -90,7 +96,10 @@ export function toInputsText(files: readonly FixtureHash[], inputs: VerdictInput
   const sorted = [...files].sort((x, y) => compareBytewise(x.path, y.path));
   let out = '';
   for (const f of sorted) out += `${f.sha256}  ${f.path}\n`;
-  return out + `seed=${inputs.seed}\nclock=${inputs.clock}\nlocale=${inputs.locale}\ntree=${bound.tree}\npolicy=${bound.policy}\n`;
+  return (
+    out +
+    `seed=${inputs.seed}\nclock=${inputs.clock}\nlocale=${inputs.locale}\ntree=${bound.tree}\npolicy=${bound.policy}\n`
+  );
 }
 
 /** The digest: what `sha256sum inputs.sha256 | awk '{print $1}'` prints. */
@@ -104,7 +113,8 @@ export function diffInputs(sealed: string, current: string): string[] {
   const b = current.split('\n').filter((l) => l !== '');
   const inB = new Set(b);
   const inA = new Set(a);
-  const pathOf = (line: string): string => (/^[0-9a-f]{64} {2}/.test(line) ? line.slice(66) : line.split('=')[0] ?? line);
+  const pathOf = (line: string): string =>
+    /^[0-9a-f]{64} {2}/.test(line) ? line.slice(66) : (line.split('=')[0] ?? line);
   const removed = a.filter((l) => !inB.has(l)).map((l) => ({ key: pathOf(l), rank: 0, text: `- ${l}` }));
   const added = b.filter((l) => !inA.has(l)).map((l) => ({ key: pathOf(l), rank: 1, text: `+ ${l}` }));
   return [...removed, ...added].sort((x, y) => compareBytewise(x.key, y.key) || x.rank - y.rank).map((x) => x.text);

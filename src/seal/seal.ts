@@ -12,7 +12,17 @@ import { decodeStrictUtf8 } from '../core/text.js';
 import { appendJournal, readJournal } from '../runner/journal.js';
 import { ensureRunnerDir } from '../runner/store.js';
 import { hashFiles } from './hash.js';
-import { checkBound, checkClock, checkLocale, checkSeed, diffInputs, digestOfInputs, toInputsText, type BoundInputs, type VerdictInputs } from './inputs.js';
+import {
+  checkBound,
+  checkClock,
+  checkLocale,
+  checkSeed,
+  diffInputs,
+  digestOfInputs,
+  toInputsText,
+  type BoundInputs,
+  type VerdictInputs,
+} from './inputs.js';
 import type { Policy } from '../policy/read.js';
 import { buildRecordTree, type RunnerTree } from '../tree/build.js';
 import { readRecordFile, writeRecordEdit } from '../record/file.js';
@@ -34,9 +44,18 @@ export const SealParamsSchema = v.strictObject({
   record: v.pipe(v.string(), v.minLength(1)),
   /** Empty for a project without fixtures: the digest still covers seed, clock and locale. */
   fixtures: v.array(glob),
-  seed: v.pipe(v.string(), v.check((s) => checkSeed(s) === undefined, 'not a sealable seed')),
-  clock: v.pipe(v.string(), v.check((s) => checkClock(s) === undefined, 'not a sealable clock mode')),
-  locale: v.pipe(v.string(), v.check((s) => checkLocale(s) === undefined, 'not a sealable locale')),
+  seed: v.pipe(
+    v.string(),
+    v.check((s) => checkSeed(s) === undefined, 'not a sealable seed'),
+  ),
+  clock: v.pipe(
+    v.string(),
+    v.check((s) => checkClock(s) === undefined, 'not a sealable clock mode'),
+  ),
+  locale: v.pipe(
+    v.string(),
+    v.check((s) => checkLocale(s) === undefined, 'not a sealable locale'),
+  ),
   files: v.pipe(v.number(), v.integer(), v.minValue(0)),
   /** The record's base commit, and the tree id of base + patch the fixtures were hashed in. */
   base_commit: gitObjectId,
@@ -80,7 +99,14 @@ export interface Recomputed {
  * Hash the fixtures under `root` (the runner's tree) and build inputs.sha256; refuses bad
  * input unless allowEmpty (then empty globs add no lines).
  */
-export async function computeInputs(root: string, fixtures: readonly string[], inputs: VerdictInputs, bound: BoundInputs, allowEmpty = false, record?: string): Promise<Recomputed> {
+export async function computeInputs(
+  root: string,
+  fixtures: readonly string[],
+  inputs: VerdictInputs,
+  bound: BoundInputs,
+  allowEmpty = false,
+  record?: string,
+): Promise<Recomputed> {
   for (const [name, problem] of [
     ['seed', checkSeed(inputs.seed)],
     ['clock', checkClock(inputs.clock)],
@@ -91,7 +117,10 @@ export async function computeInputs(root: string, fixtures: readonly string[], i
   }
   const set = collectFixtures(root, fixtures, { allowEmpty });
   if (record !== undefined && set.files.includes(record)) {
-    throw inputInvalid(record, 'the proposal record matches a fixture glob, but the seal writes the record; narrow the globs');
+    throw inputInvalid(
+      record,
+      'the proposal record matches a fixture glob, but the seal writes the record; narrow the globs',
+    );
   }
   const hashes = await hashFiles(root, set.files);
   const text = toInputsText(
@@ -114,7 +143,8 @@ function recordRelPath(repo: string, record: string | undefined): string {
     throw inputInvalid(record, 'record not found');
   }
   const rel = relative(top, real);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw inputInvalid(record, 'the record must be inside the repository');
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel))
+    throw inputInvalid(record, 'the record must be inside the repository');
   return rel.split(sep).join('/');
 }
 
@@ -134,7 +164,11 @@ export function readSealStatus(repo: string): 'sealed' | 'open' {
 export function readSealParams(repo: string): SealParams | null {
   const path = layoutPath(repo, 'sealParams');
   if (!fileExists(path)) return null;
-  return checkAgainst(SealParamsSchema, parseJsonBytes(readBoundedFile(path, 1024 * 1024, LAYOUT.sealParams), LAYOUT.sealParams), LAYOUT.sealParams);
+  return checkAgainst(
+    SealParamsSchema,
+    parseJsonBytes(readBoundedFile(path, 1024 * 1024, LAYOUT.sealParams), LAYOUT.sealParams),
+    LAYOUT.sealParams,
+  );
 }
 
 function readInputsText(repo: string): string | null {
@@ -152,25 +186,50 @@ export async function sealFixtures(req: SealRequest): Promise<SealOutcome> {
   const recordFile = readRecordFile(resolve(repo, recordRel), recordRel);
   const rec = recordFile.record;
   const author = rec.author_job ?? '';
-  if (author === '') throw new SealgateError('E_JOB_MISSING', [{ code: 'E_JOB_MISSING', path: `${recordRel}#author_job`, detail: 'the record names no author job; record both ids before sealing' }]);
+  if (author === '')
+    throw new SealgateError('E_JOB_MISSING', [
+      {
+        code: 'E_JOB_MISSING',
+        path: `${recordRel}#author_job`,
+        detail: 'the record names no author job; record both ids before sealing',
+      },
+    ]);
   if (sameJob(author, runnerJob)) {
-    throw new SealgateError('E_SHARED_JOB', [{ code: 'E_SHARED_JOB', path: `${recordRel}#author_job`, detail: `runner job "${runnerJob}" is the author job; the runner must be a different job` }]);
+    throw new SealgateError('E_SHARED_JOB', [
+      {
+        code: 'E_SHARED_JOB',
+        path: `${recordRel}#author_job`,
+        detail: `runner job "${runnerJob}" is the author job; the runner must be a different job`,
+      },
+    ]);
   }
   const named = rec.runner_job ?? '';
   if (named !== '' && !sameJob(named, runnerJob)) {
-    throw inputInvalid(`${recordRel}#runner_job`, `the record names runner job "${named}" but this seal runs as "${runnerJob}"; seal under the record's runner job or record the new one first`);
+    throw inputInvalid(
+      `${recordRel}#runner_job`,
+      `the record names runner job "${named}" but this seal runs as "${runnerJob}"; seal under the record's runner job or record the new one first`,
+    );
   }
 
-  if (rec.base_commit !== req.tree.baseCommit) throw inputInvalid(`${recordRel}#base_commit`, `the runner's tree was built from ${req.tree.baseCommit}, not the record's base ${rec.base_commit ?? '(none)'}`);
-  if (rec.patch_sha256 === undefined || rec.patch_sha256 !== req.tree.patchSha256) throw inputInvalid(`${recordRel}#patch_sha256`, "the runner's tree was not built from the record's patch bytes");
+  if (rec.base_commit !== req.tree.baseCommit)
+    throw inputInvalid(
+      `${recordRel}#base_commit`,
+      `the runner's tree was built from ${req.tree.baseCommit}, not the record's base ${rec.base_commit ?? '(none)'}`,
+    );
+  if (rec.patch_sha256 === undefined || rec.patch_sha256 !== req.tree.patchSha256)
+    throw inputInvalid(`${recordRel}#patch_sha256`, "the runner's tree was not built from the record's patch bytes");
   // Before anything is read from it: review/runner must be sealgate's own, or absent.
   ensureRunnerDir(repo, false);
   const bound = { tree: req.tree.treeId, policy: req.policy.digest };
   const current = await computeInputs(req.tree.root, req.fixtures, req, bound, false, recordRel);
   const journal = readJournal(repo);
-  const priorOwn = journal.find((e) => e.type === 'seal' && sameJob(e.runner_job, runnerJob) && e.digest !== current.digest);
+  const priorOwn = journal.find(
+    (e) => e.type === 'seal' && sameJob(e.runner_job, runnerJob) && e.digest !== current.digest,
+  );
   const params = readSealParams(repo);
-  const conflict = priorOwn?.digest ?? (params && sameJob(params.runner_job, runnerJob) && params.digest !== current.digest ? params.digest : undefined);
+  const conflict =
+    priorOwn?.digest ??
+    (params && sameJob(params.runner_job, runnerJob) && params.digest !== current.digest ? params.digest : undefined);
   if (conflict !== undefined) {
     throw new SealgateError('E_DIGEST_OPEN', [
       {
@@ -199,7 +258,11 @@ export async function sealFixtures(req: SealRequest): Promise<SealOutcome> {
   const paramsText = toJsonText(nextParams);
   const status = readSealStatus(repo);
   const digestTxt = readLine(layoutPath(repo, 'digest'), LAYOUT.digest);
-  const sameSeal = params !== null && sameJob(params.runner_job, runnerJob) && params.digest === current.digest && digestTxt === current.digest;
+  const sameSeal =
+    params !== null &&
+    sameJob(params.runner_job, runnerJob) &&
+    params.digest === current.digest &&
+    digestTxt === current.digest;
   let replaced: string | null = null;
   if (status === 'sealed' && !sameSeal) {
     // A live seal of other bytes or another job: its credit and logs go before anything is overwritten.
@@ -267,13 +330,20 @@ export interface VerifyOptions {
 export async function verifySeal(repo: string, opts: VerifyOptions): Promise<SealCheck> {
   if (readSealStatus(repo) !== 'sealed') return { status: 'open' };
   const params = readSealParams(repo);
-  if (params === null) throw inputInvalid(LAYOUT.sealParams, 'digest.status says sealed but seal.json is missing, so the seal cannot be checked; reseal with `sealgate seal`');
+  if (params === null)
+    throw inputInvalid(
+      LAYOUT.sealParams,
+      'digest.status says sealed but seal.json is missing, so the seal cannot be checked; reseal with `sealgate seal`',
+    );
   const digestTxt = readLine(layoutPath(repo, 'digest'), LAYOUT.digest);
   const sealedText = readInputsText(repo);
   if (digestTxt === null) throw inputInvalid(LAYOUT.digest, 'digest.status says sealed but digest.txt is missing');
   if (sealedText === null) throw inputInvalid(LAYOUT.inputs, 'digest.status says sealed but inputs.sha256 is missing');
   if (!digestsEqual(digestTxt, params.digest) || !digestsEqual(sha256Hex(sealedText), digestTxt)) {
-    throw inputInvalid(LAYOUT.digest, 'digest.txt, inputs.sha256 and seal.json disagree (edited after sealing?); reseal under a new runner job');
+    throw inputInvalid(
+      LAYOUT.digest,
+      'digest.txt, inputs.sha256 and seal.json disagree (edited after sealing?); reseal under a new runner job',
+    );
   }
   let tree: RunnerTree | undefined = opts.tree;
   let own: RunnerTree | null = null;
@@ -290,14 +360,26 @@ export async function verifySeal(repo: string, opts: VerifyOptions): Promise<Sea
     }
     let current: Recomputed;
     try {
-      current = await computeInputs(tree.root, params.fixtures, params, { tree: tree.treeId, policy: opts.policy.digest }, true, params.record);
+      current = await computeInputs(
+        tree.root,
+        params.fixtures,
+        params,
+        { tree: tree.treeId, policy: opts.policy.digest },
+        true,
+        params.record,
+      );
     } catch (err) {
       if (!(err instanceof SealgateError) || err.code !== 'E_INPUT_INVALID') throw err;
       const changes = err.findings.map((f) => `! ${f.path}: ${f.detail}`);
       return { status: 'drift', digest: '', expected: digestTxt, changes };
     }
     if (digestsEqual(current.digest, digestTxt)) return { status: 'match', digest: digestTxt };
-    return { status: 'drift', digest: current.digest, expected: digestTxt, changes: diffInputs(sealedText, current.text) };
+    return {
+      status: 'drift',
+      digest: current.digest,
+      expected: digestTxt,
+      changes: diffInputs(sealedText, current.text),
+    };
   } finally {
     own?.dispose();
   }
@@ -307,7 +389,11 @@ export async function verifySeal(repo: string, opts: VerifyOptions): Promise<Sea
  * The spec's drift reaction: status back to open (digest.status first, then the record),
  * delete the credit, cases, results and every log, and journal a `reopen`.
  */
-export async function reopenSeal(repo: string, runnerJob: string, options: { now?: Date; reason?: string } = {}): Promise<void> {
+export async function reopenSeal(
+  repo: string,
+  runnerJob: string,
+  options: { now?: Date; reason?: string } = {},
+): Promise<void> {
   const params = readSealParams(repo);
   let digest: string | null = params?.digest ?? null;
   try {
@@ -325,6 +411,12 @@ export async function reopenSeal(repo: string, runnerJob: string, options: { now
   for (const key of ['credit', 'cases', 'results'] as const) rmSync(layoutPath(repo, key), { force: true });
   for (const key of ['logs', 'publishedLogs'] as const) rmSync(layoutPath(repo, key), { recursive: true, force: true });
   if (digest !== null && /^[0-9a-f]{6,128}$/.test(digest) && isJobId(runnerJob)) {
-    appendJournal(repo, { type: 'reopen', runner_job: runnerJob, digest, at: formatInstant(options.now ?? new Date()), reason: options.reason ?? 'fixture drift: the sealed bytes changed' });
+    appendJournal(repo, {
+      type: 'reopen',
+      runner_job: runnerJob,
+      digest,
+      at: formatInstant(options.now ?? new Date()),
+      reason: options.reason ?? 'fixture drift: the sealed bytes changed',
+    });
   }
 }

@@ -40,7 +40,11 @@ function rootOf(glob: string): { root: string[]; depth: number } {
 }
 
 function checkPattern(glob: string): void {
-  if (glob.startsWith('/') || /^[A-Za-z]:/.test(glob)) throw inputInvalid(globLabel(glob), 'is outside the repository (absolute path); use a path relative to the repository root');
+  if (glob.startsWith('/') || /^[A-Za-z]:/.test(glob))
+    throw inputInvalid(
+      globLabel(glob),
+      'is outside the repository (absolute path); use a path relative to the repository root',
+    );
   if (glob.split('/').includes('..')) throw inputInvalid(globLabel(glob), 'is outside the repository ("..")');
   const bad = checkGlob(glob);
   if (bad) throw inputInvalid(globLabel(glob), bad);
@@ -51,7 +55,11 @@ function checkPattern(glob: string): void {
   }
 }
 
-export function collectFixtures(repo: string, globs: readonly string[], options: { allowEmpty?: boolean } = {}): FixtureSet {
+export function collectFixtures(
+  repo: string,
+  globs: readonly string[],
+  options: { allowEmpty?: boolean } = {},
+): FixtureSet {
   // No globs is a project without fixtures (`"fixtures": []`): the digest covers seed, clock and locale.
   for (const g of globs) checkPattern(g);
   const top = realpathSync(repo);
@@ -95,7 +103,11 @@ function walkGlob(top: string, glob: string, found: Set<string>): number {
     rel = rel ? `${rel}/${seg}` : seg;
     const st = lstatOrNull(join(top, rel));
     if (st === null) return 0;
-    if (st.isSymbolicLink()) throw inputInvalid(rel, `is a symbolic link on the way to ${globLabel(glob)}; fixtures are hashed only through real folders inside the repository`);
+    if (st.isSymbolicLink())
+      throw inputInvalid(
+        rel,
+        `is a symbolic link on the way to ${globLabel(glob)}; fixtures are hashed only through real folders inside the repository`,
+      );
     if (!st.isDirectory()) {
       return 0;
     }
@@ -124,9 +136,16 @@ function walkGlob(top: string, glob: string, found: Set<string>): number {
       }
       const matches = re.test(path);
       if (kind === 'link') {
-        if (matches) throw inputInvalid(path, `is a symbolic link matched by ${globLabel(glob)}; links could point outside the repository, so they are never hashed`);
+        if (matches)
+          throw inputInvalid(
+            path,
+            `is a symbolic link matched by ${globLabel(glob)}; links could point outside the repository, so they are never hashed`,
+          );
         if (level < depth && pointsAtFolder(join(top, path))) {
-          throw inputInvalid(path, `is a symbolic link to a folder inside the walk of ${globLabel(glob)}; replace it with a real folder or narrow the glob`);
+          throw inputInvalid(
+            path,
+            `is a symbolic link to a folder inside the walk of ${globLabel(glob)}; replace it with a real folder or narrow the glob`,
+          );
         }
         continue;
       }

@@ -69,15 +69,30 @@ function toRanges(lines: readonly number[]): [number, number][] {
 }
 
 /** Where a changed symbol sits in the new file, and which of its own lines the patch touched. */
-export function locate(path: string, language: string, pieces: readonly Piece[], touched: readonly number[]): SymbolLocation {
+export function locate(
+  path: string,
+  language: string,
+  pieces: readonly Piece[],
+  touched: readonly number[],
+): SymbolLocation {
   const start = Math.min(...pieces.map((p) => p.startLine));
   const end = Math.max(...pieces.map((p) => p.endLine));
-  const own = (l: number) => pieces.some((p) => l >= p.startLine && l <= p.endLine && !p.carved.some(([a, b]) => l >= a && l <= b));
+  const own = (l: number) =>
+    pieces.some((p) => l >= p.startLine && l <= p.endLine && !p.carved.some(([a, b]) => l >= a && l <= b));
   let lines = touched.filter(own);
   // A change no touched line explains (a pure deletion at a carved edge, say): the whole symbol.
-  if (lines.length === 0) lines = pieces.flatMap((p) => Array.from({ length: p.endLine - p.startLine + 1 }, (_, k) => p.startLine + k)).filter(own);
+  if (lines.length === 0)
+    lines = pieces
+      .flatMap((p) => Array.from({ length: p.endLine - p.startLine + 1 }, (_, k) => p.startLine + k))
+      .filter(own);
   const ranges = toRanges(lines);
-  return { path, language, start_line: start, end_line: end, changed_lines: ranges.length > 0 ? ranges : [[start, start]] };
+  return {
+    path,
+    language,
+    start_line: start,
+    end_line: end,
+    changed_lines: ranges.length > 0 ? ranges : [[start, start]],
+  };
 }
 
 /** Compare one production file's symbols and record the result in `state`. */
@@ -89,7 +104,13 @@ export function compareFile(state: ComparisonState, file: FileComparison): void 
     // A file that no longer parses: the whole file is changed, fail closed.
     const lines = Array.from({ length: fresh.lineCount }, (_, k) => k + 1);
     const ranges = toRanges(touched.filter((l) => l >= 1 && l <= fresh.lineCount));
-    state.changed.set(idOf(path, MODULE), { path, language, start_line: 1, end_line: Math.max(1, lines.length), changed_lines: ranges.length > 0 ? ranges : [[1, Math.max(1, fresh.lineCount)]] });
+    state.changed.set(idOf(path, MODULE), {
+      path,
+      language,
+      start_line: 1,
+      end_line: Math.max(1, lines.length),
+      changed_lines: ranges.length > 0 ? ranges : [[1, Math.max(1, fresh.lineCount)]],
+    });
     return;
   }
   const before = file.oldSymbols?.parsed ? file.oldSymbols.symbols : new Map<string, readonly Piece[]>();
@@ -104,10 +125,16 @@ export function compareFile(state: ComparisonState, file: FileComparison): void 
       continue;
     }
     if (oldPieces === undefined) {
-      state.appeared.push({ id, key: name === MODULE ? '' : moveKey(newPieces), typeOnly: runtime(newPieces).length === 0, location: locate(path, language, newPieces, touched) });
+      state.appeared.push({
+        id,
+        key: name === MODULE ? '' : moveKey(newPieces),
+        typeOnly: runtime(newPieces).length === 0,
+        location: locate(path, language, newPieces, touched),
+      });
       continue;
     }
-    if (!sameTokens(runtime(oldPieces), runtime(newPieces))) state.changed.set(id, locate(path, language, newPieces, touched));
+    if (!sameTokens(runtime(oldPieces), runtime(newPieces)))
+      state.changed.set(id, locate(path, language, newPieces, touched));
     else if (!sameTokens(types(oldPieces), types(newPieces))) state.typeOnly.add(id);
     else if (oldPath !== path) state.moved.push({ from: idOf(oldPath, name), to: id });
   }
@@ -117,12 +144,23 @@ export function compareFile(state: ComparisonState, file: FileComparison): void 
       if (hasTokens(oldPieces)) state.deleted.add(idOf(oldPath, name));
       continue;
     }
-    state.disappeared.push({ id: idOf(oldPath, name), key: moveKey(oldPieces), typeOnly: runtime(oldPieces).length === 0, location: null });
+    state.disappeared.push({
+      id: idOf(oldPath, name),
+      key: moveKey(oldPieces),
+      typeOnly: runtime(oldPieces).length === 0,
+      location: null,
+    });
   }
 }
 
 /** Match disappeared and appeared symbols by body; a key shared by more than one candidate on either side is no move. */
-export function finishComparison(state: ComparisonState): { changed: string[]; moved: { from: string; to: string }[]; deleted: string[]; typeOnly: string[]; locations: Record<string, SymbolLocation> } {
+export function finishComparison(state: ComparisonState): {
+  changed: string[];
+  moved: { from: string; to: string }[];
+  deleted: string[];
+  typeOnly: string[];
+  locations: Record<string, SymbolLocation>;
+} {
   const count = (list: readonly Candidate[]) => {
     const m = new Map<string, Candidate[]>();
     for (const c of list) {

@@ -4,16 +4,33 @@ import { SealgateError } from '../core/errors.js';
 import { sha256Hex } from '../core/ids.js';
 import type { Config } from '../config/schema.js';
 import { classifyFile, classifyPath, languageOf, type FileClass } from '../diff/classify.js';
-import { listTree, readBlobsAt, readRepoRoot, resolveCommit, startPatchApply, type FileContents, type PatchApply } from '../diff/git.js';
+import {
+  listTree,
+  readBlobsAt,
+  readRepoRoot,
+  resolveCommit,
+  startPatchApply,
+  type FileContents,
+  type PatchApply,
+} from '../diff/git.js';
 import { GIT_HEADER, parseGitPatch, pathOf, type PatchFile } from '../diff/parse.js';
 import { finishComparison, newComparison, type ComparisonState } from './compare.js';
-import { compareJob, drainQueue, isScript, JobQueue, loadParser, mergeComparison, queueOrder, totalBytes, type FileJob } from './jobs.js';
+import {
+  compareJob,
+  drainQueue,
+  isScript,
+  JobQueue,
+  loadParser,
+  mergeComparison,
+  queueOrder,
+  totalBytes,
+  type FileJob,
+} from './jobs.js';
 import { checkPolicySurface } from '../policy/surface.js';
 import { importedTestFiles, type ImportLanguage, type TreeFile } from './imports.js';
 import type { ExtractOptions } from './model.js';
 import { ChangedSchema, type Changed, type ChangedFile } from './schema.js';
 import { ParseWorkers } from './workers.js';
-
 
 export interface ExtractChangedInput {
   readonly repo: string;
@@ -35,7 +52,12 @@ export const PARALLEL_MIN_BYTES = 2 * 1024 * 1024;
  * the workers take jobs from the two ends of one queue; the merged state is the same as in one
  * thread, since every result is keyed by its file and sorted at the end.
  */
-async function compareAll(jobs: readonly FileJob[], options: ExtractOptions, workers: ParseWorkers | null, minBytes: number): Promise<ComparisonState> {
+async function compareAll(
+  jobs: readonly FileJob[],
+  options: ExtractOptions,
+  workers: ParseWorkers | null,
+  minBytes: number,
+): Promise<ComparisonState> {
   const state = newComparison();
   if (workers === null || jobs.length < 2 || totalBytes(jobs) < minBytes) {
     workers?.stop();
@@ -96,7 +118,13 @@ const IMPORT_LANGUAGES = new Set(['typescript', 'javascript', 'python', 'go', 'r
  * importer). Only looked for when the patch touches a TS/JS/Python test-pattern file: the
  * patched tree is the base tree with the patch's files replaced.
  */
-async function importedPatchTests(repo: string, base: string, patchFiles: readonly PatchFile[], contents: ReadonlyMap<PatchFile, FileContents>, config: Config): Promise<Map<string, string>> {
+async function importedPatchTests(
+  repo: string,
+  base: string,
+  patchFiles: readonly PatchFile[],
+  contents: ReadonlyMap<PatchFile, FileContents>,
+  config: Config,
+): Promise<Map<string, string>> {
   // Any test-path file: production may import a data file there too (`import rates from './fixtures/rates.json'`).
   const touched = patchFiles.filter((f) => f.newPath !== null && classifyPath(f.newPath, config) === 'test');
   if (touched.length === 0) return new Map();
@@ -123,7 +151,11 @@ async function importedPatchTests(repo: string, base: string, patchFiles: readon
     }
     tree.push({ path: p, language: language as ImportLanguage, testByPath: cls === 'test' });
   }
-  const baseBlobs = readBlobsAt(root, base, tree.filter((t) => !t.testByPath && !patched.has(t.path)).map((t) => t.path));
+  const baseBlobs = readBlobsAt(
+    root,
+    base,
+    tree.filter((t) => !t.testByPath && !patched.has(t.path)).map((t) => t.path),
+  );
   const decoder = new TextDecoder('utf-8');
   const read = (p: string): Promise<string | null> => {
     const b = patched.has(p) ? patched.get(p) : (baseBlobs.get(p) ?? readBlobsAt(root, base, [p]).get(p));
@@ -157,7 +189,15 @@ export async function extractChanged(input: ExtractChangedInput): Promise<Change
   }
 }
 
-async function extractApplied(input: ExtractChangedInput, label: string, base: string, apply: PatchApply, workers: ParseWorkers | null, minBytes: number, options: ExtractOptions): Promise<Changed> {
+async function extractApplied(
+  input: ExtractChangedInput,
+  label: string,
+  base: string,
+  apply: PatchApply,
+  workers: ParseWorkers | null,
+  minBytes: number,
+  options: ExtractOptions,
+): Promise<Changed> {
   const parsed = parseGitPatch(input.patchBytes, label);
   if (!parsed.ok) throw new SealgateError('E_INPUT_INVALID', parsed.findings);
   // While git works, load the parsers the production files will need: with workers, the compiler
@@ -177,7 +217,12 @@ async function extractApplied(input: ExtractChangedInput, label: string, base: s
   const surface = checkPolicySurface(
     parsed.value.files.map((file) => {
       const c = contents.get(file);
-      return { oldPath: file.oldPath, newPath: file.newPath, contents: c === undefined ? { problem: 'git gave no contents' } : { oldBytes: c.oldBytes, newBytes: c.newBytes } };
+      return {
+        oldPath: file.oldPath,
+        newPath: file.newPath,
+        contents:
+          c === undefined ? { problem: 'git gave no contents' } : { oldBytes: c.oldBytes, newBytes: c.newBytes },
+      };
     }),
     { policyFiles: input.config.policyFiles, testCommand: input.config.test.command },
   );
@@ -197,10 +242,18 @@ async function extractApplied(input: ExtractChangedInput, label: string, base: s
     const language = file.binary ? null : languageOf(path);
     // An imported test-path file is production; one sealgate cannot read symbols from (a JSON
     // file, a binary, a link) is `other`: its change cannot be credited.
-    const special = [file.oldMode, file.newMode, c?.oldMode ?? null, c?.newMode ?? null].some((m) => m !== null && SPECIAL_MODES.has(m));
+    const special = [file.oldMode, file.newMode, c?.oldMode ?? null, c?.newMode ?? null].some(
+      (m) => m !== null && SPECIAL_MODES.has(m),
+    );
     const importedCls = language !== null && !special ? 'production' : 'other';
     const cls = byPath === 'test' && file.newPath !== null && imported.has(file.newPath) ? importedCls : byPath;
-    files.push({ path, old_path: file.status === 'renamed' || file.status === 'copied' ? file.oldPath : null, status: file.status, class: cls, language });
+    files.push({
+      path,
+      old_path: file.status === 'renamed' || file.status === 'copied' ? file.oldPath : null,
+      status: file.status,
+      class: cls,
+      language,
+    });
     if (cls === 'other') uncreditable.push(path);
     if (cls !== 'production' || language === null || c === undefined) continue;
     // A copy leaves its source in place: everything in it is new code.
@@ -229,10 +282,20 @@ async function extractApplied(input: ExtractChangedInput, label: string, base: s
     typeOnly: result.typeOnly,
     uncreditable: [...new Set(uncreditable)].sort(),
     locations: result.locations,
-    ...(imported.size > 0 ? { imported_tests: [...imported].map(([path, by]) => ({ path, imported_by: by })).sort((a, b) => (a.path < b.path ? -1 : 1)) } : {}),
+    ...(imported.size > 0
+      ? {
+          imported_tests: [...imported]
+            .map(([path, by]) => ({ path, imported_by: by }))
+            .sort((a, b) => (a.path < b.path ? -1 : 1)),
+        }
+      : {}),
   };
   // Our own output must pass the schema every reader applies.
   const checked = checkSchema(ChangedSchema, changed, 'changed.json');
-  if (!checked.ok) throw new SealgateError('E_INTERNAL', checked.findings.map((f) => ({ ...f, code: 'E_INTERNAL' as const })));
+  if (!checked.ok)
+    throw new SealgateError(
+      'E_INTERNAL',
+      checked.findings.map((f) => ({ ...f, code: 'E_INTERNAL' as const })),
+    );
   return changed;
 }

@@ -30,15 +30,21 @@ export function pythonImports(text: string): PyImport[] {
   const lines = text.split(/\r?\n/);
   for (let k = 0; k < lines.length; k++) {
     let line = (lines[k] as string).replace(/#.*$/, '');
-    while (line.endsWith('\\') && k + 1 < lines.length) line = line.slice(0, -1) + (lines[++k] as string).replace(/#.*$/, '');
+    while (line.endsWith('\\') && k + 1 < lines.length)
+      line = line.slice(0, -1) + (lines[++k] as string).replace(/#.*$/, '');
     for (const stmt of line.split(';')) {
       const from = /^\s*from\s+(\.*)([\w.]*)\s+import\s+(.*)$/.exec(stmt);
       if (from) {
         let names = from[3] as string;
         if (names.includes('(') && !names.includes(')')) {
-          while (k + 1 < lines.length && !names.includes(')')) names += ' ' + (lines[++k] as string).replace(/#.*$/, '');
+          while (k + 1 < lines.length && !names.includes(')'))
+            names += ' ' + (lines[++k] as string).replace(/#.*$/, '');
         }
-        const list = names.replace(/[()]/g, ' ').split(',').map((n) => n.trim().split(/\s+/)[0] ?? '').filter((n) => /^\w+$/.test(n));
+        const list = names
+          .replace(/[()]/g, ' ')
+          .split(',')
+          .map((n) => n.trim().split(/\s+/)[0] ?? '')
+          .filter((n) => /^\w+$/.test(n));
         out.push({ level: (from[1] as string).length, module: from[2] as string, names: list });
         continue;
       }
@@ -50,14 +56,20 @@ export function pythonImports(text: string): PyImport[] {
         }
       }
     }
-    for (const m of line.matchAll(/(?:import_module|__import__)\(\s*["']([\w.]+)["']/g)) out.push({ level: 0, module: m[1] as string, names: [] });
+    for (const m of line.matchAll(/(?:import_module|__import__)\(\s*["']([\w.]+)["']/g))
+      out.push({ level: 0, module: m[1] as string, names: [] });
   }
   return out;
 }
 
 // `.json`: `require('./rates')` loads rates.json (a data file reached this way is code's input).
 const SCRIPT_EXTS = ['.ts', '.tsx', '.mts', '.cts', '.d.ts', '.js', '.jsx', '.mjs', '.cjs', '.json'];
-const JS_TO_TS: Readonly<Record<string, readonly string[]>> = { '.js': ['.ts', '.tsx', '.d.ts'], '.jsx': ['.tsx'], '.mjs': ['.mts', '.d.mts'], '.cjs': ['.cts', '.d.cts'] };
+const JS_TO_TS: Readonly<Record<string, readonly string[]>> = {
+  '.js': ['.ts', '.tsx', '.d.ts'],
+  '.jsx': ['.tsx'],
+  '.mjs': ['.mts', '.d.mts'],
+  '.cjs': ['.cts', '.d.cts'],
+};
 
 /** Tree paths a relative TS/JS specifier may load; bare specifiers (packages, aliases) resolve to none here. */
 export function resolveScript(from: string, spec: string, tree: ReadonlySet<string>): string[] {
@@ -125,7 +137,10 @@ export function rustModules(from: string, text: string, rsFiles: ReadonlySet<str
     if (/#\s*\[\s*cfg\s*\(\s*test\s*\)\s*\]/.test(attrs)) continue;
     const name = m[2] as string;
     const path = /#\s*\[\s*path\s*=\s*"([^"]*)"\s*\]/.exec(attrs)?.[1];
-    const cands = path !== undefined ? dirs.map((d) => posix.normalize(posix.join(d, path))) : dirs.flatMap((d) => [posix.join(d, `${name}.rs`), posix.join(d, name, 'mod.rs')]);
+    const cands =
+      path !== undefined
+        ? dirs.map((d) => posix.normalize(posix.join(d, path)))
+        : dirs.flatMap((d) => [posix.join(d, `${name}.rs`), posix.join(d, name, 'mod.rs')]);
     for (const c of cands) if (rsFiles.has(c)) out.add(c);
   }
   return [...out];
@@ -162,7 +177,10 @@ export interface TreeFile {
  * Test-pattern files that production code imports, directly or through other such files,
  * each with the file that imports it. `read` gives a file's patched text.
  */
-export async function importedTestFiles(files: readonly TreeFile[], read: (path: string) => Promise<string | null>): Promise<Map<string, string>> {
+export async function importedTestFiles(
+  files: readonly TreeFile[],
+  read: (path: string) => Promise<string | null>,
+): Promise<Map<string, string>> {
   const tree = new Set(files.map((f) => f.path));
   const byPath = new Map(files.map((f) => [f.path, f]));
   const pyFiles = files.filter((f) => f.language === 'python').map((f) => f.path);
@@ -177,15 +195,16 @@ export async function importedTestFiles(files: readonly TreeFile[], read: (path:
     if (file.language === null) continue;
     const text = await read(path);
     if (text === null) continue;
-    const targets = file.language === 'python'
-      ? pythonImports(text).flatMap((imp) => resolvePython(path, imp, pyFiles))
-      : file.language === 'go'
-        ? goImports(text).flatMap((imp) => resolveGo(imp, goFiles))
-        : file.language === 'rust'
-          ? rustModules(path, text, tree)
-          : file.language === 'java'
-            ? javaImports(text).flatMap((imp) => resolveJava(imp, javaFiles))
-            : (await scriptImports(text)).flatMap((spec) => resolveScript(path, spec, tree));
+    const targets =
+      file.language === 'python'
+        ? pythonImports(text).flatMap((imp) => resolvePython(path, imp, pyFiles))
+        : file.language === 'go'
+          ? goImports(text).flatMap((imp) => resolveGo(imp, goFiles))
+          : file.language === 'rust'
+            ? rustModules(path, text, tree)
+            : file.language === 'java'
+              ? javaImports(text).flatMap((imp) => resolveJava(imp, javaFiles))
+              : (await scriptImports(text)).flatMap((spec) => resolveScript(path, spec, tree));
     for (const t of targets) {
       const target = byPath.get(t);
       if (target === undefined || seen.has(t)) continue;

@@ -30,7 +30,8 @@ export type ToWorker =
   | { readonly kind: 'load'; readonly languages: readonly string[] }
   | { readonly kind: 'jobs'; readonly jobs: readonly FileJob[]; readonly queue: SharedArrayBuffer };
 
-export type WorkerAnswer = { readonly ok: true; readonly state: ComparisonState } | { readonly ok: false; readonly error: string };
+export type WorkerAnswer =
+  { readonly ok: true; readonly state: ComparisonState } | { readonly ok: false; readonly error: string };
 
 export const WORKER_TAG = 'sealgate-symbols-worker';
 
@@ -43,7 +44,12 @@ export async function loadParser(language: string): Promise<void> {
 }
 
 /** The symbols of one file's text (credit uses it on the base and the patched version of a file). */
-export async function extractFile(language: string, path: string, bytes: Uint8Array, options: ExtractOptions): Promise<FileSymbols> {
+export async function extractFile(
+  language: string,
+  path: string,
+  bytes: Uint8Array,
+  options: ExtractOptions,
+): Promise<FileSymbols> {
   const text = decodeSource(bytes);
   if (isScript(language)) return extractTypeScript(await loadTypeScript(), path, text);
   if (isTreeSitter(language)) return extractWithTreeSitter(language, text, options);
@@ -52,11 +58,24 @@ export async function extractFile(language: string, path: string, bytes: Uint8Ar
 
 /** Parse and compare one job's two sides; their trees are freed before it returns. */
 export async function compareJob(job: FileJob, options: ExtractOptions, state: ComparisonState): Promise<void> {
-  const oldSide = job.oldBytes === null || job.oldName === null ? null : await extractFile(job.language, job.oldName, job.oldBytes, options);
+  const oldSide =
+    job.oldBytes === null || job.oldName === null
+      ? null
+      : await extractFile(job.language, job.oldName, job.oldBytes, options);
   let newSide: FileSymbols | null = null;
   try {
-    newSide = job.newBytes === null || job.newName === null ? null : await extractFile(job.language, job.newName, job.newBytes, options);
-    compareFile(state, { path: job.path, oldPath: job.oldPath, language: job.language, oldSymbols: oldSide, newSymbols: newSide, touched: job.touched });
+    newSide =
+      job.newBytes === null || job.newName === null
+        ? null
+        : await extractFile(job.language, job.newName, job.newBytes, options);
+    compareFile(state, {
+      path: job.path,
+      oldPath: job.oldPath,
+      language: job.language,
+      oldSymbols: oldSide,
+      newSymbols: newSide,
+      touched: job.touched,
+    });
   } finally {
     oldSide?.dispose?.();
     newSide?.dispose?.();
@@ -76,7 +95,8 @@ export class JobQueue {
   }
 
   static create(length: number): JobQueue {
-    if (!Number.isSafeInteger(length) || length < 0 || length > 0x7fffffff) throw new SealgateError('E_INTERNAL', `cannot queue ${length} jobs`);
+    if (!Number.isSafeInteger(length) || length < 0 || length > 0x7fffffff)
+      throw new SealgateError('E_INTERNAL', `cannot queue ${length} jobs`);
     const queue = new JobQueue(new SharedArrayBuffer(8));
     Atomics.store(queue.word, 0, BigInt(length) << 32n);
     return queue;
@@ -96,7 +116,13 @@ export class JobQueue {
 }
 
 /** Compare jobs taken from `end` of the queue until none is left. */
-export async function drainQueue(jobs: readonly FileJob[], queue: JobQueue, end: 'front' | 'back', options: ExtractOptions, state: ComparisonState): Promise<void> {
+export async function drainQueue(
+  jobs: readonly FileJob[],
+  queue: JobQueue,
+  end: 'front' | 'back',
+  options: ExtractOptions,
+  state: ComparisonState,
+): Promise<void> {
   for (let k = queue.take(end); k >= 0; k = queue.take(end)) {
     const job = jobs[k];
     if (job === undefined) throw new SealgateError('E_INTERNAL', `no job ${k} in the queue`);
@@ -115,7 +141,10 @@ const sizeOf = (j: FileJob) => (j.oldBytes?.length ?? 0) + (j.newBytes?.length ?
 export function queueOrder(jobs: readonly FileJob[]): FileJob[] {
   const bySize = (a: FileJob, b: FileJob) => sizeOf(b) - sizeOf(a);
   const front = jobs.filter((j) => !isScript(j.language)).sort(bySize);
-  const back = jobs.filter((j) => isScript(j.language)).sort(bySize).reverse();
+  const back = jobs
+    .filter((j) => isScript(j.language))
+    .sort(bySize)
+    .reverse();
   return [...front, ...back];
 }
 

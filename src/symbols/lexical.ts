@@ -7,7 +7,8 @@
 
 export type LexLanguage = 'typescript' | 'javascript' | 'python' | 'go' | 'java' | 'rust';
 
-const isSpace = (c: number) => c === 0 || c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11 || c === 0xa0 || c === 0xfeff;
+const isSpace = (c: number) =>
+  c === 0 || c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11 || c === 0xa0 || c === 0xfeff;
 
 /** End of a quoted string starting at `i` (the quote), honouring backslash escapes. */
 function quoted(text: string, i: number, quote: string, multiline: boolean): number {
@@ -25,14 +26,47 @@ function quoted(text: string, i: number, quote: string, multiline: boolean): num
   return k;
 }
 
-const isWord = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36 || (c > 127 && c !== 0xa0 && c !== 0xfeff);
+const isWord = (c: number) =>
+  (c >= 97 && c <= 122) ||
+  (c >= 65 && c <= 90) ||
+  (c >= 48 && c <= 57) ||
+  c === 95 ||
+  c === 36 ||
+  (c > 127 && c !== 0xa0 && c !== 0xfeff);
 
-const REGEX_AFTER = new Set(['', '(', ',', '=', ':', '[', '!', '&', '|', '?', '{', '}', ';', '+', '-', '*', '%', '<', '>', '~', '^']);
+const REGEX_AFTER = new Set([
+  '',
+  '(',
+  ',',
+  '=',
+  ':',
+  '[',
+  '!',
+  '&',
+  '|',
+  '?',
+  '{',
+  '}',
+  ';',
+  '+',
+  '-',
+  '*',
+  '%',
+  '<',
+  '>',
+  '~',
+  '^',
+]);
 
 /** Whether a `/` at `i` starts a regex rather than dividing (by the previous significant character or keyword). */
 function regexAllowed(text: string, i: number, lastSig: string): boolean {
   if (REGEX_AFTER.has(lastSig)) return true;
-  return /\w/.test(lastSig) && /(?:^|[^\w$])(?:return|typeof|case|do|else|in|of|new|delete|void|throw|yield|await)\s*$/.test(text.slice(Math.max(0, i - 16), i));
+  return (
+    /\w/.test(lastSig) &&
+    /(?:^|[^\w$])(?:return|typeof|case|do|else|in|of|new|delete|void|throw|yield|await)\s*$/.test(
+      text.slice(Math.max(0, i - 16), i),
+    )
+  );
 }
 
 /** The end of a JS regex literal starting at `i` (after its flags), or -1 when the line holds none. */
@@ -54,7 +88,11 @@ function regexLiteralEnd(text: string, i: number): number {
   return k;
 }
 
-export function lexicalForm(lang: LexLanguage, text: string, options: { docstringChanges: boolean } = { docstringChanges: false }): string {
+export function lexicalForm(
+  lang: LexLanguage,
+  text: string,
+  options: { docstringChanges: boolean } = { docstringChanges: false },
+): string {
   const out: string[] = [];
   const n = text.length;
   let i = 0;
@@ -163,11 +201,18 @@ export function lexicalForm(lang: LexLanguage, text: string, options: { docstrin
       }
     }
     if (end > i) {
-      const docstring: boolean = python && !options.docstringChanges && depth === 0 && ((lineStart && afterColonLine) || inDocstring);
+      const docstring: boolean =
+        python && !options.docstringChanges && depth === 0 && ((lineStart && afterColonLine) || inDocstring);
       if (!docstring) {
         let lit = text.slice(i, end);
         // Quote style is not behaviour (the token comparison agrees): 'x' reads as "x".
-        if ((lang === 'typescript' || lang === 'javascript') && ch === "'" && !lit.includes('\\') && !lit.slice(1, -1).includes('"')) lit = `"${lit.slice(1, -1)}"`;
+        if (
+          (lang === 'typescript' || lang === 'javascript') &&
+          ch === "'" &&
+          !lit.includes('\\') &&
+          !lit.slice(1, -1).includes('"')
+        )
+          lit = `"${lit.slice(1, -1)}"`;
         out.push(lit);
       }
       inDocstring = docstring;
@@ -204,7 +249,10 @@ const PY_STRING = /^[rRbBuUfF]{0,3}("""|'''|"|')/;
  * column the text starts at in its file. Not exact when an f-string holds a replacement field
  * (Python 3.12 lets those nest quotes) or the indentation is inconsistent.
  */
-export function pythonLexicalForm(text: string, options: { docstringChanges: boolean; startColumn: number }): LexicalForm {
+export function pythonLexicalForm(
+  text: string,
+  options: { docstringChanges: boolean; startColumn: number },
+): LexicalForm {
   const out: string[] = [];
   const n = text.length;
   const stack = [options.startColumn];
@@ -331,7 +379,8 @@ const MERGING = new Set(['+', '-', '*', '/', '%', '<', '>', '=', '!', '&', '|', 
  * return/throw/break/continue/yield, around ++ and --): the lexical form cannot prove
  * equality there.
  */
-const ASI_HAZARD = /\b(?:return|throw|break|continue|yield)[ \t]*(?:\/\/[^\n]*|\/\*[^\n]*?\*\/[ \t]*)?\r?\n|(?:\+\+|--)[ \t]*\r?\n|\n[ \t]*(?:\+\+|--)/;
+const ASI_HAZARD =
+  /\b(?:return|throw|break|continue|yield)[ \t]*(?:\/\/[^\n]*|\/\*[^\n]*?\*\/[ \t]*)?\r?\n|(?:\+\+|--)[ \t]*\r?\n|\n[ \t]*(?:\+\+|--)/;
 
 /**
  * TypeScript and JavaScript: comments dropped, strings whole (quote style normalised as in
@@ -409,7 +458,13 @@ export function scriptLexicalForm(text: string, jsx: boolean): LexicalForm {
     }
     // `<` after something that cannot end an operand (`(`, `=`, `return`) may open JSX, whose text keeps its spaces.
     if (jsx && ch === '<' && /[A-Za-z>]/.test(text[i + 1] ?? '') && !/[\w$)\]]/.test(lastSig)) exact = false;
-    if (jsx && ch === '<' && /[A-Za-z>]/.test(text[i + 1] ?? '') && /(?:^|[^\w$])(?:return|yield|await|case|default|in|of)$/.test(text.slice(Math.max(0, i - 12), i).trimEnd())) exact = false;
+    if (
+      jsx &&
+      ch === '<' &&
+      /[A-Za-z>]/.test(text[i + 1] ?? '') &&
+      /(?:^|[^\w$])(?:return|yield|await|case|default|in|of)$/.test(text.slice(Math.max(0, i - 12), i).trimEnd())
+    )
+      exact = false;
     const kind = MERGING.has(ch) ? 2 : 0;
     push(ch, kind, kind);
     lastSig = ch;

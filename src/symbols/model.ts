@@ -17,7 +17,11 @@ export interface Piece {
   /** Line ranges of nested symbols carved out of this piece (they are compared on their own). */
   readonly carved: readonly (readonly [number, number])[];
   /** Character offsets of the piece in its file, and of the nested symbols carved out of it. */
-  readonly offsets: { readonly start: number; readonly end: number; readonly cuts: readonly (readonly [number, number])[] };
+  readonly offsets: {
+    readonly start: number;
+    readonly end: number;
+    readonly cuts: readonly (readonly [number, number])[];
+  };
   /** Raw source of the piece minus carved parts: equal text means equal tokens, so no tokenising. */
   readonly text: string;
   /** The text with comments and whitespace dropped (see lexical.ts): different forms mean different tokens; equal exact forms mean equal tokens. */
@@ -78,7 +82,12 @@ export function lineOf(starts: readonly number[], offset: number): number {
 }
 
 /** Text of [start, end) with the carved ranges left out (a separator marks each cut). */
-export function carveText(text: string, start: number, end: number, cuts: readonly (readonly [number, number])[]): string {
+export function carveText(
+  text: string,
+  start: number,
+  end: number,
+  cuts: readonly (readonly [number, number])[],
+): string {
   if (cuts.length === 0) return text.slice(start, end);
   const sorted = [...cuts].sort((a, b) => a[0] - b[0]);
   let out = '';

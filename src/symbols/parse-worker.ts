@@ -3,7 +3,15 @@
 // as dist/bundle/parse-worker.cjs).
 import { parentPort, workerData } from 'node:worker_threads';
 import { newComparison } from './compare.js';
-import { drainQueue, JobQueue, loadParser, WORKER_TAG, type ToWorker, type WorkerAnswer, type WorkerStart } from './jobs.js';
+import {
+  drainQueue,
+  JobQueue,
+  loadParser,
+  WORKER_TAG,
+  type ToWorker,
+  type WorkerAnswer,
+  type WorkerStart,
+} from './jobs.js';
 
 const port = parentPort;
 const start = workerData as Partial<WorkerStart> | null;

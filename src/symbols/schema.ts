@@ -28,7 +28,10 @@ export const LocationSchema = v.pipe(
     changed_lines: v.array(LineRangeSchema),
   }),
   v.check((l) => l.start_line <= l.end_line, 'end_line is before start_line'),
-  v.check((l) => l.changed_lines.every(([a, b]) => a >= l.start_line && b <= l.end_line), 'changed_lines fall outside the symbol'),
+  v.check(
+    (l) => l.changed_lines.every(([a, b]) => a >= l.start_line && b <= l.end_line),
+    'changed_lines fall outside the symbol',
+  ),
 );
 
 /** A symbol id: `path::Qualified.name`. */
@@ -51,8 +54,14 @@ export const ChangedSchema = v.pipe(
   }),
   v.check((c) => new Set(c.files.map((f) => f.path)).size === c.files.length, 'a file appears twice in files'),
   v.check((c) => c.changed.every((id) => Object.hasOwn(c.locations, id)), 'every changed symbol needs a location'),
-  v.check((c) => Object.keys(c.locations).every((id) => c.changed.includes(id)), 'locations name a symbol that is not changed'),
-  v.check((c) => c.uncreditable.every((p) => c.files.some((f) => f.path === p && f.class === 'other')), 'uncreditable lists a file that is not of class other'),
+  v.check(
+    (c) => Object.keys(c.locations).every((id) => c.changed.includes(id)),
+    'locations name a symbol that is not changed',
+  ),
+  v.check(
+    (c) => c.uncreditable.every((p) => c.files.some((f) => f.path === p && f.class === 'other')),
+    'uncreditable lists a file that is not of class other',
+  ),
 );
 
 export type ChangedFile = v.InferOutput<typeof ChangedFileSchema>;

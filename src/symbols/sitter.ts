@@ -9,8 +9,19 @@ const COMMENTS = new Set(['comment', 'line_comment', 'block_comment']);
 const isAtomic = (type: string) => /string|char|rune|text_block/.test(type);
 
 const PY_STATEMENT_CONTAINERS = new Set([
-  'if_statement', 'elif_clause', 'else_clause', 'for_statement', 'while_statement', 'try_statement', 'except_clause',
-  'except_group_clause', 'finally_clause', 'with_statement', 'match_statement', 'case_clause', 'block',
+  'if_statement',
+  'elif_clause',
+  'else_clause',
+  'for_statement',
+  'while_statement',
+  'try_statement',
+  'except_clause',
+  'except_group_clause',
+  'finally_clause',
+  'with_statement',
+  'match_statement',
+  'case_clause',
+  'block',
 ]);
 
 interface Draft {
@@ -31,7 +42,10 @@ function bareTypeName(text: string): string {
   let t = squash(text);
   // Drop generic arguments, innermost first.
   for (let k = 0; k < 16 && /[<[][^<>[\]]*[>\]]/.test(t); k++) t = t.replace(/[<[][^<>[\]]*[>\]]/g, '');
-  t = t.replace(/^[*&]+/, '').replace(/^'\w+/, '').replace(/^(mut|dyn)(?=[A-Za-z_])/, '');
+  t = t
+    .replace(/^[*&]+/, '')
+    .replace(/^'\w+/, '')
+    .replace(/^(mut|dyn)(?=[A-Za-z_])/, '');
   const parts = t.split('::');
   return parts[parts.length - 1] || t;
 }
@@ -44,7 +58,11 @@ function columnAt(text: string, lineStart: number, pos: number): number {
 }
 
 /** Extract the symbols of one file. `lang` decides which declarations are symbols. */
-export async function extractWithTreeSitter(lang: TreeSitterLanguage, text: string, options: ExtractOptions): Promise<FileSymbols> {
+export async function extractWithTreeSitter(
+  lang: TreeSitterLanguage,
+  text: string,
+  options: ExtractOptions,
+): Promise<FileSymbols> {
   const parser = await getParser(lang);
   const tree = parser.parse(text);
   const starts = lineStarts(text);
@@ -64,14 +82,35 @@ export async function extractWithTreeSitter(lang: TreeSitterLanguage, text: stri
   }
 }
 
-function collect(lang: TreeSitterLanguage, text: string, root: Node, starts: number[], lineCount: number, options: ExtractOptions): FileSymbols {
+function collect(
+  lang: TreeSitterLanguage,
+  text: string,
+  root: Node,
+  starts: number[],
+  lineCount: number,
+  options: ExtractOptions,
+): FileSymbols {
   const drafts: { name: string; draft: Draft }[] = [];
   const qualify = (q: string, name: string) => (q === '' ? name : `${q}.${name}`);
 
-  const open = (name: string | null, nodes: Node[], nameNode: Node | null, typeOnly: boolean, parent: Draft | null): Draft => {
+  const open = (
+    name: string | null,
+    nodes: Node[],
+    nameNode: Node | null,
+    typeOnly: boolean,
+    parent: Draft | null,
+  ): Draft => {
     const first = nodes[0] as Node;
     const last = nodes[nodes.length - 1] as Node;
-    const d: Draft = { nodes, start: first.startIndex, end: last.endIndex, nameStart: nameNode ? nameNode.startIndex : -1, typeOnly, cuts: [], cutIds: new Set() };
+    const d: Draft = {
+      nodes,
+      start: first.startIndex,
+      end: last.endIndex,
+      nameStart: nameNode ? nameNode.startIndex : -1,
+      typeOnly,
+      cuts: [],
+      cutIds: new Set(),
+    };
     if (parent) {
       parent.cuts.push([d.start, d.end]);
       for (const n of nodes) parent.cutIds.add(n.id);
@@ -114,7 +153,13 @@ function collect(lang: TreeSitterLanguage, text: string, root: Node, starts: num
           const wasFirst = firstStatement;
           firstStatement = false;
           if (d.cutIds.has(cursor.nodeId)) continue;
-          if (wasFirst && !options.docstringChanges && cursor.nodeType === 'expression_statement' && isDocstring(cursor.currentNode)) continue;
+          if (
+            wasFirst &&
+            !options.docstringChanges &&
+            cursor.nodeType === 'expression_statement' &&
+            isDocstring(cursor.currentNode)
+          )
+            continue;
           visit(false);
           out.push('\u0002;');
         } while (cursor.gotoNextSibling());
@@ -183,7 +228,8 @@ function collect(lang: TreeSitterLanguage, text: string, root: Node, starts: num
         const n = cursor.currentNode;
         const a = n.namedChildCount === 1 ? n.namedChild(0) : null;
         const left = a?.childForFieldName('left');
-        if (a?.type === 'assignment' && left?.type === 'identifier' && a.childForFieldName('right')?.type === 'lambda') open(qualify(q, left.text), [n], left, false, owner);
+        if (a?.type === 'assignment' && left?.type === 'identifier' && a.childForFieldName('right')?.type === 'lambda')
+          open(qualify(q, left.text), [n], left, false, owner);
       } else if (PY_STATEMENT_CONTAINERS.has(type)) {
         if (type === 'if_statement' && text.slice(cursor.startIndex, cursor.startIndex + 80).includes('__main__')) {
           // `if __name__ == "__main__":` is module code; nothing in it is a symbol.
@@ -222,7 +268,13 @@ function collect(lang: TreeSitterLanguage, text: string, root: Node, starts: num
   };
 
   // ---- Java
-  const JAVA_TYPES = new Set(['class_declaration', 'interface_declaration', 'enum_declaration', 'record_declaration', 'annotation_type_declaration']);
+  const JAVA_TYPES = new Set([
+    'class_declaration',
+    'interface_declaration',
+    'enum_declaration',
+    'record_declaration',
+    'annotation_type_declaration',
+  ]);
   const javaType = (n: Node, owner: Draft, q: string): void => {
     const nameNode = n.childForFieldName('name');
     if (!nameNode) return;
@@ -244,7 +296,8 @@ function collect(lang: TreeSitterLanguage, text: string, root: Node, starts: num
         const decls = m.childrenForFieldName('declarator').filter((c): c is Node => c !== null);
         const only = decls.length === 1 ? decls[0] : undefined;
         const nameNode = only?.childForFieldName('name');
-        if (nameNode && only?.childForFieldName('value')?.type === 'lambda_expression') open(qualify(q, nameNode.text), [m], nameNode, false, cls);
+        if (nameNode && only?.childForFieldName('value')?.type === 'lambda_expression')
+          open(qualify(q, nameNode.text), [m], nameNode, false, cls);
       }
     }
   };
@@ -284,13 +337,17 @@ function collect(lang: TreeSitterLanguage, text: string, root: Node, starts: num
       case 'function_signature_item':
         if (nameNode) open(qualify(implType ?? q, nameNode.text), nodes, nameNode, true, owner);
         return;
-      case 'struct_item': case 'enum_item': case 'union_item': case 'macro_definition':
+      case 'struct_item':
+      case 'enum_item':
+      case 'union_item':
+      case 'macro_definition':
         if (nameNode) open(qualify(q, nameNode.text), nodes, nameNode, false, owner);
         return;
       case 'type_item':
         if (nameNode && implType === null) open(qualify(q, nameNode.text), nodes, nameNode, true, owner);
         return;
-      case 'trait_item': case 'mod_item': {
+      case 'trait_item':
+      case 'mod_item': {
         if (!nameNode) return;
         const name = qualify(q, nameNode.text);
         const d = open(name, nodes, nameNode, false, owner);
@@ -341,7 +398,10 @@ function collect(lang: TreeSitterLanguage, text: string, root: Node, starts: num
       starts,
       (pieceText) =>
         lang === 'python'
-          ? pythonLexicalForm(pieceText, { docstringChanges: options.docstringChanges, startColumn: columnAt(text, starts[lineOf(starts, draft.start) - 1] ?? 0, draft.start) })
+          ? pythonLexicalForm(pieceText, {
+              docstringChanges: options.docstringChanges,
+              startColumn: columnAt(text, starts[lineOf(starts, draft.start) - 1] ?? 0, draft.start),
+            })
           : { form: lexicalForm(lang, pieceText, options), exact: false },
       (withoutName) => tokensOf(draft, withoutName),
     );

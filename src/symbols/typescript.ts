@@ -20,10 +20,16 @@ export function loadTypeScript(): Promise<Ts> {
 function scriptKindOf(ts: Ts, path: string): TS.ScriptKind {
   const ext = /\.([^./]+)$/.exec(path)?.[1]?.toLowerCase();
   switch (ext) {
-    case 'tsx': return ts.ScriptKind.TSX;
-    case 'jsx': return ts.ScriptKind.JSX;
-    case 'js': case 'mjs': case 'cjs': return ts.ScriptKind.JS;
-    default: return ts.ScriptKind.TS;
+    case 'tsx':
+      return ts.ScriptKind.TSX;
+    case 'jsx':
+      return ts.ScriptKind.JSX;
+    case 'js':
+    case 'mjs':
+    case 'cjs':
+      return ts.ScriptKind.JS;
+    default:
+      return ts.ScriptKind.TS;
   }
 }
 
@@ -32,19 +38,35 @@ type Shape = 'function' | 'class' | 'object' | null;
 /** What a variable or property is bound to, looking through parentheses, casts and wrapping calls. */
 function shapeOf(ts: Ts, expr: TS.Expression | undefined): Shape {
   let e = expr;
-  while (e && (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isNonNullExpression(e) || ts.isTypeAssertionExpression(e))) e = e.expression;
+  while (
+    e &&
+    (ts.isParenthesizedExpression(e) ||
+      ts.isAsExpression(e) ||
+      ts.isSatisfiesExpression(e) ||
+      ts.isNonNullExpression(e) ||
+      ts.isTypeAssertionExpression(e))
+  )
+    e = e.expression;
   if (!e) return null;
   if (ts.isArrowFunction(e) || ts.isFunctionExpression(e)) return 'function';
   if (ts.isClassExpression(e)) return 'class';
   if (ts.isObjectLiteralExpression(e)) return 'object';
   // `const f = memo(() => ...)`: a function bound through a wrapper is still the variable's.
-  if ((ts.isCallExpression(e) || ts.isNewExpression(e)) && e.arguments?.some((a) => shapeOf(ts, a) === 'function')) return 'function';
+  if ((ts.isCallExpression(e) || ts.isNewExpression(e)) && e.arguments?.some((a) => shapeOf(ts, a) === 'function'))
+    return 'function';
   return null;
 }
 
 function unwrap(ts: Ts, expr: TS.Expression): TS.Expression {
   let e = expr;
-  while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isNonNullExpression(e) || ts.isTypeAssertionExpression(e)) e = e.expression;
+  while (
+    ts.isParenthesizedExpression(e) ||
+    ts.isAsExpression(e) ||
+    ts.isSatisfiesExpression(e) ||
+    ts.isNonNullExpression(e) ||
+    ts.isTypeAssertionExpression(e)
+  )
+    e = e.expression;
   return e;
 }
 
@@ -56,7 +78,8 @@ function hasModifier(ts: Ts, node: TS.Node, kind: TS.SyntaxKind): boolean {
 function nameText(ts: Ts, sf: TS.SourceFile, name: TS.PropertyName | TS.BindingName | undefined): string | null {
   if (!name) return null;
   if (ts.isIdentifier(name) || ts.isPrivateIdentifier(name)) return name.text;
-  if (ts.isStringLiteral(name) || ts.isNumericLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name)) return name.text;
+  if (ts.isStringLiteral(name) || ts.isNumericLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name))
+    return name.text;
   if (ts.isComputedPropertyName(name)) return `[${name.expression.getText(sf).replace(/\s+/g, '')}]`;
   return null;
 }
@@ -78,25 +101,38 @@ function entityText(ts: Ts, e: TS.Expression): string | null {
  * code a loader such as tsx would run, so the file is not ambient.
  */
 export function isRuntimeStatement(ts: Ts, n: TS.Statement): boolean {
-  const declare = ts.canHaveModifiers(n) && (ts.getModifiers(n) ?? []).some((m) => m.kind === ts.SyntaxKind.DeclareKeyword);
+  const declare =
+    ts.canHaveModifiers(n) && (ts.getModifiers(n) ?? []).some((m) => m.kind === ts.SyntaxKind.DeclareKeyword);
   if (declare || ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n) || ts.isEmptyStatement(n)) return false;
   if (ts.isImportDeclaration(n)) {
     const c = n.importClause;
     if (c === undefined) return true; // `import './x'`: a side effect
     if (c.isTypeOnly) return false;
-    return c.name !== undefined || c.namedBindings === undefined || !ts.isNamedImports(c.namedBindings) || c.namedBindings.elements.some((e) => !e.isTypeOnly);
+    return (
+      c.name !== undefined ||
+      c.namedBindings === undefined ||
+      !ts.isNamedImports(c.namedBindings) ||
+      c.namedBindings.elements.some((e) => !e.isTypeOnly)
+    );
   }
   if (ts.isImportEqualsDeclaration(n)) return !n.isTypeOnly;
   if (ts.isExportDeclaration(n)) {
     if (n.isTypeOnly) return false;
-    if (n.moduleSpecifier === undefined && n.exportClause !== undefined && ts.isNamedExports(n.exportClause)) return n.exportClause.elements.some((e) => !e.isTypeOnly);
+    if (n.moduleSpecifier === undefined && n.exportClause !== undefined && ts.isNamedExports(n.exportClause))
+      return n.exportClause.elements.some((e) => !e.isTypeOnly);
     return true;
   }
   if (ts.isExportAssignment(n)) return !ts.isIdentifier(n.expression);
   if (ts.isFunctionDeclaration(n)) return n.body !== undefined;
   if (ts.isVariableStatement(n)) return n.declarationList.declarations.some((d) => d.initializer !== undefined);
   if (ts.isClassDeclaration(n)) {
-    return n.members.some((m) => ts.isClassStaticBlockDeclaration(m) || ((ts.isMethodDeclaration(m) || ts.isConstructorDeclaration(m) || ts.isGetAccessor(m) || ts.isSetAccessor(m)) && m.body !== undefined) || (ts.isPropertyDeclaration(m) && m.initializer !== undefined));
+    return n.members.some(
+      (m) =>
+        ts.isClassStaticBlockDeclaration(m) ||
+        ((ts.isMethodDeclaration(m) || ts.isConstructorDeclaration(m) || ts.isGetAccessor(m) || ts.isSetAccessor(m)) &&
+          m.body !== undefined) ||
+        (ts.isPropertyDeclaration(m) && m.initializer !== undefined),
+    );
   }
   if (ts.isModuleDeclaration(n)) {
     const body = n.body;
@@ -127,8 +163,13 @@ export function extractTypeScript(ts: Ts, path: string, text: string): FileSymbo
   const table = new SymbolTable();
   const ambientFile = sf.isDeclarationFile && !declarationHasRuntime(ts, sf);
   const STATEMENT_HOLDERS = new Set<TS.SyntaxKind>([
-    ts.SyntaxKind.SourceFile, ts.SyntaxKind.Block, ts.SyntaxKind.ModuleBlock, ts.SyntaxKind.CaseClause, ts.SyntaxKind.DefaultClause,
-    ts.SyntaxKind.ClassDeclaration, ts.SyntaxKind.ClassExpression,
+    ts.SyntaxKind.SourceFile,
+    ts.SyntaxKind.Block,
+    ts.SyntaxKind.ModuleBlock,
+    ts.SyntaxKind.CaseClause,
+    ts.SyntaxKind.DefaultClause,
+    ts.SyntaxKind.ClassDeclaration,
+    ts.SyntaxKind.ClassExpression,
   ]);
 
   interface Draft {
@@ -142,9 +183,23 @@ export function extractTypeScript(ts: Ts, path: string, text: string): FileSymbo
   }
   const drafts: { name: string; draft: Draft }[] = [];
 
-  const open = (name: string, node: TS.Node, nameNode: TS.Node | undefined, typeOnly: boolean, parent: Draft | null): Draft => {
+  const open = (
+    name: string,
+    node: TS.Node,
+    nameNode: TS.Node | undefined,
+    typeOnly: boolean,
+    parent: Draft | null,
+  ): Draft => {
     const start = node === sf ? 0 : node.getStart(sf);
-    const d: Draft = { node, start, end: node.end, nameStart: nameNode ? nameNode.getStart(sf) : -1, typeOnly, cuts: [], cutNodes: new Set() };
+    const d: Draft = {
+      node,
+      start,
+      end: node.end,
+      nameStart: nameNode ? nameNode.getStart(sf) : -1,
+      typeOnly,
+      cuts: [],
+      cutNodes: new Set(),
+    };
     if (parent) {
       parent.cuts.push([start, node.end]);
       parent.cutNodes.add(node);
@@ -213,13 +268,26 @@ export function extractTypeScript(ts: Ts, path: string, text: string): FileSymbo
   };
 
   /** A function-valued symbol; `body` is what to search for nested symbols (absent for a signature). */
-  const openFunctionLike = (name: string, node: TS.Node, nameNode: TS.Node | undefined, body: TS.Node | undefined, owner: Draft, ambient: boolean): void => {
+  const openFunctionLike = (
+    name: string,
+    node: TS.Node,
+    nameNode: TS.Node | undefined,
+    body: TS.Node | undefined,
+    owner: Draft,
+    ambient: boolean,
+  ): void => {
     const typeOnly = ambient || body === undefined;
     const d = open(name, node, nameNode, typeOnly, owner);
     if (body) walk(body, d, name, typeOnly);
   };
 
-  const openClass = (name: string, node: TS.ClassLikeDeclaration, nameNode: TS.Node | undefined, owner: Draft, ambient: boolean): void => {
+  const openClass = (
+    name: string,
+    node: TS.ClassLikeDeclaration,
+    nameNode: TS.Node | undefined,
+    owner: Draft,
+    ambient: boolean,
+  ): void => {
     const amb = ambient || hasModifier(ts, node, ts.SyntaxKind.DeclareKeyword);
     const d = open(name, node, nameNode, amb, owner);
     const members = new Set<TS.Node>(node.members);
@@ -233,7 +301,10 @@ export function extractTypeScript(ts: Ts, path: string, text: string): FileSymbo
   const visitObject = (obj: TS.ObjectLiteralExpression, owner: Draft, prefix: string, ambient: boolean): void => {
     for (const p of obj.properties) {
       const name = nameText(ts, sf, p.name);
-      if (name !== null && (ts.isMethodDeclaration(p) || ts.isGetAccessorDeclaration(p) || ts.isSetAccessorDeclaration(p))) {
+      if (
+        name !== null &&
+        (ts.isMethodDeclaration(p) || ts.isGetAccessorDeclaration(p) || ts.isSetAccessorDeclaration(p))
+      ) {
         openFunctionLike(qualify(prefix, name), p, p.name, p.body, owner, ambient);
         continue;
       }
@@ -257,15 +328,27 @@ export function extractTypeScript(ts: Ts, path: string, text: string): FileSymbo
   };
 
   const visitMember = (m: TS.ClassElement, cls: Draft, q: string, ambient: boolean): void => {
-    if (ts.isConstructorDeclaration(m)) return openFunctionLike(qualify(q, 'constructor'), m, undefined, m.body, cls, ambient);
+    if (ts.isConstructorDeclaration(m))
+      return openFunctionLike(qualify(q, 'constructor'), m, undefined, m.body, cls, ambient);
     const name = nameText(ts, sf, m.name);
-    if (name !== null && (ts.isMethodDeclaration(m) || ts.isGetAccessorDeclaration(m) || ts.isSetAccessorDeclaration(m))) {
-      return openFunctionLike(qualify(q, name), m, m.name, m.body, cls, ambient || hasModifier(ts, m, ts.SyntaxKind.AbstractKeyword));
+    if (
+      name !== null &&
+      (ts.isMethodDeclaration(m) || ts.isGetAccessorDeclaration(m) || ts.isSetAccessorDeclaration(m))
+    ) {
+      return openFunctionLike(
+        qualify(q, name),
+        m,
+        m.name,
+        m.body,
+        cls,
+        ambient || hasModifier(ts, m, ts.SyntaxKind.AbstractKeyword),
+      );
     }
     if (name !== null && ts.isPropertyDeclaration(m)) {
       const shape = shapeOf(ts, m.initializer);
       if (shape === 'function') return openFunctionLike(qualify(q, name), m, m.name, m.initializer, cls, ambient);
-      if (shape === 'class' && m.initializer) return openClass(qualify(q, name), unwrap(ts, m.initializer) as TS.ClassExpression, m.name, cls, ambient);
+      if (shape === 'class' && m.initializer)
+        return openClass(qualify(q, name), unwrap(ts, m.initializer) as TS.ClassExpression, m.name, cls, ambient);
     }
     visitNode(m, cls, q, ambient);
   };
@@ -273,8 +356,19 @@ export function extractTypeScript(ts: Ts, path: string, text: string): FileSymbo
   const K = ts.SyntaxKind;
   // Only these kinds can declare a symbol; everything else is searched through.
   const DECLARING = new Set<TS.SyntaxKind>([
-    K.FunctionDeclaration, K.ClassDeclaration, K.InterfaceDeclaration, K.TypeAliasDeclaration, K.EnumDeclaration, K.ModuleDeclaration,
-    K.VariableStatement, K.VariableDeclaration, K.ExportAssignment, K.ExpressionStatement, K.ImportDeclaration, K.ExportDeclaration, K.ImportEqualsDeclaration,
+    K.FunctionDeclaration,
+    K.ClassDeclaration,
+    K.InterfaceDeclaration,
+    K.TypeAliasDeclaration,
+    K.EnumDeclaration,
+    K.ModuleDeclaration,
+    K.VariableStatement,
+    K.VariableDeclaration,
+    K.ExportAssignment,
+    K.ExpressionStatement,
+    K.ImportDeclaration,
+    K.ExportDeclaration,
+    K.ImportEqualsDeclaration,
   ]);
 
   const LAST_TOKEN = K.LastToken;
@@ -284,7 +378,15 @@ export function extractTypeScript(ts: Ts, path: string, text: string): FileSymbo
     if (!DECLARING.has(n.kind)) return walk(n, owner, q, ambient);
     if (ts.isFunctionDeclaration(n)) {
       const name = n.name ? n.name.text : hasModifier(ts, n, ts.SyntaxKind.DefaultKeyword) ? 'default' : null;
-      if (name !== null) return openFunctionLike(qualify(q, name), n, n.name, n.body, owner, ambient || hasModifier(ts, n, ts.SyntaxKind.DeclareKeyword));
+      if (name !== null)
+        return openFunctionLike(
+          qualify(q, name),
+          n,
+          n.name,
+          n.body,
+          owner,
+          ambient || hasModifier(ts, n, ts.SyntaxKind.DeclareKeyword),
+        );
     }
     if (ts.isClassDeclaration(n)) {
       const name = n.name ? n.name.text : 'default';
@@ -300,7 +402,11 @@ export function extractTypeScript(ts: Ts, path: string, text: string): FileSymbo
     }
     if (ts.isModuleDeclaration(n)) {
       const amb = ambient || hasModifier(ts, n, ts.SyntaxKind.DeclareKeyword) || !ts.isIdentifier(n.name);
-      const name = ts.isIdentifier(n.name) ? n.name.text : ts.isStringLiteral(n.name) ? JSON.stringify(n.name.text) : 'global';
+      const name = ts.isIdentifier(n.name)
+        ? n.name.text
+        : ts.isStringLiteral(n.name)
+          ? JSON.stringify(n.name.text)
+          : 'global';
       // `namespace A.B {}` nests a declaration per segment; it is one symbol, A.B.
       let body = n.body;
       let qn = qualify(q, name);
@@ -318,7 +424,8 @@ export function extractTypeScript(ts: Ts, path: string, text: string): FileSymbo
       const only = decls.length === 1 ? decls[0] : undefined;
       if (only && ts.isIdentifier(only.name) && !amb) {
         const shape = shapeOf(ts, only.initializer);
-        if (shape === 'function') return openFunctionLike(qualify(q, only.name.text), n, only.name, only.initializer, owner, amb);
+        if (shape === 'function')
+          return openFunctionLike(qualify(q, only.name.text), n, only.name, only.initializer, owner, amb);
         if (shape === 'class' && only.initializer) {
           const d = open(qualify(q, only.name.text), n, only.name, amb, owner);
           const cls = unwrap(ts, only.initializer) as TS.ClassExpression;
@@ -334,30 +441,64 @@ export function extractTypeScript(ts: Ts, path: string, text: string): FileSymbo
     }
     if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name)) {
       const shape = shapeOf(ts, n.initializer);
-      if (shape === 'function') return openFunctionLike(qualify(q, n.name.text), n, n.name, n.initializer, owner, ambient);
+      if (shape === 'function')
+        return openFunctionLike(qualify(q, n.name.text), n, n.name, n.initializer, owner, ambient);
       if (shape === 'object' && n.initializer) {
-        return visitObject(unwrap(ts, n.initializer) as TS.ObjectLiteralExpression, owner, qualify(q, n.name.text), ambient);
+        return visitObject(
+          unwrap(ts, n.initializer) as TS.ObjectLiteralExpression,
+          owner,
+          qualify(q, n.name.text),
+          ambient,
+        );
       }
     }
     if (ts.isExportAssignment(n)) {
       const shape = shapeOf(ts, n.expression);
-      if (shape === 'function') return openFunctionLike(qualify(q, 'default'), n, undefined, n.expression, owner, ambient);
-      if (shape === 'class') return openClass(qualify(q, 'default'), unwrap(ts, n.expression) as TS.ClassExpression, undefined, owner, ambient);
-      if (shape === 'object') return visitObject(unwrap(ts, n.expression) as TS.ObjectLiteralExpression, owner, qualify(q, 'default'), ambient);
+      if (shape === 'function')
+        return openFunctionLike(qualify(q, 'default'), n, undefined, n.expression, owner, ambient);
+      if (shape === 'class')
+        return openClass(
+          qualify(q, 'default'),
+          unwrap(ts, n.expression) as TS.ClassExpression,
+          undefined,
+          owner,
+          ambient,
+        );
+      if (shape === 'object')
+        return visitObject(
+          unwrap(ts, n.expression) as TS.ObjectLiteralExpression,
+          owner,
+          qualify(q, 'default'),
+          ambient,
+        );
     }
     // CommonJS and prototype assignments: `exports.f = function () {}`, `module.exports = { ... }`.
-    if (ts.isExpressionStatement(n) && ts.isBinaryExpression(n.expression) && n.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken) {
+    if (
+      ts.isExpressionStatement(n) &&
+      ts.isBinaryExpression(n.expression) &&
+      n.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken
+    ) {
       const left = entityText(ts, n.expression.left);
       const shape = shapeOf(ts, n.expression.right);
       if (left?.includes('.')) {
-        if (shape === 'function') return openFunctionLike(qualify(q, left), n, n.expression.left, n.expression.right, owner, ambient);
+        if (shape === 'function')
+          return openFunctionLike(qualify(q, left), n, n.expression.left, n.expression.right, owner, ambient);
         if (shape === 'object') {
-          return visitObject(unwrap(ts, n.expression.right) as TS.ObjectLiteralExpression, owner, qualify(q, left), ambient);
+          return visitObject(
+            unwrap(ts, n.expression.right) as TS.ObjectLiteralExpression,
+            owner,
+            qualify(q, left),
+            ambient,
+          );
         }
       }
     }
     // Type-only imports and exports have no runtime effect: keep them apart from the module's code.
-    if ((ts.isImportDeclaration(n) && n.importClause?.isTypeOnly) || (ts.isExportDeclaration(n) && n.isTypeOnly) || ts.isImportEqualsDeclaration(n) && n.isTypeOnly) {
+    if (
+      (ts.isImportDeclaration(n) && n.importClause?.isTypeOnly) ||
+      (ts.isExportDeclaration(n) && n.isTypeOnly) ||
+      (ts.isImportEqualsDeclaration(n) && n.isTypeOnly)
+    ) {
       open(q === '' ? MODULE : q, n, undefined, true, owner);
       return;
     }
@@ -368,7 +509,13 @@ export function extractTypeScript(ts: Ts, path: string, text: string): FileSymbo
   walk(sf, root, '', ambientFile);
 
   for (const { name, draft } of drafts) {
-    const piece = toPiece(draft, text, starts, (pieceText) => scriptLexicalForm(pieceText, jsx), (withoutName) => tokensOf(draft, withoutName));
+    const piece = toPiece(
+      draft,
+      text,
+      starts,
+      (pieceText) => scriptLexicalForm(pieceText, jsx),
+      (withoutName) => tokensOf(draft, withoutName),
+    );
     table.add(name, piece);
   }
   return { parsed: true, lineCount, symbols: table.symbols };

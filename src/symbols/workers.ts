@@ -17,7 +17,11 @@ function startWorker(data: WorkerStart): Running {
   const fromSources = here.endsWith('.ts');
   const url = new URL(`./parse-worker${fromSources ? '.ts' : here.endsWith('.cjs') ? '.cjs' : '.js'}`, here);
   const worker = fromSources
-    ? new Worker(`import('tsx/esm/api').then((m) => m.register()).then(() => import(${JSON.stringify(url.href)}))`, { eval: true, workerData: data, execArgv: [] })
+    ? new Worker(`import('tsx/esm/api').then((m) => m.register()).then(() => import(${JSON.stringify(url.href)}))`, {
+        eval: true,
+        workerData: data,
+        execArgv: [],
+      })
     : new Worker(url, { workerData: data, execArgv: [] });
   const answer = new Promise<ComparisonState>((resolvePromise, reject) => {
     let settled = false;

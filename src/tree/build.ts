@@ -42,9 +42,20 @@ const MAX_PATCH_BYTES = 256 * 1024 * 1024;
  * output cannot be split for sure (a path with a line break), each is asked on its own.
  */
 function locateRepo(repo: string, base: string): { root: string; objectDir: string } {
-  const notCommit = (root: string): SealgateError => inputInvalid('base_commit', `"${base}" is not a commit of the repository ${root}`);
+  const notCommit = (root: string): SealgateError =>
+    inputInvalid('base_commit', `"${base}" is not a commit of the repository ${root}`);
   const baseOk = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(base);
-  const all = runGit(repo, ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-path', 'objects', '--verify', '--quiet', '--end-of-options', `${base}^{commit}`]);
+  const all = runGit(repo, [
+    'rev-parse',
+    '--path-format=absolute',
+    '--show-toplevel',
+    '--git-path',
+    'objects',
+    '--verify',
+    '--quiet',
+    '--end-of-options',
+    `${base}^{commit}`,
+  ]);
   const lines = all.stdout.toString('utf8').split('\n');
   if (all.status === 0 && lines.length === 4 && lines[3] === '') {
     const [root, objectDir, commit] = lines as [string, string, string];
@@ -57,7 +68,8 @@ function locateRepo(repo: string, base: string): { root: string; objectDir: stri
   const commit = runGit(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${base}^{commit}`]);
   if (!baseOk || commit.status !== 0 || commit.stdout.toString('utf8').trim() !== base) throw notCommit(root);
   const objects = runGit(root, ['rev-parse', '--path-format=absolute', '--git-path', 'objects']);
-  if (objects.status !== 0) throw new SealgateError('E_INTERNAL', `cannot locate the object directory: ${objects.stderr.trim()}`);
+  if (objects.status !== 0)
+    throw new SealgateError('E_INTERNAL', `cannot locate the object directory: ${objects.stderr.trim()}`);
   return { root, objectDir: objects.stdout.toString('utf8').trim() };
 }
 
@@ -77,20 +89,28 @@ export function buildTree(req: BuildRequest): RunnerTree {
     };
     const step = (args: string[], what: string): string => {
       const r = runGit(root, args, { env });
-      if (r.status !== 0) throw inputInvalid(what, `git ${args[0] ?? ''} failed: ${r.stderr.trim() || `exit ${String(r.status)}`}`);
+      if (r.status !== 0)
+        throw inputInvalid(what, `git ${args[0] ?? ''} failed: ${r.stderr.trim() || `exit ${String(r.status)}`}`);
       return r.stdout.toString('utf8');
     };
     step(['read-tree', base], 'git read-tree');
     const patchFile = join(tmp, 'patch.diff');
     writeFileSync(patchFile, req.patchBytes);
-    const applied = runGit(root, ['-c', 'apply.ignoreWhitespace=no', 'apply', '--cached', '-v', '--whitespace=nowarn', patchFile], { env });
+    const applied = runGit(
+      root,
+      ['-c', 'apply.ignoreWhitespace=no', 'apply', '--cached', '-v', '--whitespace=nowarn', patchFile],
+      { env },
+    );
     const refusal = applyRefusal(applied.status, applied.stderr, base);
     if (refusal !== null) throw inputInvalid(label, refusal);
     const treeId = parseTreeId(step(['write-tree'], 'git write-tree'));
     if (treeId === null) throw new SealgateError('E_INTERNAL', 'git write-tree printed no tree id');
     const out = join(tmp, 'tree');
     mkdirSync(out, { mode: 0o755 });
-    step(['-c', 'core.autocrlf=false', '-c', 'core.symlinks=true', 'checkout-index', '-a', '-f', `--prefix=${out}/`], 'git checkout-index');
+    step(
+      ['-c', 'core.autocrlf=false', '-c', 'core.symlinks=true', 'checkout-index', '-a', '-f', `--prefix=${out}/`],
+      'git checkout-index',
+    );
     // One fixed modification time for the whole tree (core/times.ts): copies keep it (cp -a).
     stampTree(out);
     return { root: realpathSync(out), treeId, baseCommit: base, patchSha256: sha256Hex(req.patchBytes), dispose };
@@ -118,7 +138,11 @@ export function buildRecordTree(repo: string, opts: RecordTreeOptions = {}): Run
   const record = readRecordFile(full, rel).record;
   const source = checkTreeSource(record, rel);
   if (!source.ok) throw new SealgateError(source.finding.code, [source.finding]);
-  const bytes = readBoundedFile(resolveInRepo(repo, source.value.patchPath, `${rel}#patch_path`), MAX_PATCH_BYTES, 'patch');
+  const bytes = readBoundedFile(
+    resolveInRepo(repo, source.value.patchPath, `${rel}#patch_path`),
+    MAX_PATCH_BYTES,
+    'patch',
+  );
   if (opts.checkHash ?? true) {
     const bad = checkPatchBytes(bytes, source.value.patchSha256, rel);
     if (bad !== null) throw new SealgateError(bad.code, [bad]);

@@ -18,18 +18,42 @@ export interface TreeSource {
 }
 
 /** The record's fields the tree needs, or the finding that stops it. */
-export function checkTreeSource(record: ProposalRecord, label: string): { ok: true; value: TreeSource } | { ok: false; finding: Finding } {
+export function checkTreeSource(
+  record: ProposalRecord,
+  label: string,
+): { ok: true; value: TreeSource } | { ok: false; finding: Finding } {
   if (record.base_commit === undefined) {
-    return { ok: false, finding: { code: 'E_INPUT_INVALID', path: `${label}#base_commit`, detail: 'the record names no base commit, so the runner cannot build its tree; record the proposal again with `sealgate propose` (it writes base_commit)' } };
+    return {
+      ok: false,
+      finding: {
+        code: 'E_INPUT_INVALID',
+        path: `${label}#base_commit`,
+        detail:
+          'the record names no base commit, so the runner cannot build its tree; record the proposal again with `sealgate propose` (it writes base_commit)',
+      },
+    };
   }
-  return { ok: true, value: { baseCommit: record.base_commit, patchPath: record.patch_path, patchSha256: record.patch_sha256 ?? null } };
+  return {
+    ok: true,
+    value: { baseCommit: record.base_commit, patchPath: record.patch_path, patchSha256: record.patch_sha256 ?? null },
+  };
 }
 
 /** The patch bytes against the record's hash: a finding when they differ or the record binds none. */
 export function checkPatchBytes(bytes: Uint8Array, expected: string | null, label: string): Finding | null {
-  if (expected === null) return { code: 'E_INPUT_INVALID', path: `${label}#patch_sha256`, detail: 'the record binds no patch bytes; record the proposal with `sealgate propose`' };
+  if (expected === null)
+    return {
+      code: 'E_INPUT_INVALID',
+      path: `${label}#patch_sha256`,
+      detail: 'the record binds no patch bytes; record the proposal with `sealgate propose`',
+    };
   const got = sha256Hex(bytes);
-  if (!digestsEqual(got, expected)) return { code: 'E_INPUT_INVALID', path: `${label}#patch_sha256`, detail: `the patch on disk (sha256 ${got}) is not the one the proposal recorded (${expected}); the runner builds only from the recorded patch` };
+  if (!digestsEqual(got, expected))
+    return {
+      code: 'E_INPUT_INVALID',
+      path: `${label}#patch_sha256`,
+      detail: `the patch on disk (sha256 ${got}) is not the one the proposal recorded (${expected}); the runner builds only from the recorded patch`,
+    };
   return null;
 }
 
@@ -43,15 +67,24 @@ export function parseTreeId(stdout: string): string | null {
 export function applyRefusal(status: number | null, stderr: string, base: string): string | null {
   const at = base.slice(0, 12);
   if (status !== 0) {
-    const why = stderr.split('\n').filter((l) => l.startsWith('error:')).join('; ');
+    const why = stderr
+      .split('\n')
+      .filter((l) => l.startsWith('error:'))
+      .join('; ');
     return `does not apply to ${at}: ${why || stderr.trim() || `git apply exit ${String(status)}`}`;
   }
   const offsets = stderr.split('\n').filter((l) => /^Hunk #\d+ succeeded at/.test(l));
-  return offsets.length > 0 ? `does not apply cleanly to ${at} (git would apply it at an offset): ${offsets.join('; ')}` : null;
+  return offsets.length > 0
+    ? `does not apply cleanly to ${at} (git would apply it at an offset): ${offsets.join('; ')}`
+    : null;
 }
 
 /** The sealed tree id against the one rebuilt from the base and the patch now. */
 export function checkTreeMatch(sealed: string, rebuilt: string): Finding | null {
   if (digestsEqual(sealed, rebuilt)) return null;
-  return { code: 'E_DIGEST_OPEN', path: 'review/runner/inputs.sha256#tree', detail: `the tree rebuilt from the base commit and the patch is ${rebuilt}, not the sealed ${sealed}: the bytes under test changed after the seal` };
+  return {
+    code: 'E_DIGEST_OPEN',
+    path: 'review/runner/inputs.sha256#tree',
+    detail: `the tree rebuilt from the base commit and the patch is ${rebuilt}, not the sealed ${sealed}: the bytes under test changed after the seal`,
+  };
 }

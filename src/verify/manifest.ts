@@ -39,25 +39,39 @@ export function parseInputsManifest(bytes: Uint8Array): Result<InputsManifest> {
     const m = FILE_LINE.exec(lines[k] as string);
     if (!m) break;
     const path = m[2] as string;
-    if (path.startsWith('/') || path.split('/').some((s) => s === '..' || s === '' || s === '.')) return bad(`line ${k + 1}: "${path}" is not a plain relative path`);
+    if (path.startsWith('/') || path.split('/').some((s) => s === '..' || s === '' || s === '.'))
+      return bad(`line ${k + 1}: "${path}" is not a plain relative path`);
     files.push({ sha256: m[1] as string, path });
   }
   const tail = lines.slice(k);
   const keys = ['seed', 'clock', 'locale', 'tree', 'policy'] as const;
-  if (tail.length !== keys.length) return bad(`expected the fixture lines, then exactly seed=, clock=, locale=, tree= and policy= lines (line ${k + 1} is neither)`);
+  if (tail.length !== keys.length)
+    return bad(
+      `expected the fixture lines, then exactly seed=, clock=, locale=, tree= and policy= lines (line ${k + 1} is neither)`,
+    );
   const values: string[] = [];
   for (const [j, key] of keys.entries()) {
     const line = tail[j] as string;
     if (!line.startsWith(`${key}=`)) return bad(`line ${k + j + 1}: expected "${key}=..."`);
     values.push(line.slice(key.length + 1));
   }
-  if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(values[3] as string)) return bad(`line ${k + 4}: tree= is not a full git tree id`);
-  if (!/^(?:[0-9a-f]{64}|default)$/.test(values[4] as string)) return bad(`line ${k + 5}: policy= is not a SHA-256 or "default"`);
+  if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(values[3] as string))
+    return bad(`line ${k + 4}: tree= is not a full git tree id`);
+  if (!/^(?:[0-9a-f]{64}|default)$/.test(values[4] as string))
+    return bad(`line ${k + 5}: policy= is not a SHA-256 or "default"`);
   const sorted = files.map((f) => f.path);
   for (let j = 1; j < sorted.length; j++) {
-    if (Buffer.compare(Buffer.from(sorted[j - 1] as string), Buffer.from(sorted[j] as string)) >= 0) return bad('fixture lines are not sorted bytewise without repeats');
+    if (Buffer.compare(Buffer.from(sorted[j - 1] as string), Buffer.from(sorted[j] as string)) >= 0)
+      return bad('fixture lines are not sorted bytewise without repeats');
   }
-  return ok({ files, seed: values[0] as string, clock: values[1] as string, locale: values[2] as string, tree: values[3] as string, policy: values[4] as string });
+  return ok({
+    files,
+    seed: values[0] as string,
+    clock: values[1] as string,
+    locale: values[2] as string,
+    tree: values[3] as string,
+    policy: values[4] as string,
+  });
 }
 
 /**
@@ -65,10 +79,19 @@ export function parseInputsManifest(bytes: Uint8Array): Result<InputsManifest> {
  * a symlink or a changed byte is drift) and digest.txt checked against the manifest's hash.
  * Findings are E_DIGEST_OPEN, naming each drifted fixture.
  */
-export async function checkSealFromFiles(repo: string, manifestBytes: Uint8Array, manifest: InputsManifest, digest: string): Promise<Finding[]> {
+export async function checkSealFromFiles(
+  repo: string,
+  manifestBytes: Uint8Array,
+  manifest: InputsManifest,
+  digest: string,
+): Promise<Finding[]> {
   const out: Finding[] = [];
   if (!digestsEqual(sha256Hex(manifestBytes), digest)) {
-    out.push({ code: 'E_DIGEST_OPEN', path: 'review/runner/digest.txt', detail: 'is not the SHA-256 of review/runner/inputs.sha256 (the manifest changed after the seal)' });
+    out.push({
+      code: 'E_DIGEST_OPEN',
+      path: 'review/runner/digest.txt',
+      detail: 'is not the SHA-256 of review/runner/inputs.sha256 (the manifest changed after the seal)',
+    });
   }
   const top = realpathSync(repo);
   for (const f of manifest.files) {
@@ -90,11 +113,19 @@ export async function checkSealFromFiles(repo: string, manifestBytes: Uint8Array
     } catch (err) {
       // Swapped for a link since the lstat above (the file or a folder on its path), or unreadable: drift either way.
       const code = (err as NodeJS.ErrnoException).code;
-      const detail = code === E_PATH_DETOUR ? 'sealed fixture is now reached through a symbolic link (or was moved)' : `sealed fixture cannot be read (${code ?? 'error'})`;
+      const detail =
+        code === E_PATH_DETOUR
+          ? 'sealed fixture is now reached through a symbolic link (or was moved)'
+          : `sealed fixture cannot be read (${code ?? 'error'})`;
       out.push({ code: 'E_DIGEST_OPEN', path: f.path, detail });
       continue;
     }
-    if (!digestsEqual(now, f.sha256)) out.push({ code: 'E_DIGEST_OPEN', path: f.path, detail: `fixture changed after the seal (sealed ${f.sha256.slice(0, 12)}…, now ${now.slice(0, 12)}…)` });
+    if (!digestsEqual(now, f.sha256))
+      out.push({
+        code: 'E_DIGEST_OPEN',
+        path: f.path,
+        detail: `fixture changed after the seal (sealed ${f.sha256.slice(0, 12)}…, now ${now.slice(0, 12)}…)`,
+      });
   }
   return out;
 }

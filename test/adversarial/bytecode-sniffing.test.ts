@@ -9,9 +9,15 @@ import { layout, scoreRepo } from '../helpers/oracle.js';
 // ways over: the changed file has none in any run, and were it there, hash-checked, it would be
 // stale in the null mutants' runs too (their bytes change as well), which the test would fail.
 // A real test beside it is credited through the same runs, which use the byte code.
-test('a pytest test that reads byte code to tell a mutant run from a control earns nothing', { timeout: 300_000 }, async () => {
-  const { text, spans } = layout({ add: ['def add(a, b):', '    return a + b'], mul: ['def mul(a, b):', '    return a * b'] });
-  const tests = `import importlib.util, os
+test(
+  'a pytest test that reads byte code to tell a mutant run from a control earns nothing',
+  { timeout: 300_000 },
+  async () => {
+    const { text, spans } = layout({
+      add: ['def add(a, b):', '    return a + b'],
+      mul: ['def mul(a, b):', '    return a * b'],
+    });
+    const tests = `import importlib.util, os
 import calc, helper
 from calc import add, mul
 
@@ -46,18 +52,38 @@ def test_mul_really():
     assert mul(3, 4) == 12
     assert mul(2, 5) == 10
 `;
-  const repo = makeRepo({ 'calc.py': text, 'helper.py': 'def two():\n    return 2\n', 'tests/test_calc.py': tests, 'tests/conftest.py': 'import os, sys\nsys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))\n', '.gitignore': 'junit.xml\n__pycache__\n' });
-  try {
-    const s = await scoreRepo(repo.dir, 'calc.py', 'python', spans, ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--junitxml=junit.xml', 'tests']);
-    // Byte code was made before the runs: helper.py and both test modules (plain), the two test modules rewritten.
-    assert.equal(s.oracle.bytecode?.skipped, null, JSON.stringify(s.oracle.bytecode));
-    assert.ok((s.oracle.bytecode?.files ?? 0) >= 3, JSON.stringify(s.oracle.bytecode));
-    assert.equal(s.oracle.bytecode?.rewritten, 2);
-    assert.ok([...s.oracle.usable].some((t) => t.includes('test_tree_times')), 'the byte code carries the tree time in the credit runs');
-    assert.deepEqual(s.scored.credit.credited, ['calc.py::mul']);
-    assert.ok(s.scored.credit.missing.includes('calc.py::add'));
-    assert.ok(!s.scored.credit.test_ids.some((t) => t.includes('test_add_by_bytecode')));
-  } finally {
-    repo.dispose();
-  }
-});
+    const repo = makeRepo({
+      'calc.py': text,
+      'helper.py': 'def two():\n    return 2\n',
+      'tests/test_calc.py': tests,
+      'tests/conftest.py':
+        'import os, sys\nsys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))\n',
+      '.gitignore': 'junit.xml\n__pycache__\n',
+    });
+    try {
+      const s = await scoreRepo(repo.dir, 'calc.py', 'python', spans, [
+        'python3',
+        '-m',
+        'pytest',
+        '-q',
+        '-p',
+        'no:cacheprovider',
+        '--junitxml=junit.xml',
+        'tests',
+      ]);
+      // Byte code was made before the runs: helper.py and both test modules (plain), the two test modules rewritten.
+      assert.equal(s.oracle.bytecode?.skipped, null, JSON.stringify(s.oracle.bytecode));
+      assert.ok((s.oracle.bytecode?.files ?? 0) >= 3, JSON.stringify(s.oracle.bytecode));
+      assert.equal(s.oracle.bytecode?.rewritten, 2);
+      assert.ok(
+        [...s.oracle.usable].some((t) => t.includes('test_tree_times')),
+        'the byte code carries the tree time in the credit runs',
+      );
+      assert.deepEqual(s.scored.credit.credited, ['calc.py::mul']);
+      assert.ok(s.scored.credit.missing.includes('calc.py::add'));
+      assert.ok(!s.scored.credit.test_ids.some((t) => t.includes('test_add_by_bytecode')));
+    } finally {
+      repo.dispose();
+    }
+  },
+);

@@ -21,7 +21,7 @@ const BUNDLES = join(root, 'dist', 'bundle');
 const { wrap } = createRequire(import.meta.url)('node:module') as { wrap: (s: string) => string };
 const skip = existsSync(join(BUNDLES, 'all.cjs')) ? false : 'no build in dist/ (run npm run build first)';
 
-test('a forged code cache with the bundle\'s hash and other bytecode is never run', { skip }, () => {
+test("a forged code cache with the bundle's hash and other bytecode is never run", { skip }, () => {
   const t = tempDir('sealgate-forged-cache-');
   try {
     // A private copy of the install to tamper with; the real one is never touched.
@@ -32,7 +32,9 @@ test('a forged code cache with the bundle\'s hash and other bytecode is never ru
     const file = join(t.dir, 'dist', 'bundle', 'all.cjs');
     const whole = readFileSync(file);
     // The bundle's JavaScript: the file up to the cache the build put at its end.
-    const { splitBundle } = createRequire(import.meta.url)('../../bin/sealgate.js') as { splitBundle: (b: Buffer) => { source: Buffer } };
+    const { splitBundle } = createRequire(import.meta.url)('../../bin/sealgate.js') as {
+      splitBundle: (b: Buffer) => { source: Buffer };
+    };
     const bytes = splitBundle(whole).source;
     const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
     const text = bytes.toString('latin1');
@@ -45,12 +47,18 @@ test('a forged code cache with the bundle\'s hash and other bytecode is never ru
     // V8 would take it: the same flags, the same source length (the control for this test).
     const taken = new Script(wrap(text), { filename: file, cachedData: data });
     assert.equal(taken.cachedDataRejected, false, 'V8 accepts the forged cache for the honest source');
-    const r = spawnSync(process.execPath, [join(t.dir, 'bin', 'sealgate.js'), '--version'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    const r = spawnSync(process.execPath, [join(t.dir, 'bin', 'sealgate.js'), '--version'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
     assert.doesNotMatch(r.stderr, /FORGE/, 'the forged bytecode ran');
     assert.equal(r.stdout, `${version}\n`, r.stderr);
     assert.equal(r.status, 0);
     // And the build ships no cache file beside a bundle to forge.
-    assert.deepEqual(readdirSync(BUNDLES).filter((f) => f.endsWith('.cache')), []);
+    assert.deepEqual(
+      readdirSync(BUNDLES).filter((f) => f.endsWith('.cache')),
+      [],
+    );
   } finally {
     t.dispose();
   }

@@ -11,7 +11,10 @@ export { AUTHOR, NOW, RUNNER };
 export const REVIEWER = 'reviewer-job-2';
 
 /** The environment the runner's test command needs (node on PATH), nothing else of ours. */
-export const RUN_ENV: Record<string, string> = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp' };
+export const RUN_ENV: Record<string, string> = {
+  PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+  HOME: process.env['HOME'] ?? '/tmp',
+};
 
 export interface Scenario {
   readonly dir: string;
@@ -28,7 +31,10 @@ export function followUpFiles(): Record<string, string> {
   const r = makeRepo(exampleFiles());
   try {
     git(r.dir, 'apply', join(EXAMPLE_DIR, 'agent/002-bound-tax.diff'));
-    return { 'src/pricing.ts': readFileSync(join(r.dir, 'src/pricing.ts'), 'utf8'), 'test/pricing.test.ts': readFileSync(join(r.dir, 'test/pricing.test.ts'), 'utf8') };
+    return {
+      'src/pricing.ts': readFileSync(join(r.dir, 'src/pricing.ts'), 'utf8'),
+      'test/pricing.test.ts': readFileSync(join(r.dir, 'test/pricing.test.ts'), 'utf8'),
+    };
   } finally {
     r.dispose();
   }
@@ -39,7 +45,10 @@ export function followUpFiles(): Record<string, string> {
  * to it (null deletes a file), as `git diff` writes it. The author proposes it; the runner
  * applies it to the work tree, as the documented workflow says.
  */
-export async function propose(edits: Record<string, string | null>, baseExtra: Record<string, string> = {}): Promise<Scenario> {
+export async function propose(
+  edits: Record<string, string | null>,
+  baseExtra: Record<string, string> = {},
+): Promise<Scenario> {
   const r = makeRepo({ ...exampleFiles(), ...baseExtra, '.gitignore': 'node_modules\nreview/\njunit.xml\npatches/\n' });
   symlinkSync(resolve('node_modules'), join(r.dir, 'node_modules'), 'dir');
   for (const [p, text] of Object.entries(edits)) {
@@ -51,8 +60,19 @@ export async function propose(edits: Record<string, string | null>, baseExtra: R
   git(r.dir, 'reset', '-q', '--hard');
   mkdirSync(join(r.dir, 'patches'));
   writeFileSync(join(r.dir, 'patches/agent.diff'), patch);
-  const cli = (argv: readonly string[]): Promise<CliRun> => runCli(argv, { cwd: r.dir, env: RUN_ENV, now: new Date(NOW) });
-  const p = await cli(['propose', '--author-job', AUTHOR, '--runner-job', RUNNER, '--patch', 'patches/agent.diff', '--proposal-id', 'p-2026-10-12-666']);
+  const cli = (argv: readonly string[]): Promise<CliRun> =>
+    runCli(argv, { cwd: r.dir, env: RUN_ENV, now: new Date(NOW) });
+  const p = await cli([
+    'propose',
+    '--author-job',
+    AUTHOR,
+    '--runner-job',
+    RUNNER,
+    '--patch',
+    'patches/agent.diff',
+    '--proposal-id',
+    'p-2026-10-12-666',
+  ]);
   if (p.exit !== 0) throw new Error(`propose: ${p.stdout} ${p.stderr}`);
   git(r.dir, 'apply', 'patches/agent.diff');
   return { ...r, patch, cli };

@@ -11,14 +11,30 @@ import { tempDir } from '../helpers/git.js';
 import { PROP_TAX, TAUTOLOGY_TAX, proposedAndSealed, verify, writeScoring } from '../workflow/review.js';
 import { attest, keygen, trustedProposedAndSealed } from '../attest/helpers.js';
 
-interface Cases { changed: string[]; digest: string; cases: { id: string; digest: string; kind: 'property' | 'tautology'; status: 'passed' | 'failed'; symbols: string[] }[] }
+interface Cases {
+  changed: string[];
+  digest: string;
+  cases: {
+    id: string;
+    digest: string;
+    kind: 'property' | 'tautology';
+    status: 'passed' | 'failed';
+    symbols: string[];
+  }[];
+}
 
 /** Turn the tautology into a "property" in cases.json and recompute credit.json from it: consistent forgeries. */
 function forge(dir: string): void {
   const cases = JSON.parse(readFileSync(join(dir, LAYOUT.cases), 'utf8')) as Cases;
-  const forged = cases.cases.map((c) => (c.id === TAUTOLOGY_TAX ? { id: PROP_TAX, digest: c.digest, kind: 'property' as const, status: 'passed' as const, symbols: c.symbols } : c));
+  const forged = cases.cases.map((c) =>
+    c.id === TAUTOLOGY_TAX
+      ? { id: PROP_TAX, digest: c.digest, kind: 'property' as const, status: 'passed' as const, symbols: c.symbols }
+      : c,
+  );
   writeFileSync(join(dir, LAYOUT.cases), toJsonText({ ...cases, cases: forged }));
-  const credit = JSON.parse(readFileSync(join(dir, LAYOUT.credit), 'utf8')) as Record<string, unknown> & { credit_id: string };
+  const credit = JSON.parse(readFileSync(join(dir, LAYOUT.credit), 'utf8')) as Record<string, unknown> & {
+    credit_id: string;
+  };
   const recomputed = propertyCredit(credit.credit_id, cases.changed, forged, cases.digest);
   writeFileSync(join(dir, LAYOUT.credit), toJsonText({ ...credit, ...recomputed }));
 }

@@ -19,11 +19,26 @@ function forgedAddEarnsNothing(s: Scoring, path: string, forgeName: string): str
 
 /** A vitest project: src/calc.ts (add, mul) and `tests`, scored as `sealgate credit` does, then `check`ed. */
 async function scoreVitestCalc(tests: Record<string, string>, check: (s: Scoring) => void): Promise<void> {
-  const { text, spans } = layout({ add: ['export function add(a: number, b: number): number {', '  return a + b;', '}'], mul: ['export function mul(a: number, b: number): number {', '  return a * b;', '}'] });
-  const repo = makeRepo({ 'package.json': '{"name":"vt","private":true,"type":"module"}\n', 'src/calc.ts': text, ...tests, '.gitignore': 'node_modules\njunit.xml\n' });
+  const { text, spans } = layout({
+    add: ['export function add(a: number, b: number): number {', '  return a + b;', '}'],
+    mul: ['export function mul(a: number, b: number): number {', '  return a * b;', '}'],
+  });
+  const repo = makeRepo({
+    'package.json': '{"name":"vt","private":true,"type":"module"}\n',
+    'src/calc.ts': text,
+    ...tests,
+    '.gitignore': 'node_modules\njunit.xml\n',
+  });
   try {
     symlinkSync(join(resolve('.'), 'node_modules'), join(repo.dir, 'node_modules'), 'dir');
-    check(await scoreRepo(repo.dir, 'src/calc.ts', 'typescript', spans, ['node_modules/.bin/vitest', 'run', '--reporter=junit', '--outputFile.junit=junit.xml']));
+    check(
+      await scoreRepo(repo.dir, 'src/calc.ts', 'typescript', spans, [
+        'node_modules/.bin/vitest',
+        'run',
+        '--reporter=junit',
+        '--outputFile.junit=junit.xml',
+      ]),
+    );
   } finally {
     repo.dispose();
   }
@@ -35,9 +50,16 @@ async function scoreVitestCalc(tests: Record<string, string>, check: (s: Scoring
 // and `noop` (an added empty body, creditable only by its probe). Reach grants nothing: a test
 // earns a symbol only by failing a real mutant of it while passing the controls and the null
 // mutant, and a symbol only its probe can credit keeps its probe, whatever the trace says.
-test('a test that forges trace lines reaches what it claims and earns nothing for it', { timeout: 300_000 }, async () => {
-  const { text, spans } = layout({ add: ['def add(a, b):', '    return a + b'], mul: ['def mul(a, b):', '    return a * b'], noop: ['def noop():', '    pass'] });
-  const tests = `import os
+test(
+  'a test that forges trace lines reaches what it claims and earns nothing for it',
+  { timeout: 300_000 },
+  async () => {
+    const { text, spans } = layout({
+      add: ['def add(a, b):', '    return a + b'],
+      mul: ['def mul(a, b):', '    return a * b'],
+      noop: ['def noop():', '    pass'],
+    });
+    const tests = `import os
 from calc import mul
 
 
@@ -54,26 +76,45 @@ def test_mul_really():
     assert mul(3, 4) == 12
     assert mul(2, 5) == 10
 `;
-  const repo = makeRepo({ 'calc.py': text, 'tests/test_calc.py': tests, 'tests/conftest.py': 'import os, sys\nsys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))\n', '.gitignore': 'junit.xml\n__pycache__\n' });
-  try {
-    const s = await scoreRepo(repo.dir, 'calc.py', 'python', spans, ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--junitxml=junit.xml', 'tests']);
-    const ev = (n: string) => s.scored.credit.evidence?.[`calc.py::${n}`];
-    const forge = forgedAddEarnsNothing(s, 'calc.py', 'test_forge');
-    // noop can be credited only by its probe: it keeps it, and the probe shows no test reaches it.
-    assert.equal(ev('noop')?.reached_by, 'probe', JSON.stringify(ev('noop')));
-    assert.deepEqual(ev('noop')?.reached, []);
-    assert.equal(ev('noop')?.status, 'missing');
-    assert.deepEqual(s.scored.credit.credited, ['calc.py::mul']);
-    assert.ok(!s.scored.credit.test_ids.includes(forge), JSON.stringify(s.scored.credit.test_ids));
-  } finally {
-    repo.dispose();
-  }
-});
+    const repo = makeRepo({
+      'calc.py': text,
+      'tests/test_calc.py': tests,
+      'tests/conftest.py':
+        'import os, sys\nsys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))\n',
+      '.gitignore': 'junit.xml\n__pycache__\n',
+    });
+    try {
+      const s = await scoreRepo(repo.dir, 'calc.py', 'python', spans, [
+        'python3',
+        '-m',
+        'pytest',
+        '-q',
+        '-p',
+        'no:cacheprovider',
+        '--junitxml=junit.xml',
+        'tests',
+      ]);
+      const ev = (n: string) => s.scored.credit.evidence?.[`calc.py::${n}`];
+      const forge = forgedAddEarnsNothing(s, 'calc.py', 'test_forge');
+      // noop can be credited only by its probe: it keeps it, and the probe shows no test reaches it.
+      assert.equal(ev('noop')?.reached_by, 'probe', JSON.stringify(ev('noop')));
+      assert.deepEqual(ev('noop')?.reached, []);
+      assert.equal(ev('noop')?.status, 'missing');
+      assert.deepEqual(s.scored.credit.credited, ['calc.py::mul']);
+      assert.ok(!s.scored.credit.test_ids.includes(forge), JSON.stringify(s.scored.credit.test_ids));
+    } finally {
+      repo.dispose();
+    }
+  },
+);
 
 // The same for vitest, whose trace names a test by its file and full name: a test writes lines
 // that say it reaches `add` (never called) and that a test of no such name reaches `mul`.
-test('vitest: a test that forges trace lines by name reaches what it claims and earns nothing; a name no test has sends the symbol back to its probe', { timeout: 300_000 }, async () => {
-  const tests = `import { expect, test } from 'vitest';
+test(
+  'vitest: a test that forges trace lines by name reaches what it claims and earns nothing; a name no test has sends the symbol back to its probe',
+  { timeout: 300_000 },
+  async () => {
+    const tests = `import { expect, test } from 'vitest';
 import { appendFileSync } from 'node:fs';
 import { mul } from '../src/calc';
 
@@ -88,23 +129,30 @@ test('mul really', () => {
   expect(mul(2, 5)).toBe(10);
 });
 `;
-  await scoreVitestCalc({ 'test/calc.test.ts': tests }, (s) => {
-    const ev = (n: string) => s.scored.credit.evidence?.[`src/calc.ts::${n}`];
-    const forge = forgedAddEarnsNothing(s, 'src/calc.ts', 'forge');
-    // "nobody" names no test: mul's reach comes from its probe, which finds the real test.
-    assert.equal(ev('mul')?.reached_by, 'probe', JSON.stringify(ev('mul')));
-    assert.deepEqual(ev('mul')?.reached.map((t) => t.split('::').pop()), ['mul really']);
-    assert.deepEqual(s.scored.credit.credited, ['src/calc.ts::mul']);
-    assert.ok(!s.scored.credit.test_ids.includes(forge), JSON.stringify(s.scored.credit.test_ids));
-  });
-});
+    await scoreVitestCalc({ 'test/calc.test.ts': tests }, (s) => {
+      const ev = (n: string) => s.scored.credit.evidence?.[`src/calc.ts::${n}`];
+      const forge = forgedAddEarnsNothing(s, 'src/calc.ts', 'forge');
+      // "nobody" names no test: mul's reach comes from its probe, which finds the real test.
+      assert.equal(ev('mul')?.reached_by, 'probe', JSON.stringify(ev('mul')));
+      assert.deepEqual(
+        ev('mul')?.reached.map((t) => t.split('::').pop()),
+        ['mul really'],
+      );
+      assert.deepEqual(s.scored.credit.credited, ['src/calc.ts::mul']);
+      assert.ok(!s.scored.credit.test_ids.includes(forge), JSON.stringify(s.scored.credit.test_ids));
+    });
+  },
+);
 
 // A jest or vitest test file the trace records alone (entered while it loaded) counts with all
 // its tests. A test forges such a line for `add`, naming another file whose tests never call
 // it: they become add's reach (no probe runs), and still earn nothing, since none of them fails
 // a real mutant of add.
-test('vitest: a forged trace line naming a whole test file adds its tests to the reach, and they earn nothing', { timeout: 300_000 }, async () => {
-  const forging = `import { expect, test } from 'vitest';
+test(
+  'vitest: a forged trace line naming a whole test file adds its tests to the reach, and they earn nothing',
+  { timeout: 300_000 },
+  async () => {
+    const forging = `import { expect, test } from 'vitest';
 import { appendFileSync } from 'node:fs';
 import { mul } from '../src/calc';
 
@@ -114,7 +162,7 @@ test('forge a file', () => {
   expect(mul(3, 4)).toBe(12);
 });
 `;
-  const other = `import { expect, test } from 'vitest';
+    const other = `import { expect, test } from 'vitest';
 
 test('words split', () => {
   expect('a b'.split(' ')).toEqual(['a', 'b']);
@@ -124,13 +172,20 @@ test('numbers parse', () => {
   expect(Number.parseInt('42', 10)).toBe(42);
 });
 `;
-  await scoreVitestCalc({ 'test/calc.test.ts': forging, 'test/other.test.ts': other }, (s) => {
-    const add = s.scored.credit.evidence?.['src/calc.ts::add'];
-    assert.equal(add?.reached_by, 'trace', JSON.stringify(add));
-    assert.deepEqual(add.reached.map((t) => t.split('::').pop()), ['numbers parse', 'words split']);
-    assert.equal(add.status, 'missing');
-    assert.deepEqual(add.killed, []);
-    assert.deepEqual(s.scored.credit.credited, ['src/calc.ts::mul']);
-    assert.ok(!s.scored.credit.test_ids.some((t) => t.startsWith('test/other.test.ts')), JSON.stringify(s.scored.credit.test_ids));
-  });
-});
+    await scoreVitestCalc({ 'test/calc.test.ts': forging, 'test/other.test.ts': other }, (s) => {
+      const add = s.scored.credit.evidence?.['src/calc.ts::add'];
+      assert.equal(add?.reached_by, 'trace', JSON.stringify(add));
+      assert.deepEqual(
+        add.reached.map((t) => t.split('::').pop()),
+        ['numbers parse', 'words split'],
+      );
+      assert.equal(add.status, 'missing');
+      assert.deepEqual(add.killed, []);
+      assert.deepEqual(s.scored.credit.credited, ['src/calc.ts::mul']);
+      assert.ok(
+        !s.scored.credit.test_ids.some((t) => t.startsWith('test/other.test.ts')),
+        JSON.stringify(s.scored.credit.test_ids),
+      );
+    });
+  },
+);

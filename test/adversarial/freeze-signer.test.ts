@@ -15,9 +15,26 @@ import { FLAKE, NOW, verify } from '../workflow/review.js';
 import { allowed, attest, keygen, trustPolicyFile } from '../attest/helpers.js';
 
 const freeze = (dir: string, key: string) =>
-  runCli(['freeze', '--repo', dir, '--author-job', 'reviewer-job-2', '--test-id', FLAKE, '--expires-at', '2026-10-19T00:00:00Z', '--now', NOW, '--signing-key', key], { cwd: dir });
+  runCli(
+    [
+      'freeze',
+      '--repo',
+      dir,
+      '--author-job',
+      'reviewer-job-2',
+      '--test-id',
+      FLAKE,
+      '--expires-at',
+      '2026-10-19T00:00:00Z',
+      '--now',
+      NOW,
+      '--signing-key',
+      key,
+    ],
+    { cwd: dir },
+  );
 
-test('adversarial: a freeze signed by the runner\'s or the author\'s key is refused; the reviewer\'s is accepted', async () => {
+test("adversarial: a freeze signed by the runner's or the author's key is refused; the reviewer's is accepted", async () => {
   const t = tempDir();
   const runner = await keygen(join(t.dir, 'runner'));
   const reviewer = await keygen(join(t.dir, 'reviewer'));
@@ -25,14 +42,32 @@ test('adversarial: a freeze signed by the runner\'s or the author\'s key is refu
   const r = await allowed({ runnerKeys: [runner.pem], reviewerKeys: [reviewer.pem] });
   try {
     assert.equal((await attest(r.dir, runner.priv)).exit, 0);
-    for (const [who, key, want] of [['runner', runner.priv, /a runner key/], ['author', author.priv, /not among the trusted keys/]] as const) {
+    for (const [who, key, want] of [
+      ['runner', runner.priv, /a runner key/],
+      ['author', author.priv, /not among the trusted keys/],
+    ] as const) {
       const z = await freeze(r.dir, key);
       assert.equal(z.stdout, 'E_SIGNATURE_INVALID\n', who);
       assert.match(z.stderr, want, who);
       assert.equal(existsSync(join(r.dir, LAYOUT.freeze)), false, `${who}: no freeze left behind`);
       assert.equal(existsSync(join(r.dir, FREEZE_ATTESTATION_PATH)), false, `${who}: no envelope left behind`);
     }
-    const unsignedTry = await runCli(['freeze', '--repo', r.dir, '--author-job', 'reviewer-job-2', '--test-id', FLAKE, '--expires-at', '2026-10-19T00:00:00Z', '--now', NOW], { cwd: r.dir });
+    const unsignedTry = await runCli(
+      [
+        'freeze',
+        '--repo',
+        r.dir,
+        '--author-job',
+        'reviewer-job-2',
+        '--test-id',
+        FLAKE,
+        '--expires-at',
+        '2026-10-19T00:00:00Z',
+        '--now',
+        NOW,
+      ],
+      { cwd: r.dir },
+    );
     assert.equal(unsignedTry.exit, 2, 'a trust policy needs a signed freeze');
     const good = await freeze(r.dir, reviewer.priv);
     assert.equal(good.exit, 0, good.stderr);
@@ -44,12 +79,32 @@ test('adversarial: a freeze signed by the runner\'s or the author\'s key is refu
     const runnerKey = parsePrivateKeyPem(readFileSync(runner.priv, 'utf8'));
     if ('problem' in runnerKey) throw new Error(runnerKey.problem);
     const genuine = readFileSync(join(r.dir, FREEZE_ATTESTATION_PATH));
-    writeFileSync(join(r.dir, FREEZE_ATTESTATION_PATH), toEnvelopeText(signFreeze(bytes, z, 'p-2026-10-12-014', readFileSync(join(r.dir, ATTESTATION_PATH)), runnerKey, '0.1.0')));
+    writeFileSync(
+      join(r.dir, FREEZE_ATTESTATION_PATH),
+      toEnvelopeText(
+        signFreeze(bytes, z, 'p-2026-10-12-014', readFileSync(join(r.dir, ATTESTATION_PATH)), runnerKey, '0.1.0'),
+      ),
+    );
     const swapped = await verify(r.dir);
     assert.equal(swapped.code, 'E_SIGNATURE_INVALID');
     assert.match(swapped.stderr, /freeze\.dsse\.json: signed by sha256:[0-9a-f]{64}, a runner key/);
     // The gate reads the envelope beside --freeze.
-    const gate = await runCli(['gate', '--repo', r.dir, '--record', join(r.dir, LAYOUT.record), '--credit', join(r.dir, LAYOUT.credit), '--freeze', join(r.dir, LAYOUT.freeze), '--now', NOW], { cwd: r.dir });
+    const gate = await runCli(
+      [
+        'gate',
+        '--repo',
+        r.dir,
+        '--record',
+        join(r.dir, LAYOUT.record),
+        '--credit',
+        join(r.dir, LAYOUT.credit),
+        '--freeze',
+        join(r.dir, LAYOUT.freeze),
+        '--now',
+        NOW,
+      ],
+      { cwd: r.dir },
+    );
     assert.equal(gate.stdout, 'E_SIGNATURE_INVALID\n');
     writeFileSync(join(r.dir, FREEZE_ATTESTATION_PATH), genuine);
     assert.equal((await verify(r.dir)).code, 'ALLOW');
@@ -61,7 +116,10 @@ test('adversarial: a freeze signed by the runner\'s or the author\'s key is refu
     writeFileSync(join(r.dir, FREEZE_ATTESTATION_PATH), genuine);
     // One key trusted for both roles: refused, even though every signature verifies. (The
     // policy at the base is sealed; this one is given with --policy from outside the repository.)
-    const policy = trustPolicyFile(r.dir, join(t.dir, 'both.config.json'), { runnerKeys: [runner.pem], reviewerKeys: [reviewer.pem, runner.pem] });
+    const policy = trustPolicyFile(r.dir, join(t.dir, 'both.config.json'), {
+      runnerKeys: [runner.pem],
+      reviewerKeys: [reviewer.pem, runner.pem],
+    });
     const bothRun = await runCli(['verify', '--repo', r.dir, '--now', NOW, '--policy', policy], { cwd: r.dir });
     const both = { code: bothRun.stdout.trim(), stderr: bothRun.stderr };
     assert.equal(both.code, 'E_SIGNATURE_INVALID');

@@ -17,13 +17,25 @@ export { AGENT_PATCH, FOLLOW_UP_PATCH };
 export function exampleRepo(): { dir: string; base: string; dispose: () => void } {
   const r = makeRepo({ ...exampleFiles(), '.gitignore': 'node_modules\nreview/\npatches/\njunit.xml\n' });
   symlinkSync(resolve('node_modules'), join(r.dir, 'node_modules'), 'dir');
-  return { ...r, base: git(r.dir, 'rev-parse', 'HEAD').trim(), dispose: () => { r.dispose(); rmSync(`${r.dir}.cache`, { recursive: true, force: true }); } };
+  return {
+    ...r,
+    base: git(r.dir, 'rev-parse', 'HEAD').trim(),
+    dispose: () => {
+      r.dispose();
+      rmSync(`${r.dir}.cache`, { recursive: true, force: true });
+    },
+  };
 }
 
 /** An agent's patch: the example's patch `from`, then `edit` applied to the files (path to new text, or a function of the old). */
-export function agentPatch(dir: string, from: string, edit: Record<string, string | ((old: string) => string)> = {}): Buffer {
+export function agentPatch(
+  dir: string,
+  from: string,
+  edit: Record<string, string | ((old: string) => string)> = {},
+): Buffer {
   git(dir, 'apply', join(EXAMPLE_DIR, from));
-  for (const [p, e] of Object.entries(edit)) writeFiles(dir, { [p]: typeof e === 'string' ? e : e(readFileSync(join(dir, p), 'utf8')) });
+  for (const [p, e] of Object.entries(edit))
+    writeFiles(dir, { [p]: typeof e === 'string' ? e : e(readFileSync(join(dir, p), 'utf8')) });
   git(dir, 'add', '-A');
   const patch = execFileSync('git', ['diff', '--cached', '--binary', 'HEAD'], { cwd: dir });
   git(dir, 'reset', '-q', '--hard', 'HEAD');
@@ -35,7 +47,12 @@ export function writePatch(dir: string, name: string, bytes: Uint8Array): string
   return `patches/${name}`;
 }
 
-const cli = (dir: string, argv: string[]): Promise<CliRun> => runCli(argv, { cwd: dir, now: new Date(NOW), env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir(), XDG_CACHE_HOME: join(`${dir}.cache`) } });
+const cli = (dir: string, argv: string[]): Promise<CliRun> =>
+  runCli(argv, {
+    cwd: dir,
+    now: new Date(NOW),
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir(), XDG_CACHE_HOME: join(`${dir}.cache`) },
+  });
 
 export async function propose(dir: string, patch: string, extra: string[] = [], runner = RUNNER): Promise<CliRun> {
   return cli(dir, ['propose', '--author-job', AUTHOR, '--runner-job', runner, '--patch', patch, ...extra]);
@@ -78,7 +95,9 @@ export function workTreeState(dir: string): string {
 }
 
 export function taxCaseKind(dir: string): string | undefined {
-  const cases = JSON.parse(readFileSync(join(dir, 'review/runner/cases.json'), 'utf8')) as { cases: { id: string; kind: string }[] };
+  const cases = JSON.parse(readFileSync(join(dir, 'review/runner/cases.json'), 'utf8')) as {
+    cases: { id: string; kind: string }[];
+  };
   return cases.cases.find((c) => c.id === 'pricing::tax is computed')?.kind;
 }
 

@@ -9,5 +9,8 @@ test('a test reading the production file by its import spelling earns no credit'
   const o = await normalisedSourceScenario(`readFileSync(new URL(import.meta.resolve('../src/pricing.js')), 'utf8')`);
   assertNoCredit(o, TAX);
   const ev = o.credit.evidence?.[TAX];
-  assert.ok(ev?.tautologies.includes('pricing::tax source, fully normalised'), `classified as reading source text: ${JSON.stringify(ev)}`);
+  assert.ok(
+    ev?.tautologies.includes('pricing::tax source, fully normalised'),
+    `classified as reading source text: ${JSON.stringify(ev)}`,
+  );
 });

@@ -11,40 +11,61 @@ import { judgingEnvFor } from '../../src/credit/select.js';
 // sealed run from the credit runs gains nothing, because every credit run (the controls, the
 // null and the real mutants) has the same ones. A test that fails wherever they are set fails
 // the first control, the variables are dropped, and it then passes every run: no kill, no credit.
-test('a test that fails wherever the credit runs\' extra variables are set earns nothing', { timeout: 300_000 }, async () => {
-  const fastEnv = judgingEnvFor(['node_modules/.bin/jest', '--ci'], {}, (rel) => rel === 'jest.config.ts')?.env;
-  assert.ok(fastEnv !== undefined && Object.keys(fastEnv).length > 0);
-  const { text, spans } = layout({
-    add: ['export function add(a, b) {', '  return a + b;', '}'],
-    mul: ['export function mul(a, b) {', '  return a * b;', '}'],
-  });
-  const tests = `import { test } from 'node:test';
+test(
+  "a test that fails wherever the credit runs' extra variables are set earns nothing",
+  { timeout: 300_000 },
+  async () => {
+    const fastEnv = judgingEnvFor(['node_modules/.bin/jest', '--ci'], {}, (rel) => rel === 'jest.config.ts')?.env;
+    assert.ok(fastEnv !== undefined && Object.keys(fastEnv).length > 0);
+    const { text, spans } = layout({
+      add: ['export function add(a, b) {', '  return a + b;', '}'],
+      mul: ['export function mul(a, b) {', '  return a * b;', '}'],
+    });
+    const tests = `import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { add, mul } from '../src/calc.mjs';
 test('add, only in the sealed run', () => { add(1, 2); if (Object.keys(process.env).some((k) => k.startsWith('TS_NODE_'))) assert.fail('a credit run'); });
 test('mul really', () => { assert.equal(mul(3, 4), 12); assert.equal(mul(2, 5), 10); });
 `;
-  const repo = makeRepo({ 'src/calc.mjs': text, 'test/calc.test.mjs': tests, '.gitignore': 'node_modules\njunit.xml\n' });
-  try {
-    symlinkSync(resolve('node_modules'), join(repo.dir, 'node_modules'), 'dir');
-    const s = await scoreRepo(repo.dir, 'src/calc.mjs', 'javascript', spans, ['node', '--test', '--test-reporter=junit', '--test-reporter-destination=junit.xml', 'test/calc.test.mjs'], { fastEnv, byName: false });
-    assert.equal(s.oracle.fastEnv, 'dropped');
-    assert.deepEqual(s.scored.credit.credited, ['src/calc.mjs::mul']);
-    assert.ok(s.scored.credit.missing.includes('src/calc.mjs::add'));
-    assert.ok(!s.scored.credit.test_ids.some((t) => t.includes('add, only in the sealed run')));
-  } finally {
-    repo.dispose();
-  }
-});
+    const repo = makeRepo({
+      'src/calc.mjs': text,
+      'test/calc.test.mjs': tests,
+      '.gitignore': 'node_modules\njunit.xml\n',
+    });
+    try {
+      symlinkSync(resolve('node_modules'), join(repo.dir, 'node_modules'), 'dir');
+      const s = await scoreRepo(
+        repo.dir,
+        'src/calc.mjs',
+        'javascript',
+        spans,
+        ['node', '--test', '--test-reporter=junit', '--test-reporter-destination=junit.xml', 'test/calc.test.mjs'],
+        { fastEnv, byName: false },
+      );
+      assert.equal(s.oracle.fastEnv, 'dropped');
+      assert.deepEqual(s.scored.credit.credited, ['src/calc.mjs::mul']);
+      assert.ok(s.scored.credit.missing.includes('src/calc.mjs::add'));
+      assert.ok(!s.scored.credit.test_ids.some((t) => t.includes('add, only in the sealed run')));
+    } finally {
+      repo.dispose();
+    }
+  },
+);
 
 // The same with pytest, whose credit runs do not load the plugins installed as packages
 // (PYTEST_DISABLE_PLUGIN_AUTOLOAD): a test that fails wherever that is set earns nothing.
-test("a pytest test that fails wherever the credit runs' plugin switch is set earns nothing", { timeout: 300_000 }, async () => {
-  const command = ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--junitxml=junit.xml', 'tests'];
-  const fastEnv = judgingEnvFor(command, {}, () => false)?.env;
-  assert.ok(fastEnv !== undefined && Object.keys(fastEnv).length > 0);
-  const { text, spans } = layout({ add: ['def add(a, b):', '    return a + b'], mul: ['def mul(a, b):', '    return a * b'] });
-  const tests = `import os
+test(
+  "a pytest test that fails wherever the credit runs' plugin switch is set earns nothing",
+  { timeout: 300_000 },
+  async () => {
+    const command = ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--junitxml=junit.xml', 'tests'];
+    const fastEnv = judgingEnvFor(command, {}, () => false)?.env;
+    assert.ok(fastEnv !== undefined && Object.keys(fastEnv).length > 0);
+    const { text, spans } = layout({
+      add: ['def add(a, b):', '    return a + b'],
+      mul: ['def mul(a, b):', '    return a * b'],
+    });
+    const tests = `import os
 from calc import add, mul
 
 def test_add_only_in_the_sealed_run():
@@ -55,17 +76,21 @@ def test_mul_really():
     assert mul(3, 4) == 12
     assert mul(2, 5) == 10
 `;
-  const repo = makeRepo({ 'calc.py': text, 'tests/test_calc.py': tests, '.gitignore': 'junit.xml\n__pycache__\n' });
-  try {
-    const s = await scoreRepo(repo.dir, 'calc.py', 'python', spans, command, { fastEnv, envWithout: ['PYTEST_DISABLE_PLUGIN_AUTOLOAD'] });
-    assert.equal(s.oracle.fastEnv, 'dropped');
-    assert.deepEqual(s.scored.credit.credited, ['calc.py::mul']);
-    assert.ok(s.scored.credit.missing.includes('calc.py::add'));
-    assert.ok(!s.scored.credit.test_ids.some((t) => t.includes('only_in_the_sealed_run')));
-  } finally {
-    repo.dispose();
-  }
-});
+    const repo = makeRepo({ 'calc.py': text, 'tests/test_calc.py': tests, '.gitignore': 'junit.xml\n__pycache__\n' });
+    try {
+      const s = await scoreRepo(repo.dir, 'calc.py', 'python', spans, command, {
+        fastEnv,
+        envWithout: ['PYTEST_DISABLE_PLUGIN_AUTOLOAD'],
+      });
+      assert.equal(s.oracle.fastEnv, 'dropped');
+      assert.deepEqual(s.scored.credit.credited, ['calc.py::mul']);
+      assert.ok(s.scored.credit.missing.includes('calc.py::add'));
+      assert.ok(!s.scored.credit.test_ids.some((t) => t.includes('only_in_the_sealed_run')));
+    } finally {
+      repo.dispose();
+    }
+  },
+);
 
 // jest's credit runs have coverage off (cheapCommand), the sealed run as the project has it.
 // A test that passes only under coverage instrumentation (its global, or the instrumented
@@ -89,9 +114,19 @@ test('mul really', () => { expect(mul(3, 4)).toBe(12); expect(mul(2, 5)).toBe(10
   });
   try {
     symlinkSync(resolve('node_modules'), join(repo.dir, 'node_modules'), 'dir');
-    const s = await scoreRepo(repo.dir, 'src/calc.js', 'javascript', spans, ['node_modules/.bin/jest', '--ci', '--json', '--outputFile=jest-results.json'], { junit: 'jest-results.json', byName: false });
+    const s = await scoreRepo(
+      repo.dir,
+      'src/calc.js',
+      'javascript',
+      spans,
+      ['node_modules/.bin/jest', '--ci', '--json', '--outputFile=jest-results.json'],
+      { junit: 'jest-results.json', byName: false },
+    );
     // The credit runs really had coverage off: the sniffing test failed the first control (not usable), the real one passed it.
-    assert.ok(![...s.oracle.usable].some((t) => t.includes('add, only under coverage')), [...s.oracle.usable].join(', '));
+    assert.ok(
+      ![...s.oracle.usable].some((t) => t.includes('add, only under coverage')),
+      [...s.oracle.usable].join(', '),
+    );
     assert.ok([...s.oracle.usable].some((t) => t.includes('mul really')));
     assert.deepEqual(s.scored.credit.credited, ['src/calc.js::mul']);
     assert.ok(s.scored.credit.missing.includes('src/calc.js::add'));
@@ -100,7 +135,6 @@ test('mul really', () => { expect(mul(3, 4)).toBe(12); expect(mul(2, 5)).toBe(10
     repo.dispose();
   }
 });
-
 
 // vitest's credit runs end with `--coverage.enabled=false` (cheapCommand), which overrides the
 // config's `coverage.enabled: true`. The config's coverage provider here (a custom one, the
@@ -138,7 +172,8 @@ test('mul really', () => { expect(mul(3, 4)).toBe(12); expect(mul(2, 5)).toBe(10
 `;
   const repo = makeRepo({
     'package.json': '{"name":"vc","private":true,"type":"module"}\n',
-    'vitest.config.mjs': "export default { test: { coverage: { enabled: true, provider: 'custom', customProviderModule: './coverage-provider.mjs' } } };\n",
+    'vitest.config.mjs':
+      "export default { test: { coverage: { enabled: true, provider: 'custom', customProviderModule: './coverage-provider.mjs' } } };\n",
     'coverage-provider.mjs': provider,
     'src/calc.mjs': text,
     'test/calc.test.mjs': tests,
@@ -146,7 +181,14 @@ test('mul really', () => { expect(mul(3, 4)).toBe(12); expect(mul(2, 5)).toBe(10
   });
   try {
     symlinkSync(resolve('node_modules'), join(repo.dir, 'node_modules'), 'dir');
-    const s = await scoreRepo(repo.dir, 'src/calc.mjs', 'javascript', spans, ['node_modules/.bin/vitest', 'run', '--reporter=junit', '--outputFile.junit=junit.xml'], { byName: false });
+    const s = await scoreRepo(
+      repo.dir,
+      'src/calc.mjs',
+      'javascript',
+      spans,
+      ['node_modules/.bin/vitest', 'run', '--reporter=junit', '--outputFile.junit=junit.xml'],
+      { byName: false },
+    );
     // The sealed run had coverage on (both tests passed there); the credit runs had it off.
     assert.ok(![...s.oracle.usable].some((t) => t.includes('only with coverage on')), [...s.oracle.usable].join(', '));
     assert.ok([...s.oracle.usable].some((t) => t.includes('mul really')));

@@ -13,5 +13,8 @@ test('a test that spots the null mutant by a fixed marker earns no credit', { ti
   assertNoCredit(o, TAX);
   const ev = o.credit.evidence?.[TAX];
   assert.ok(ev?.reached.includes(PINNED_TEST), `the test reaches taxCents: ${JSON.stringify(ev)}`);
-  assert.ok(ev?.sensitive?.some((s) => s.test === PINNED_TEST && s.reason.includes('null mutant')), `it is reported source-sensitive: ${JSON.stringify(ev?.sensitive)}`);
+  assert.ok(
+    ev?.sensitive?.some((s) => s.test === PINNED_TEST && s.reason.includes('null mutant')),
+    `it is reported source-sensitive: ${JSON.stringify(ev?.sensitive)}`,
+  );
 });

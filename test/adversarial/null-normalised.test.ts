@@ -39,21 +39,28 @@ function region(text: string): string {
 function normalise(chain: string, s: string): string {
   // Each chain is a list of .replace calls with literal regexes: apply them one by one.
   let out = s;
-  for (const m of chain.matchAll(/\.replace\(\/(.+?)\/g, '(.*?)'\)/g)) out = out.replace(new RegExp(m[1] as string, 'g'), m[2] as string);
+  for (const m of chain.matchAll(/\.replace\(\/(.+?)\/g, '(.*?)'\)/g))
+    out = out.replace(new RegExp(m[1] as string, 'g'), m[2] as string);
   return out;
 }
 
-test('tests that normalise away some kinds of null change still fail the one null mutant (no credit)', { timeout: 600_000 }, async () => {
-  const production = refundTax();
-  assert.ok(production.includes('const exact = ') && production.includes('// Refunds'), 'taxCents has a local to rename and a comment');
-  const tests = Object.entries(NORMALISED)
-    .map(([name, chain]) => {
-      const pinned = normalise(chain, region(production));
-      // The file's name is built at run time, past the classifier's static rule (a test file that
-      // reads a production file by name: test/adversarial/reads-production-file.test.ts), so that
-      // what catches these tests here is the null mutant.
-      // Checks that the pinned value differs from the base's (so the revert fails it) are below.
-      return `  test('tax source, ${name}', () => {
+test(
+  'tests that normalise away some kinds of null change still fail the one null mutant (no credit)',
+  { timeout: 600_000 },
+  async () => {
+    const production = refundTax();
+    assert.ok(
+      production.includes('const exact = ') && production.includes('// Refunds'),
+      'taxCents has a local to rename and a comment',
+    );
+    const tests = Object.entries(NORMALISED)
+      .map(([name, chain]) => {
+        const pinned = normalise(chain, region(production));
+        // The file's name is built at run time, past the classifier's static rule (a test file that
+        // reads a production file by name: test/adversarial/reads-production-file.test.ts), so that
+        // what catches these tests here is the null mutant.
+        // Checks that the pinned value differs from the base's (so the revert fails it) are below.
+        return `  test('tax source, ${name}', () => {
     const text = readFileSync(new URL(['..', 'src', 'pri' + 'cing.ts'].join('/'), import.meta.url), 'utf8');
     const start = text.indexOf('export function taxCents');
     const got = text.slice(start, text.indexOf('\\n}', start) + 2)${chain};
@@ -61,25 +68,38 @@ test('tests that normalise away some kinds of null change still fail the one nul
     assert.equal(got, ${JSON.stringify(pinned)});
   });
 `;
-    })
-    .join('');
-  const o = await runScenario({ [PRICING]: production, [TESTS]: replaceTaxTest(tests) });
-  assertNoCredit(o, TAX);
-  const ev = o.credit.evidence?.[TAX];
-  const nulls = ev?.mutants?.filter((m) => m.kind === 'null') ?? [];
-  assert.equal(nulls.length, 1, `one null mutant: ${JSON.stringify(ev?.mutants)}`);
-  assert.match(nulls[0]?.description ?? '', /^null: a no-op statement, a comment, a line break and a renamed local \(exact -> exact_[a-z]{6}\) added$/);
-  for (const name of Object.keys(NORMALISED)) {
-    const id = `pricing::tax source, ${name}`;
-    // It passed the baseline and the control (it reached the symbol) and would have earned credit:
-    assert.ok(ev?.reached.includes(id), `${id} reaches taxCents: ${JSON.stringify(ev)}`);
-    assert.ok(!ev?.tautologies.includes(id), `${id} is not caught by the classifier: only the null mutant can catch it`);
-    assert.ok(ev?.mutants?.some((m) => m.kind !== 'null' && m.kind !== 'probe' && m.killed_by.includes(id)), `${id} kills a revert or behavioural mutant: ${JSON.stringify(ev?.mutants)}`);
-    // but it fails the null mutant, so it earns nothing.
-    assert.ok(nulls[0]?.killed_by.includes(id), `${id} fails the null mutant: ${JSON.stringify(nulls)}`);
-    assert.ok(ev?.sensitive?.some((s) => s.test === id && s.reason.includes('null mutant')), `${id} is reported source-sensitive: ${JSON.stringify(ev?.sensitive)}`);
-  }
-});
+      })
+      .join('');
+    const o = await runScenario({ [PRICING]: production, [TESTS]: replaceTaxTest(tests) });
+    assertNoCredit(o, TAX);
+    const ev = o.credit.evidence?.[TAX];
+    const nulls = ev?.mutants?.filter((m) => m.kind === 'null') ?? [];
+    assert.equal(nulls.length, 1, `one null mutant: ${JSON.stringify(ev?.mutants)}`);
+    assert.match(
+      nulls[0]?.description ?? '',
+      /^null: a no-op statement, a comment, a line break and a renamed local \(exact -> exact_[a-z]{6}\) added$/,
+    );
+    for (const name of Object.keys(NORMALISED)) {
+      const id = `pricing::tax source, ${name}`;
+      // It passed the baseline and the control (it reached the symbol) and would have earned credit:
+      assert.ok(ev?.reached.includes(id), `${id} reaches taxCents: ${JSON.stringify(ev)}`);
+      assert.ok(
+        !ev?.tautologies.includes(id),
+        `${id} is not caught by the classifier: only the null mutant can catch it`,
+      );
+      assert.ok(
+        ev?.mutants?.some((m) => m.kind !== 'null' && m.kind !== 'probe' && m.killed_by.includes(id)),
+        `${id} kills a revert or behavioural mutant: ${JSON.stringify(ev?.mutants)}`,
+      );
+      // but it fails the null mutant, so it earns nothing.
+      assert.ok(nulls[0]?.killed_by.includes(id), `${id} fails the null mutant: ${JSON.stringify(nulls)}`);
+      assert.ok(
+        ev?.sensitive?.some((s) => s.test === id && s.reason.includes('null mutant')),
+        `${id} is reported source-sensitive: ${JSON.stringify(ev?.sensitive)}`,
+      );
+    }
+  },
+);
 
 test('each normaliser sees exactly the kinds of change it claims to (checked without a run)', () => {
   const source = region(refundTax());
@@ -107,7 +127,13 @@ test('each normaliser sees exactly the kinds of change it claims to (checked wit
     assert.deepEqual(seen, sees[name], name);
   }
   // The base version differs under every normaliser (so each test fails the revert).
-  const baseRegion = region(refundTax().replace(/\/\/ Refunds[^\n]*\n {2}const exact = [^\n]*\n {2}return Math\.sign\(amountCents\) \* Math\.round\(exact\);/, '  return Math.round((amountCents * rateBasisPoints) / 10_000);'));
+  const baseRegion = region(
+    refundTax().replace(
+      /\/\/ Refunds[^\n]*\n {2}const exact = [^\n]*\n {2}return Math\.sign\(amountCents\) \* Math\.round\(exact\);/,
+      '  return Math.round((amountCents * rateBasisPoints) / 10_000);',
+    ),
+  );
   assert.ok(baseRegion.includes('return Math.round((amountCents * rateBasisPoints)'));
-  for (const chain of Object.values(NORMALISED)) assert.notEqual(normalise(chain, baseRegion), normalise(chain, source));
+  for (const chain of Object.values(NORMALISED))
+    assert.notEqual(normalise(chain, baseRegion), normalise(chain, source));
 });

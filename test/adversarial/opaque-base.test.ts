@@ -12,39 +12,45 @@ import { runPyScenario } from './scenario.js';
 // one whose body cannot be known: it earns nothing.
 
 const BASE = 'def total(xs):\n    out = 0\n    for x in xs:\n        out += x\n    return out\n';
-const PATCHED = 'def total(xs):\n    out = 0\n    for x in xs:\n        if x is not None:\n            out += x\n    return out\n';
+const PATCHED =
+  'def total(xs):\n    out = 0\n    for x in xs:\n        if x is not None:\n            out += x\n    return out\n';
 
-test('a test inherited past a base the classifier cannot read earns nothing: that base may define the body that runs', { timeout: 600_000 }, async () => {
-  const o = await runPyScenario(
-    BASE,
-    {
-      'calc.py': PATCHED,
-      'tests/helpers/__init__.py': 'from calc import total\n\n\nclass Mixin:\n    def test_total(self):\n        total([1, None])\n',
-      'tests/helpers.py': 'class Mixin:\n    pass\n',
-      'tests/test_total.py': [
-        'import unittest',
-        'from calc import total',
-        'from helpers import Mixin',
-        '',
-        '',
-        'class Base:',
-        '    def test_total(self):',
-        '        self.assertEqual(total([1, 2]), 3)',
-        '',
-        '',
-        'class TotalTest(Mixin, Base, unittest.TestCase):',
-        '    pass',
-        '',
-      ].join('\n'),
-    },
-    { require: 'revert' },
-  );
-  const sym = 'calc.py::total';
-  assert.equal(o.code, 'E_CREDIT_MISSING', `${o.stderr}\n${JSON.stringify(o.credit.evidence?.[sym], null, 2)}`);
-  assert.deepEqual(o.credit.missing, [sym]);
-  // The test ran and passed; it is not read as Base's assertion.
-  const run = o.cases.find((x) => x.id.endsWith('TotalTest::test_total'));
-  assert.ok(run, JSON.stringify(o.cases.map((x) => x.id)));
-  assert.equal(run.status, 'passed');
-  assert.equal(run.kind, 'tautology', JSON.stringify(run));
-});
+test(
+  'a test inherited past a base the classifier cannot read earns nothing: that base may define the body that runs',
+  { timeout: 600_000 },
+  async () => {
+    const o = await runPyScenario(
+      BASE,
+      {
+        'calc.py': PATCHED,
+        'tests/helpers/__init__.py':
+          'from calc import total\n\n\nclass Mixin:\n    def test_total(self):\n        total([1, None])\n',
+        'tests/helpers.py': 'class Mixin:\n    pass\n',
+        'tests/test_total.py': [
+          'import unittest',
+          'from calc import total',
+          'from helpers import Mixin',
+          '',
+          '',
+          'class Base:',
+          '    def test_total(self):',
+          '        self.assertEqual(total([1, 2]), 3)',
+          '',
+          '',
+          'class TotalTest(Mixin, Base, unittest.TestCase):',
+          '    pass',
+          '',
+        ].join('\n'),
+      },
+      { require: 'revert' },
+    );
+    const sym = 'calc.py::total';
+    assert.equal(o.code, 'E_CREDIT_MISSING', `${o.stderr}\n${JSON.stringify(o.credit.evidence?.[sym], null, 2)}`);
+    assert.deepEqual(o.credit.missing, [sym]);
+    // The test ran and passed; it is not read as Base's assertion.
+    const run = o.cases.find((x) => x.id.endsWith('TotalTest::test_total'));
+    assert.ok(run, JSON.stringify(o.cases.map((x) => x.id)));
+    assert.equal(run.status, 'passed');
+    assert.equal(run.kind, 'tautology', JSON.stringify(run));
+  },
+);

@@ -17,11 +17,31 @@ import { AGENT_PATCH, AUTHOR, EXAMPLE_DIR, NOW, RUNNER, proposedAndSealed, write
 
 /** Headers git reads as a change to conftest.py, which the parser (unfixed) read as another file. */
 const HEADERS: { name: string; patch: string }[] = [
-  { name: 'a carriage return inside the +++ line of an added file', patch: 'diff --git a/tests/conftest.py b/tests/conftest.py\nnew file mode 100644\n--- /dev/null\n+++ b/tests/conftest.py\r.md\n@@ -0,0 +1 @@\n+import os\n' },
-  { name: 'a carriage return inside the ---/+++ lines of a changed file', patch: 'diff --git a/conftest.py b/conftest.py\n--- a/conftest.py\r.md\n+++ b/conftest.py\r.md\n@@ -1 +1 @@\n-import a\n+import b\n' },
-  { name: '---/+++ lines that start with a tab (git falls back to the diff --git names)', patch: 'diff --git a/conftest.py b/conftest.py\n--- \ta/notes.md\n+++ \tb/notes.md\n@@ -1 +1 @@\n-import a\n+import b\n' },
-  { name: "git's rename old/rename new lines", patch: 'diff --git a/notes.md b/notes.md\nrename old notes.md\nrename new tests/conftest.py\n@@ -1 +1 @@\n-x\n+import os\n' },
-  { name: 'a U+2028 in rename to (a conftest.py in a folder the parser does not see)', patch: 'diff --git a/notes.md b/docs\nsimilarity index 100%\nrename from notes.md\nrename to docs\u2028/conftest.py\n' },
+  {
+    name: 'a carriage return inside the +++ line of an added file',
+    patch:
+      'diff --git a/tests/conftest.py b/tests/conftest.py\nnew file mode 100644\n--- /dev/null\n+++ b/tests/conftest.py\r.md\n@@ -0,0 +1 @@\n+import os\n',
+  },
+  {
+    name: 'a carriage return inside the ---/+++ lines of a changed file',
+    patch:
+      'diff --git a/conftest.py b/conftest.py\n--- a/conftest.py\r.md\n+++ b/conftest.py\r.md\n@@ -1 +1 @@\n-import a\n+import b\n',
+  },
+  {
+    name: '---/+++ lines that start with a tab (git falls back to the diff --git names)',
+    patch:
+      'diff --git a/conftest.py b/conftest.py\n--- \ta/notes.md\n+++ \tb/notes.md\n@@ -1 +1 @@\n-import a\n+import b\n',
+  },
+  {
+    name: "git's rename old/rename new lines",
+    patch:
+      'diff --git a/notes.md b/notes.md\nrename old notes.md\nrename new tests/conftest.py\n@@ -1 +1 @@\n-x\n+import os\n',
+  },
+  {
+    name: 'a U+2028 in rename to (a conftest.py in a folder the parser does not see)',
+    patch:
+      'diff --git a/notes.md b/docs\nsimilarity index 100%\nrename from notes.md\nrename to docs\u2028/conftest.py\n',
+  },
 ];
 
 test('adversarial: a file header that names another file to git than to the parser is refused, not read as a harmless file', () => {
@@ -36,7 +56,10 @@ test('adversarial: a file header that names another file to git than to the pars
       assert.match(numstat, /conftest\.py\0/, `${h.name}: git writes a conftest.py (${JSON.stringify(numstat)})`);
       execFileSync('git', ['apply', '--cached', '--check', file], { cwd: r.dir });
       const parsed = parseGitPatch(Buffer.from(h.patch, 'utf8'));
-      if (parsed.ok) misread.push(`${h.name}: the parser reads ${JSON.stringify(parsed.value.files.map((f) => [f.oldPath, f.newPath]))}`);
+      if (parsed.ok)
+        misread.push(
+          `${h.name}: the parser reads ${JSON.stringify(parsed.value.files.map((f) => [f.oldPath, f.newPath]))}`,
+        );
       else assert.ok(parsed.findings.every((f) => f.code === 'E_INPUT_INVALID'));
     }
     assert.deepEqual(misread, [], 'git writes a conftest.py for each of these');
@@ -52,19 +75,37 @@ test('adversarial: a tsconfig.json added under a +++ line the parser read as a M
     // tests to a stub), whose +++ line git ends at the carriage return.
     const smuggled = Buffer.concat([
       readFileSync(join(EXAMPLE_DIR, AGENT_PATCH)),
-      Buffer.from('diff --git a/tsconfig.json b/tsconfig.json\nnew file mode 100644\n--- /dev/null\n+++ b/tsconfig.json\r.md\n@@ -0,0 +1 @@\n+{ "compilerOptions": { "paths": { "../src/pricing.js": ["./stub.ts"] } } }\n'),
+      Buffer.from(
+        'diff --git a/tsconfig.json b/tsconfig.json\nnew file mode 100644\n--- /dev/null\n+++ b/tsconfig.json\r.md\n@@ -0,0 +1 @@\n+{ "compilerOptions": { "paths": { "../src/pricing.js": ["./stub.ts"] } } }\n',
+      ),
     ]);
     writeFileSync(join(r.dir, 'patches.diff'), smuggled);
     const patchSha256 = sha256Hex(smuggled);
     const record = JSON.parse(readFileSync(join(r.dir, LAYOUT.record), 'utf8')) as Record<string, unknown>;
     writeFileSync(join(r.dir, LAYOUT.record), JSON.stringify({ ...record, patch_sha256: patchSha256 }, null, 2) + '\n');
     writeScoring({ ...r, patchSha256 }, 'property');
-    const gate = await runCli(['gate', '--record', LAYOUT.record, '--credit', LAYOUT.credit, '--now', NOW], { cwd: r.dir, now: new Date(NOW) });
+    const gate = await runCli(['gate', '--record', LAYOUT.record, '--credit', LAYOUT.credit, '--now', NOW], {
+      cwd: r.dir,
+      now: new Date(NOW),
+    });
     assert.notEqual(gate.stdout.trim(), 'ALLOW', 'the gate allowed a patch that adds tsconfig.json, a policy file');
     assert.equal(gate.stdout.trim(), 'E_INPUT_INVALID', gate.stderr);
     assert.match(gate.stderr, /patch \(entry 2\): a file header line holds a control character/);
     // The author's own step refuses it up front.
-    const p = await runCli(['propose', '--author-job', AUTHOR, '--runner-job', `${RUNNER}-2`, '--patch', 'patches.diff', '--proposal-id', 'p-2026-10-12-015'], { cwd: r.dir, now: new Date(NOW) });
+    const p = await runCli(
+      [
+        'propose',
+        '--author-job',
+        AUTHOR,
+        '--runner-job',
+        `${RUNNER}-2`,
+        '--patch',
+        'patches.diff',
+        '--proposal-id',
+        'p-2026-10-12-015',
+      ],
+      { cwd: r.dir, now: new Date(NOW) },
+    );
     assert.equal(p.stdout.trim(), 'E_INPUT_INVALID', p.stderr);
   } finally {
     r.dispose();

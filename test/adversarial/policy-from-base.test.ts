@@ -9,22 +9,37 @@ import { AGENT_PATCH, agentPatch, assertHonest, exampleRepo, propose, runAndVeri
  * the base commit (the sealed policy is the base's bytes), and the patch touches the policy
  * surface, so each attack ends in E_POLICY_CHANGED before any test runs, never ALLOW.
  */
-const editConfig = (f: (c: Record<string, unknown>) => void) => (old: string): string => {
-  const c = JSON.parse(old) as Record<string, unknown>;
-  f(c);
-  return JSON.stringify(c, null, 2) + '\n';
-};
+const editConfig =
+  (f: (c: Record<string, unknown>) => void) =>
+  (old: string): string => {
+    const c = JSON.parse(old) as Record<string, unknown>;
+    f(c);
+    return JSON.stringify(c, null, 2) + '\n';
+  };
 
 const ATTACKS: [string, Record<string, string | ((old: string) => string)>][] = [
-  ['config self-ignore: the patch ignores the config and src/', { 'sealgate.config.json': editConfig((c) => void (c['ignorePatterns'] = ['sealgate.config.json', 'src/**', '*.md'])) }],
+  [
+    'config self-ignore: the patch ignores the config and src/',
+    {
+      'sealgate.config.json': editConfig(
+        (c) => void (c['ignorePatterns'] = ['sealgate.config.json', 'src/**', '*.md']),
+      ),
+    },
+  ],
   [
     'test command replaced by a script that writes a passing JUnit file',
     {
-      'fake.sh': "#!/bin/sh\ncat > junit.xml <<'EOF'\n<testsuites><testsuite name=\"pricing\" tests=\"1\"><testcase classname=\"pricing\" name=\"tax is bounded by the rate\"/></testsuite></testsuites>\nEOF\n",
-      'sealgate.config.json': editConfig((c) => void ((c['test'] as Record<string, unknown>)['command'] = ['sh', 'fake.sh'])),
+      'fake.sh':
+        '#!/bin/sh\ncat > junit.xml <<\'EOF\'\n<testsuites><testsuite name="pricing" tests="1"><testcase classname="pricing" name="tax is bounded by the rate"/></testsuite></testsuites>\nEOF\n',
+      'sealgate.config.json': editConfig(
+        (c) => void ((c['test'] as Record<string, unknown>)['command'] = ['sh', 'fake.sh']),
+      ),
     },
   ],
-  ['mutant budget lowered to one', { 'sealgate.config.json': editConfig((c) => void (c['credit'] = { mutantBudget: 1 })) }],
+  [
+    'mutant budget lowered to one',
+    { 'sealgate.config.json': editConfig((c) => void (c['credit'] = { mutantBudget: 1 })) },
+  ],
 ];
 
 for (const [name, edit] of ATTACKS) {
@@ -54,7 +69,10 @@ test('adversarial: a --policy file inside the repository is refused (E_INPUT_INV
     const patch = writePatch(r.dir, 'p.diff', agentPatch(r.dir, AGENT_PATCH));
     assert.equal((await propose(r.dir, patch)).exit, 0);
     const { runCli } = await import('../helpers/cli.js');
-    const inside = await runCli(['runner', '--runner-job', 'server-job-88', '--seed', '42', '--policy', 'sealgate.config.json'], { cwd: r.dir });
+    const inside = await runCli(
+      ['runner', '--runner-job', 'server-job-88', '--seed', '42', '--policy', 'sealgate.config.json'],
+      { cwd: r.dir },
+    );
     assertHonest(inside, 'E_INPUT_INVALID', /--policy: .*inside the repository/);
   } finally {
     r.dispose();

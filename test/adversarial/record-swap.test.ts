@@ -33,7 +33,7 @@ function swapAfterFirstOpen(path: string, text: string): { opens: () => number; 
     writeFileSync(`${path}.new`, text);
     renameSync(`${path}.new`, path);
   };
-  (fs as { openSync: typeof fs.openSync }).openSync = ((p: fs.PathLike, ...rest: unknown[]) => {
+  (fs as { openSync: typeof fs.openSync }).openSync = (p: fs.PathLike, ...rest: unknown[]) => {
     const mine = String(p) === path && ++opens === 1;
     let fd: number;
     try {
@@ -45,7 +45,7 @@ function swapAfterFirstOpen(path: string, text: string): { opens: () => number; 
     }
     if (mine) swap();
     return fd;
-  });
+  };
   syncBuiltinESMExports();
   return {
     opens: () => opens,
@@ -65,7 +65,23 @@ test('adversarial: a record swapped after the gate read its base is not what get
     const honest = JSON.parse(readFileSync(record, 'utf8')) as Record<string, unknown>;
     const swapped = `${JSON.stringify({ ...honest, base_commit: 'e'.repeat(40), digest_status: 'open' }, null, 2)}\n`;
     hook = swapAfterFirstOpen(record, swapped);
-    const args = ['gate', '--repo', t.dir, '--record', record, '--credit', join(t.dir, 'credit.json'), '--freeze', join(t.dir, 'freeze.json'), '--policy', policy, '--now', '2026-10-12T12:00:00Z', '--expect-base', honest.base_commit as string];
+    const args = [
+      'gate',
+      '--repo',
+      t.dir,
+      '--record',
+      record,
+      '--credit',
+      join(t.dir, 'credit.json'),
+      '--freeze',
+      join(t.dir, 'freeze.json'),
+      '--policy',
+      policy,
+      '--now',
+      '2026-10-12T12:00:00Z',
+      '--expect-base',
+      honest.base_commit as string,
+    ];
     const r = await runCli(args);
     assert.equal(hook.opens(), 1, 'the gate opened the record more than once');
     // The bytes read first (an ALLOW on the expected base), not the file as it is now.
@@ -81,7 +97,7 @@ test('adversarial: a record swapped after the gate read its base is not what get
   }
 });
 
-test('adversarial: a record missing at the gate\'s first read and there at its second is refused, not judged under the policy chosen without it', async () => {
+test("adversarial: a record missing at the gate's first read and there at its second is refused, not judged under the policy chosen without it", async () => {
   const t = tempDir('sealgate-record-appears-');
   let hook: { opens: () => number; restore: () => void } | null = null;
   try {
@@ -90,13 +106,44 @@ test('adversarial: a record missing at the gate\'s first read and there at its s
     const text = readFileSync(record, 'utf8');
     rmSync(record);
     hook = swapAfterFirstOpen(record, text);
-    const r = await runCli(['gate', '--repo', t.dir, '--record', record, '--credit', join(t.dir, 'credit.json'), '--freeze', join(t.dir, 'freeze.json'), '--policy', policy, '--now', '2026-10-12T12:00:00Z']);
+    const r = await runCli([
+      'gate',
+      '--repo',
+      t.dir,
+      '--record',
+      record,
+      '--credit',
+      join(t.dir, 'credit.json'),
+      '--freeze',
+      join(t.dir, 'freeze.json'),
+      '--policy',
+      policy,
+      '--now',
+      '2026-10-12T12:00:00Z',
+    ]);
     assert.equal(hook.opens(), 2);
     assert.equal(r.stdout, 'E_INPUT_INVALID\n', r.stderr);
-    assert.match(r.stderr, /the record changed while it was read: it named base \(none\) when the policy was read, 3f1c9d2e8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d when it was judged/);
+    assert.match(
+      r.stderr,
+      /the record changed while it was read: it named base \(none\) when the policy was read, 3f1c9d2e8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d when it was judged/,
+    );
     // The control: the same files, the record there from the start, are an ALLOW.
     hook.restore();
-    const same = await runCli(['gate', '--repo', t.dir, '--record', record, '--credit', join(t.dir, 'credit.json'), '--freeze', join(t.dir, 'freeze.json'), '--policy', policy, '--now', '2026-10-12T12:00:00Z']);
+    const same = await runCli([
+      'gate',
+      '--repo',
+      t.dir,
+      '--record',
+      record,
+      '--credit',
+      join(t.dir, 'credit.json'),
+      '--freeze',
+      join(t.dir, 'freeze.json'),
+      '--policy',
+      policy,
+      '--now',
+      '2026-10-12T12:00:00Z',
+    ]);
     assert.equal(same.stdout, 'ALLOW\n', same.stderr);
   } finally {
     hook?.restore();
@@ -104,33 +151,42 @@ test('adversarial: a record missing at the gate\'s first read and there at its s
   }
 });
 
-test('adversarial: verify refuses a record that names another base when judged than when its policy was read', { timeout: 300_000 }, async () => {
-  const r = exampleRepo();
-  let hook: { opens: () => number; restore: () => void } | null = null;
-  try {
-    const patch = writePatch(r.dir, '002.diff', agentPatch(r.dir, FOLLOW_UP_PATCH));
-    assert.equal((await propose(r.dir, patch)).exit, 0);
-    const out = await runAndVerify(r.dir);
-    assert.equal(out.verify.stdout.trim(), 'ALLOW', out.verify.stderr);
-    // The branch moves on with the same policy; the record is swapped for one naming that commit
-    // right after verify first reads it (for the policy), before the audit reads it.
-    writeFiles(r.dir, { 'NOTES.md': 'later\n' });
-    git(r.dir, 'add', 'NOTES.md');
-    git(r.dir, 'commit', '-q', '-m', 'notes');
-    const later = git(r.dir, 'rev-parse', 'HEAD').trim();
-    const record = join(r.dir, 'review', 'proposal.json');
-    const text = readFileSync(record, 'utf8');
-    const swapped = text.replace(r.base, later);
-    assert.notEqual(swapped, text);
-    hook = swapAfterFirstOpen(record, swapped);
-    const v = await runCli(['verify', '--now', NOW, '--expect-base', r.base], { cwd: r.dir, now: new Date(NOW) });
-    // Its tree (the later base and the patch) is not the sealed one either, which decides the
-    // code; the replaced record is named among the reasons.
-    assert.equal(hook.opens() >= 2, true, 'verify read the record again after the policy');
-    assert.notEqual(v.stdout.trim(), 'ALLOW');
-    assert.match(v.stderr, new RegExp(`the record changed while it was read: it named base ${r.base} when the policy was read, ${later} when it was judged`));
-  } finally {
-    hook?.restore();
-    r.dispose();
-  }
-});
+test(
+  'adversarial: verify refuses a record that names another base when judged than when its policy was read',
+  { timeout: 300_000 },
+  async () => {
+    const r = exampleRepo();
+    let hook: { opens: () => number; restore: () => void } | null = null;
+    try {
+      const patch = writePatch(r.dir, '002.diff', agentPatch(r.dir, FOLLOW_UP_PATCH));
+      assert.equal((await propose(r.dir, patch)).exit, 0);
+      const out = await runAndVerify(r.dir);
+      assert.equal(out.verify.stdout.trim(), 'ALLOW', out.verify.stderr);
+      // The branch moves on with the same policy; the record is swapped for one naming that commit
+      // right after verify first reads it (for the policy), before the audit reads it.
+      writeFiles(r.dir, { 'NOTES.md': 'later\n' });
+      git(r.dir, 'add', 'NOTES.md');
+      git(r.dir, 'commit', '-q', '-m', 'notes');
+      const later = git(r.dir, 'rev-parse', 'HEAD').trim();
+      const record = join(r.dir, 'review', 'proposal.json');
+      const text = readFileSync(record, 'utf8');
+      const swapped = text.replace(r.base, later);
+      assert.notEqual(swapped, text);
+      hook = swapAfterFirstOpen(record, swapped);
+      const v = await runCli(['verify', '--now', NOW, '--expect-base', r.base], { cwd: r.dir, now: new Date(NOW) });
+      // Its tree (the later base and the patch) is not the sealed one either, which decides the
+      // code; the replaced record is named among the reasons.
+      assert.equal(hook.opens() >= 2, true, 'verify read the record again after the policy');
+      assert.notEqual(v.stdout.trim(), 'ALLOW');
+      assert.match(
+        v.stderr,
+        new RegExp(
+          `the record changed while it was read: it named base ${r.base} when the policy was read, ${later} when it was judged`,
+        ),
+      );
+    } finally {
+      hook?.restore();
+      r.dispose();
+    }
+  },
+);

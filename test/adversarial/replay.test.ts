@@ -37,13 +37,25 @@ test('adversarial: matching subjects under another proposal, runner job or diges
   const { r, k, dispose } = await signedAllowed();
   try {
     const env = JSON.parse(readFileSync(join(r.dir, ATTESTATION_PATH), 'utf8')) as { payload: string };
-    const genuine = (JSON.parse(Buffer.from(env.payload, 'base64').toString('utf8')) as { predicate: RunnerPredicate }).predicate;
+    const genuine = (JSON.parse(Buffer.from(env.payload, 'base64').toString('utf8')) as { predicate: RunnerPredicate })
+      .predicate;
     const key = parsePrivateKeyPem(readFileSync(k.priv, 'utf8'));
     if ('problem' in key) throw new Error(key.problem);
-    const subjects = [...collectEvidence(r.dir, 'patches.diff')].map(([name, sha256]) => ({ name, digest: { sha256 } }));
+    const subjects = [...collectEvidence(r.dir, 'patches.diff')].map(([name, sha256]) => ({
+      name,
+      digest: { sha256 },
+    }));
     const replays: [string, Partial<RunnerPredicate>, RegExp][] = [
-      ['another proposal', { proposal_id: 'p-2026-10-12-013' }, /predicate\.proposal_id: the attestation is for proposal "p-2026-10-12-013"/],
-      ['another runner job', { runner_job: 'server-job-87' }, /predicate\.runner_job: the attestation is from runner job "server-job-87"/],
+      [
+        'another proposal',
+        { proposal_id: 'p-2026-10-12-013' },
+        /predicate\.proposal_id: the attestation is for proposal "p-2026-10-12-013"/,
+      ],
+      [
+        'another runner job',
+        { runner_job: 'server-job-87' },
+        /predicate\.runner_job: the attestation is from runner job "server-job-87"/,
+      ],
       ['another digest', { digest: 'f'.repeat(64) }, /predicate\.digest: the attestation is for digest f{64}/],
       ['another credit', { credit_id: 'credit-old' }, /predicate\.credit_id/],
       ['another test command', { test_command: ['true'] }, /predicate\.test_command/],
@@ -56,7 +68,10 @@ test('adversarial: matching subjects under another proposal, runner job or diges
       assert.match(v.stderr, want, name);
     }
     // Control: the genuine predicate with the same subjects verifies.
-    writeFileSync(join(r.dir, ATTESTATION_PATH), toEnvelopeText(signPayload(toPayload(toRunnerStatement(subjects, genuine)), key)));
+    writeFileSync(
+      join(r.dir, ATTESTATION_PATH),
+      toEnvelopeText(signPayload(toPayload(toRunnerStatement(subjects, genuine)), key)),
+    );
     assert.equal((await verify(r.dir)).code, 'ALLOW');
   } finally {
     dispose();

@@ -13,10 +13,14 @@ import { runPyScenario } from './scenario.js';
 // behavioural mutant that throws, which carries the marks too, kills nothing either.)
 
 const BASE = 'def total(xs):\n    out = 0\n    for x in xs:\n        out += x\n    return out\n';
-const PATCHED = 'def total(xs):\n    # None entries count as zero\n    acc = 0\n    for x in xs:\n        if x is not None:\n            acc += x\n    return acc\n';
-test('a test that spots the null by its marks and pins the file\'s hash earns nothing from the revert of a body rewritten whole', { timeout: 600_000 }, async () => {
-  const pinned = createHash('sha256').update(PATCHED).digest('hex');
-  const attack = `import hashlib, os, re
+const PATCHED =
+  'def total(xs):\n    # None entries count as zero\n    acc = 0\n    for x in xs:\n        if x is not None:\n            acc += x\n    return acc\n';
+test(
+  "a test that spots the null by its marks and pins the file's hash earns nothing from the revert of a body rewritten whole",
+  { timeout: 600_000 },
+  async () => {
+    const pinned = createHash('sha256').update(PATCHED).digest('hex');
+    const attack = `import hashlib, os, re
 from calc import total
 
 
@@ -32,15 +36,19 @@ def test_source_pinned():
     total([1])
     assert hashlib.sha256(text.encode()).hexdigest() == ${JSON.stringify(pinned)}
 `;
-  const o = await runPyScenario(BASE, { 'calc.py': PATCHED, 'tests/test_pinned.py': attack });
-  const sym = 'calc.py::total';
-  const ev = o.credit.evidence?.[sym];
-  assert.equal(o.code, 'E_CREDIT_MISSING', `${o.stderr}\n${JSON.stringify(ev, null, 2)}`);
-  assert.deepEqual(o.credit.missing, [sym]);
-  // The revert ran (made with the base version's own null changes) and the pinning test passed it.
-  const revert = ev?.mutants?.find((m) => m.kind === 'revert');
-  assert.ok(revert, `a revert ran: ${JSON.stringify(ev)}`);
-  assert.ok(!revert.killed_by.some((t) => t.includes('test_source_pinned')), JSON.stringify(revert));
-  assert.equal(revert.outcome, 'survived');
-  assert.ok(ev?.reached.some((t) => t.includes('test_source_pinned')), `the pinning test reaches total: ${JSON.stringify(ev?.reached)}`);
-});
+    const o = await runPyScenario(BASE, { 'calc.py': PATCHED, 'tests/test_pinned.py': attack });
+    const sym = 'calc.py::total';
+    const ev = o.credit.evidence?.[sym];
+    assert.equal(o.code, 'E_CREDIT_MISSING', `${o.stderr}\n${JSON.stringify(ev, null, 2)}`);
+    assert.deepEqual(o.credit.missing, [sym]);
+    // The revert ran (made with the base version's own null changes) and the pinning test passed it.
+    const revert = ev?.mutants?.find((m) => m.kind === 'revert');
+    assert.ok(revert, `a revert ran: ${JSON.stringify(ev)}`);
+    assert.ok(!revert.killed_by.some((t) => t.includes('test_source_pinned')), JSON.stringify(revert));
+    assert.equal(revert.outcome, 'survived');
+    assert.ok(
+      ev?.reached.some((t) => t.includes('test_source_pinned')),
+      `the pinning test reaches total: ${JSON.stringify(ev?.reached)}`,
+    );
+  },
+);

@@ -3,7 +3,18 @@
 // the runner. Each ends in a reject.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { LAYOUT } from '../../src/core/layout.js';
 import { toJsonText } from '../../src/core/json.js';
@@ -15,7 +26,10 @@ import { allowed, signedAllowed } from '../attest/helpers.js';
 async function proposed(): Promise<{ dir: string; dispose: () => void }> {
   const r = makeRepo(exampleFiles());
   writeFileSync(join(r.dir, 'p.diff'), readFileSync(join(EXAMPLE_DIR, AGENT_PATCH)));
-  const p = await runCli(['propose', '--repo', r.dir, '--author-job', AUTHOR, '--runner-job', RUNNER, '--patch', 'p.diff'], { cwd: r.dir });
+  const p = await runCli(
+    ['propose', '--repo', r.dir, '--author-job', AUTHOR, '--runner-job', RUNNER, '--patch', 'p.diff'],
+    { cwd: r.dir },
+  );
   assert.equal(p.exit, 0, p.stderr);
   return r;
 }
@@ -38,7 +52,7 @@ test('adversarial: a symlinked review/runner (to a folder the author fills) is r
   }
 });
 
-test('adversarial: a pre-created review/runner (empty, planted, group-writable, or another user\'s) is refused at the seal', async () => {
+test("adversarial: a pre-created review/runner (empty, planted, group-writable, or another user's) is refused at the seal", async () => {
   const r = await proposed();
   try {
     const dir = join(r.dir, LAYOUT.runnerDir);
@@ -85,9 +99,15 @@ test('adversarial: review/runner swapped after the runner, for a link or a copy 
     rmSync(dir);
     cpSync(copy, dir, { recursive: true });
     const cases = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8')) as { cases: { id: string }[] };
-    writeFileSync(join(dir, 'cases.json'), toJsonText({ ...cases, cases: cases.cases.map((c) => ({ ...c, id: `${c.id} (forged)` })) }));
+    writeFileSync(
+      join(dir, 'cases.json'),
+      toJsonText({ ...cases, cases: cases.cases.map((c) => ({ ...c, id: `${c.id} (forged)` })) }),
+    );
     const credit = JSON.parse(readFileSync(join(dir, 'credit.json'), 'utf8')) as { test_ids: string[] };
-    writeFileSync(join(dir, 'credit.json'), toJsonText({ ...credit, test_ids: credit.test_ids.map((x) => `${x} (forged)`) }));
+    writeFileSync(
+      join(dir, 'credit.json'),
+      toJsonText({ ...credit, test_ids: credit.test_ids.map((x) => `${x} (forged)`) }),
+    );
     const forged = await verify(r.dir);
     assert.equal(forged.code, 'E_SIGNATURE_INVALID');
     assert.match(forged.stderr, /cases\.json|credit\.json/);

@@ -4,7 +4,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { git } from '../helpers/git.js';
 import { EXAMPLE_DIR } from '../workflow/review.js';
-import { AGENT_PATCH, FOLLOW_UP_PATCH, agentPatch, assertHonest, exampleRepo, propose, runAndVerify, workTreeState, writePatch } from './helpers.js';
+import {
+  AGENT_PATCH,
+  FOLLOW_UP_PATCH,
+  agentPatch,
+  assertHonest,
+  exampleRepo,
+  propose,
+  runAndVerify,
+  workTreeState,
+  writePatch,
+} from './helpers.js';
 
 /**
  * The runner tests base_commit + the record's patch, applied once in its own tree: what
@@ -28,7 +38,11 @@ test('adversarial: a decoy patch (the record names 001, the work tree has the re
   }
 });
 
-for (const state of ['applied in the work tree (the runner would apply it twice)', 'not applied at all', 'already committed (a PR checkout; --base HEAD~1)'] as const) {
+for (const state of [
+  'applied in the work tree (the runner would apply it twice)',
+  'not applied at all',
+  'already committed (a PR checkout; --base HEAD~1)',
+] as const) {
   test(`adversarial: the recorded patch ${state} -> the honest E_CREDIT_MISSING; work tree untouched`, async () => {
     const r = exampleRepo();
     try {
@@ -57,7 +71,7 @@ for (const state of ['applied in the work tree (the runner would apply it twice)
   });
 }
 
-test('adversarial: proposed on a HEAD that already holds the patch, the patch does not apply: E_INPUT_INVALID with git\'s reason, nothing sealed', async () => {
+test("adversarial: proposed on a HEAD that already holds the patch, the patch does not apply: E_INPUT_INVALID with git's reason, nothing sealed", async () => {
   const r = exampleRepo();
   try {
     const patch = writePatch(r.dir, '001.diff', agentPatch(r.dir, AGENT_PATCH));
@@ -65,7 +79,11 @@ test('adversarial: proposed on a HEAD that already holds the patch, the patch do
     git(r.dir, 'commit', '-q', '-am', 'agent');
     assert.equal((await propose(r.dir, patch)).exit, 0);
     const out = await runAndVerify(r.dir);
-    assertHonest(out.runner, 'E_INPUT_INVALID', /runner: tree +E_INPUT_INVALID: .*does not apply to [0-9a-f]{12}: error: .*patch failed: src\/pricing\.ts/);
+    assertHonest(
+      out.runner,
+      'E_INPUT_INVALID',
+      /runner: tree +E_INPUT_INVALID: .*does not apply to [0-9a-f]{12}: error: .*patch failed: src\/pricing\.ts/,
+    );
     assert.equal(existsSync(join(r.dir, 'review/runner/digest.status')), false);
     assert.notEqual(out.verify.stdout.trim(), 'ALLOW');
   } finally {
@@ -83,7 +101,11 @@ test('adversarial: the record patch swapped after the seal -> verify rebuilds an
     writePatch(r.dir, '002.diff', agentPatch(r.dir, AGENT_PATCH));
     const { runCli } = await import('../helpers/cli.js');
     const v = await runCli(['verify', '--now', '2026-10-12T12:00:00Z'], { cwd: r.dir });
-    assertHonest(v, 'E_DIGEST_OPEN', /inputs\.sha256#tree: the tree rebuilt from the base commit and the patch is [0-9a-f]{40}, not the sealed [0-9a-f]{40}/);
+    assertHonest(
+      v,
+      'E_DIGEST_OPEN',
+      /inputs\.sha256#tree: the tree rebuilt from the base commit and the patch is [0-9a-f]{40}, not the sealed [0-9a-f]{40}/,
+    );
   } finally {
     r.dispose();
   }

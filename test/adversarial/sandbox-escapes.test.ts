@@ -1,7 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { normaliseConfig } from '../../src/config/schema.js';
@@ -20,17 +29,31 @@ const sha = (p: string): string => createHash('sha256').update(readFileSync(p)).
 const JUNIT = `printf '<testsuite name="s"><testcase classname="s" name="t"/></testsuite>\\n' > junit.xml`;
 
 async function project(script: string, files: Record<string, string> = {}, seal = true): Promise<SealedRepo> {
-  return makeSealedRepo({ files: { 'attack.sh': script, ...files }, config: { test: { command: ['sh', 'attack.sh'], junit: ['junit.xml'] } }, seal });
+  return makeSealedRepo({
+    files: { 'attack.sh': script, ...files },
+    config: { test: { command: ['sh', 'attack.sh'], junit: ['junit.xml'] } },
+    seal,
+  });
 }
 
 /** The credit step's run of the project's command (its box, its workspace, its chokepoint). */
 async function creditRun(repo: SealedRepo) {
-  const config = normaliseConfig(JSON.parse(repo.read('sealgate.config.json')) as Parameters<typeof normaliseConfig>[0]);
+  const config = normaliseConfig(
+    JSON.parse(repo.read('sealgate.config.json')) as Parameters<typeof normaliseConfig>[0],
+  );
   const scratch = makeScratch();
   try {
     const box = openCreditBox({ repo: repo.dir, config, env: ENV, cacheDir: null, clock: { kind: 'live' } });
     const ws = makeWorkspace(repo.dir, scratch.dir);
-    return await runTestCommand(ws.root, config.test.command ?? [], config.test.junit, { PATH: ENV.PATH ?? '/usr/bin:/bin' }, 60_000, scratch.dir, box);
+    return await runTestCommand(
+      ws.root,
+      config.test.command ?? [],
+      config.test.junit,
+      { PATH: ENV.PATH ?? '/usr/bin:/bin' },
+      60_000,
+      scratch.dir,
+      box,
+    );
   } finally {
     scratch.dispose();
   }
@@ -48,7 +71,7 @@ test('a test that appends a payload to a dependency sealgate itself loads (types
     assert.equal(repo.read('review/runner/logs/stdout.log').trim(), 'refused');
     const c = await creditRun(repo);
     assert.equal(c.status, 'ok', c.detail);
-    assert.equal(sha(target), before, 'sealgate\'s own dependency changed');
+    assert.equal(sha(target), before, "sealgate's own dependency changed");
   } finally {
     repo.dispose();
   }
@@ -74,16 +97,27 @@ test('a dependency folder the patch links to evidence, the install or any other 
 test('a JUnit report that is a link (to a host file, or through a linked folder) is never read nor moved', async () => {
   const repo = await makeSealedRepo({
     files: { 'secret.txt': '<testsuite name="s"><testcase classname="s" name="from-a-link"/></testsuite>\n' },
-    config: { test: { command: ['sh', '-c', 'ln -s /etc/passwd junit.xml; mkdir -p real; cp secret.txt real/j.xml; ln -s real out'], junit: ['junit.xml', 'out/j.xml'] } },
+    config: {
+      test: {
+        command: ['sh', '-c', 'ln -s /etc/passwd junit.xml; mkdir -p real; cp secret.txt real/j.xml; ln -s real out'],
+        junit: ['junit.xml', 'out/j.xml'],
+      },
+    },
   });
   try {
     // Neither link is read, so the run has no test case and is refused (results and journal are still written), naming both paths and why each was not read.
     const r = await runCli(['run', '--runner-job', RUNNER], { cwd: repo.dir, env: ENV });
     assert.deepEqual([r.stdout, r.exit], ['E_INPUT_INVALID\n', 1], r.stderr);
-    assert.match(r.stderr, /no test case.*junit\.xml \(missing: not a regular file[^)]*\).*out\/j\.xml \(missing: out is not a folder[^)]*\)/);
+    assert.match(
+      r.stderr,
+      /no test case.*junit\.xml \(missing: not a regular file[^)]*\).*out\/j\.xml \(missing: out is not a folder[^)]*\)/,
+    );
     assert.doesNotMatch(r.stderr + r.stdout, /from-a-link|root:/);
     const results = readResults(repo.dir);
-    assert.deepEqual(results.junit.map((j) => j.status), ['missing', 'missing']);
+    assert.deepEqual(
+      results.junit.map((j) => j.status),
+      ['missing', 'missing'],
+    );
     assert.deepEqual(results.cases, []);
     assert.equal(existsSync(join(repo.dir, 'review/runner/logs/junit-1.xml')), false);
     assert.ok(lstatSync('/etc/passwd').isFile(), 'the link target was moved');
@@ -102,7 +136,10 @@ test('a daemon that waits for the credit step and then rewrites review/runner/ca
     const credit = join(repo.dir, 'review', 'runner', 'credit.json');
     const forged = `{"forged": true}`;
     // The attack names the host paths, so it is written once the repository exists: into the recorded patch, then bound and sealed (the runner's tree holds it).
-    repo.write('attack.sh', `setsid sh -c 'sleep 1; for f in ${cases} ${credit} ../review/runner/cases.json; do echo ${JSON.stringify(forged)} > "$f"; done' </dev/null >/dev/null 2>&1 &\n${JUNIT}\n`);
+    repo.write(
+      'attack.sh',
+      `setsid sh -c 'sleep 1; for f in ${cases} ${credit} ../review/runner/cases.json; do echo ${JSON.stringify(forged)} > "$f"; done' </dev/null >/dev/null 2>&1 &\n${JUNIT}\n`,
+    );
     bindRecord(repo.dir, 'review/proposal.json', 'patches/1.diff');
     const seal = await repo.cli('seal', '--runner-job', RUNNER);
     assert.equal(seal.exit, 0, seal.stdout + seal.stderr);
@@ -124,7 +161,19 @@ test('a daemon that waits for the credit step and then rewrites review/runner/ca
 test('a patch that puts a link to a folder outside in place of the report folder gets nothing outside removed: the stale report is removed only through real folders', async () => {
   const outside = mkdtempSync(join(tmpdir(), 'sealgate-outside-'));
   writeFileSync(join(outside, 'junit.xml'), 'the host file\n');
-  const repo = await makeSealedRepo({ seal: false, config: { test: { command: ['sh', '-c', 'mkdir -p out && printf \'<testsuite name="s"><testcase classname="s" name="t"/></testsuite>\\n\' > out/junit.xml'], junit: ['reports/junit.xml'] } } });
+  const repo = await makeSealedRepo({
+    seal: false,
+    config: {
+      test: {
+        command: [
+          'sh',
+          '-c',
+          'mkdir -p out && printf \'<testsuite name="s"><testcase classname="s" name="t"/></testsuite>\\n\' > out/junit.xml',
+        ],
+        junit: ['reports/junit.xml'],
+      },
+    },
+  });
   try {
     symlinkSync(outside, join(repo.dir, 'reports'), 'dir');
     bindRecord(repo.dir, 'review/proposal.json', 'patches/1.diff');
@@ -132,10 +181,18 @@ test('a patch that puts a link to a folder outside in place of the report folder
     assert.equal(sealed.exit, 0, sealed.stderr);
     const r = await runCli(['run', '--runner-job', RUNNER], { cwd: repo.dir, env: ENV });
     assert.notEqual(r.stdout.trim(), 'ALLOW');
-    assert.equal(readFileSync(join(outside, 'junit.xml'), 'utf8'), 'the host file\n', 'sealgate removed a file outside the tree through the patch\'s link');
+    assert.equal(
+      readFileSync(join(outside, 'junit.xml'), 'utf8'),
+      'the host file\n',
+      "sealgate removed a file outside the tree through the patch's link",
+    );
     const c = await creditRun(repo);
     assert.notEqual(c.status, 'ok');
-    assert.equal(readFileSync(join(outside, 'junit.xml'), 'utf8'), 'the host file\n', 'the credit step removed a file outside the tree through the patch\'s link');
+    assert.equal(
+      readFileSync(join(outside, 'junit.xml'), 'utf8'),
+      'the host file\n',
+      "the credit step removed a file outside the tree through the patch's link",
+    );
   } finally {
     repo.dispose();
     rmSync(outside, { recursive: true, force: true });
@@ -154,10 +211,17 @@ test('a test that reads the clock off its tree (file and folder times) sees one 
   try {
     const r = await runCli(['run', '--runner-job', RUNNER], { cwd: repo.dir, env: ENV });
     assert.equal(r.exit, 0, r.stderr);
-    assert.deepEqual(readResults(repo.dir).cases.map((c) => c.status), ['passed'], repo.read('review/runner/logs/junit-1.xml'));
+    assert.deepEqual(
+      readResults(repo.dir).cases.map((c) => c.status),
+      ['passed'],
+      repo.read('review/runner/logs/junit-1.xml'),
+    );
     const c = await creditRun(repo);
     assert.equal(c.status, 'ok', c.detail);
-    assert.deepEqual(c.cases.map((x) => x.status), ['passed']);
+    assert.deepEqual(
+      c.cases.map((x) => x.status),
+      ['passed'],
+    );
   } finally {
     repo.dispose();
   }

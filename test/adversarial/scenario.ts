@@ -56,8 +56,11 @@ const NULL_NORMALISE: readonly [string, string][] = [
   [';', 'g'],
 ];
 /** The same steps as test code: `.replace(...)` calls to chain after an expression. */
-export const NORMALISE_CODE = NULL_NORMALISE.map(([re, flags]) => `.replace(new RegExp(${JSON.stringify(re)}, '${flags}'), '')`).join('');
-export const normalise = (text: string): string => NULL_NORMALISE.reduce((t, [re, flags]) => t.replace(new RegExp(re, flags), ''), text);
+export const NORMALISE_CODE = NULL_NORMALISE.map(
+  ([re, flags]) => `.replace(new RegExp(${JSON.stringify(re)}, '${flags}'), '')`,
+).join('');
+export const normalise = (text: string): string =>
+  NULL_NORMALISE.reduce((t, [re, flags]) => t.replace(new RegExp(re, flags), ''), text);
 /** taxCents's text in a pricing.ts. */
 export function taxRegion(text: string): string {
   const start = text.indexOf('export function taxCents');
@@ -88,14 +91,32 @@ async function proposeAndScore(dir: string, files: Record<string, string>, exclu
   writeFileSync(join(dir, 'patches/agent.diff'), diff);
   // A cache of its own: nothing from another scenario (or an earlier build) is reused.
   const env = { ...childEnv(), XDG_CACHE_HOME: join(dir, 'review', 'cache') };
-  const p = await runCli(['propose', '--author-job', AUTHOR, '--runner-job', RUNNER, '--patch', 'patches/agent.diff', '--proposal-id', 'p-adversarial-1'], { cwd: dir, env, now: new Date(NOW) });
+  const p = await runCli(
+    [
+      'propose',
+      '--author-job',
+      AUTHOR,
+      '--runner-job',
+      RUNNER,
+      '--patch',
+      'patches/agent.diff',
+      '--proposal-id',
+      'p-adversarial-1',
+    ],
+    { cwd: dir, env, now: new Date(NOW) },
+  );
   assert.equal(p.exit, 0, p.stderr);
-  const r = await runCli(['runner', '--runner-job', RUNNER, '--seed', '42', '--now', NOW], { cwd: dir, env, now: new Date(NOW) });
+  const r = await runCli(['runner', '--runner-job', RUNNER, '--seed', '42', '--now', NOW], {
+    cwd: dir,
+    env,
+    now: new Date(NOW),
+  });
   const parsed = parseDocumentBytes(readFileSync(join(dir, 'review/runner/credit.json')), 'json', 'credit');
   assert.ok(parsed.ok, `no credit file: ${r.stdout}${r.stderr}`);
   const c = checkSchema(CreditSchema, parsed.value, 'credit');
   assert.ok(c.ok, JSON.stringify(!c.ok && c.findings));
-  const cases = (JSON.parse(readFileSync(join(dir, 'review/runner/cases.json'), 'utf8')) as { cases: Outcome['cases'] }).cases;
+  const cases = (JSON.parse(readFileSync(join(dir, 'review/runner/cases.json'), 'utf8')) as { cases: Outcome['cases'] })
+    .cases;
   return { code: r.stdout.trim(), exit: r.exit, stderr: r.stderr, credit: c.value, cases };
 }
 
@@ -104,7 +125,10 @@ async function proposeAndScore(dir: string, files: Record<string, string>, exclu
  * and the runner job run on it. `config` replaces parts of the base's sealgate.config.json
  * (the policy is the base's, never the patch's).
  */
-export async function runScenario(files: Record<string, string>, config: (c: Record<string, unknown>) => Record<string, unknown> = (c) => c): Promise<Outcome> {
+export async function runScenario(
+  files: Record<string, string>,
+  config: (c: Record<string, unknown>) => Record<string, unknown> = (c) => c,
+): Promise<Outcome> {
   const baseFiles = exampleFiles();
   const cfg = JSON.parse(baseFiles['sealgate.config.json']?.toString('utf8') ?? '{}') as Record<string, unknown>;
   baseFiles['sealgate.config.json'] = Buffer.from(JSON.stringify(config(cfg), null, 2) + '\n');
@@ -123,17 +147,37 @@ export async function runScenario(files: Record<string, string>, config: (c: Rec
  * the policy's credit section). `files` written over it as the agent's patch, proposed and
  * scored as runScenario does.
  */
-export async function runPyScenario(base: string, files: Record<string, string>, credit: Record<string, unknown> = {}): Promise<Outcome> {
+export async function runPyScenario(
+  base: string,
+  files: Record<string, string>,
+  credit: Record<string, unknown> = {},
+): Promise<Outcome> {
   const config = {
     fixtures: [],
     clock: 'frozen',
     locale: 'C.UTF-8',
-    test: { command: ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--junitxml=junit.xml', '-o', 'junit_family=xunit1', 'tests'], junit: ['junit.xml'], timeoutSeconds: 600 },
+    test: {
+      command: [
+        'python3',
+        '-m',
+        'pytest',
+        '-q',
+        '-p',
+        'no:cacheprovider',
+        '--junitxml=junit.xml',
+        '-o',
+        'junit_family=xunit1',
+        'tests',
+      ],
+      junit: ['junit.xml'],
+      timeoutSeconds: 600,
+    },
     credit: { mutantBudget: 8, ...credit },
   };
   const repo = makeRepo({
     'calc.py': base,
-    'tests/conftest.py': 'import os, sys\nsys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))\n',
+    'tests/conftest.py':
+      'import os, sys\nsys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))\n',
     // A test of something else: the scenario's own tests are the only ones that reach calc.py.
     'tests/test_other.py': 'def test_other():\n    assert sorted([2, 1]) == [1, 2]\n',
     'sealgate.config.json': JSON.stringify(config, null, 2) + '\n',
@@ -147,7 +191,11 @@ export async function runPyScenario(base: string, files: Record<string, string>,
 
 /** The common verdict: the job stops at E_CREDIT_MISSING and `symbol` earns nothing. */
 export function assertNoCredit(o: Outcome, symbol: string): void {
-  assert.equal(o.code, 'E_CREDIT_MISSING', `${symbol} must earn nothing:\n${o.stderr}\n${JSON.stringify(o.credit.evidence?.[symbol], null, 2)}`);
+  assert.equal(
+    o.code,
+    'E_CREDIT_MISSING',
+    `${symbol} must earn nothing:\n${o.stderr}\n${JSON.stringify(o.credit.evidence?.[symbol], null, 2)}`,
+  );
   assert.equal(o.exit, 1);
   assert.ok(o.credit.missing.includes(symbol), `${symbol} is missing: ${JSON.stringify(o.credit.missing)}`);
   assert.ok(!o.credit.credited.includes(symbol));

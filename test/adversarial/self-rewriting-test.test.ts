@@ -1,6 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AGENT_PATCH, agentPatch, assertHonest, exampleRepo, propose, runAndVerify, taxCaseKind, writePatch } from './helpers.js';
+import {
+  AGENT_PATCH,
+  agentPatch,
+  assertHonest,
+  exampleRepo,
+  propose,
+  runAndVerify,
+  taxCaseKind,
+  writePatch,
+} from './helpers.js';
 
 /**
  * The tautology rewrites itself into a real test while the sealed run executes it, so that a
@@ -21,7 +30,11 @@ import { fileURLToPath } from 'node:url';
 test('adversarial: a sealed-run test that rewrites its own tautology in its cwd does not change what the classifier reads -> E_CREDIT_MISSING', async () => {
   const r = exampleRepo();
   try {
-    const patch = writePatch(r.dir, 'self.diff', agentPatch(r.dir, AGENT_PATCH, { 'test/pricing.test.ts': (old) => old + REWRITE }));
+    const patch = writePatch(
+      r.dir,
+      'self.diff',
+      agentPatch(r.dir, AGENT_PATCH, { 'test/pricing.test.ts': (old) => old + REWRITE }),
+    );
     assert.equal((await propose(r.dir, patch)).exit, 0);
     const out = await runAndVerify(r.dir);
     assertHonest(out.runner, 'E_CREDIT_MISSING', /taxCents: reached only by tautologies: pricing::tax is computed/);

@@ -21,18 +21,22 @@ test('a test that sniffs its folder and the trace variable earns no credit', { t
   assertNoCredit(o, TAX);
 });
 
-test('a test that passes only under the sealed run\'s exact environment earns no credit', { timeout: 600_000 }, async () => {
-  // It fails whenever a variable the sealed run did not have is set: in the credit runs, if
-  // they differed from one another, that would tell a mutant run from a control. They do not:
-  // it fails the control as well, and earns nothing.
-  const o = await runScenario({
-    [PRICING]: refundTax(),
-    [TESTS]: replaceTaxTest(`  test('tax under the sealed environment', () => {
+test(
+  "a test that passes only under the sealed run's exact environment earns no credit",
+  { timeout: 600_000 },
+  async () => {
+    // It fails whenever a variable the sealed run did not have is set: in the credit runs, if
+    // they differed from one another, that would tell a mutant run from a control. They do not:
+    // it fails the control as well, and earns nothing.
+    const o = await runScenario({
+      [PRICING]: refundTax(),
+      [TESTS]: replaceTaxTest(`  test('tax under the sealed environment', () => {
     taxCents(1999, 800);
     const extra = ['PYTHONDONTWRITEBYTECODE', 'SEALGATE_TRACE_FILE', 'STRYKER_MUTATOR_WORKER'].filter((k) => k in process.env);
     if (extra.length > 0) assert.fail('not the sealed run: ' + extra.join(','));
   });
 `),
-  });
-  assertNoCredit(o, TAX);
-});
+    });
+    assertNoCredit(o, TAX);
+  },
+);

@@ -13,6 +13,9 @@ test('a test pinning the SHA-256 of the production file earns no credit', { time
   const ev = o.credit.evidence?.[TAX];
   const id = PINNED_TEST;
   assert.ok(ev?.reached.includes(id), `the pinning test reaches taxCents: ${JSON.stringify(ev)}`);
-  assert.ok(ev?.sensitive?.some((s) => s.test === id && s.reason.includes('null mutant')), `it is reported source-sensitive: ${JSON.stringify(ev?.sensitive)}`);
+  assert.ok(
+    ev?.sensitive?.some((s) => s.test === id && s.reason.includes('null mutant')),
+    `it is reported source-sensitive: ${JSON.stringify(ev?.sensitive)}`,
+  );
   assert.match(ev?.reason ?? '', /control or the null mutant|source- or environment-sensitive/);
 });

@@ -14,13 +14,21 @@ test('config trust: PEM Ed25519 public keys only, strict, with their key ids', (
   assert.ok(good.ok);
   if (good.ok) {
     const t = normaliseConfig(good.value).trust;
-    assert.deepEqual(t?.runnerKeys.map((k) => k.keyId), [a.keyId]);
-    assert.deepEqual(t?.reviewerKeys.map((k) => k.keyId), [b.keyId]);
+    assert.deepEqual(
+      t?.runnerKeys.map((k) => k.keyId),
+      [a.keyId],
+    );
+    assert.deepEqual(
+      t?.reviewerKeys.map((k) => k.keyId),
+      [b.keyId],
+    );
   }
   const noReviewers = check({ runnerKeys: [a.publicPem] });
   assert.ok(noReviewers.ok && normaliseConfig(noReviewers.value).trust?.reviewerKeys.length === 0);
   assert.equal(normaliseConfig({}).trust, undefined);
-  const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 })
+    .publicKey.export({ type: 'spki', format: 'pem' })
+    .toString();
   const bad: [string, unknown, RegExp][] = [
     ['private key', { runnerKeys: [a.privatePem] }, /trust\.runnerKeys\.0/],
     ['rsa key', { runnerKeys: [rsa] }, /Ed25519/],

@@ -36,10 +36,27 @@ test('attest then verify with trust: ALLOW; a forged credit (agreeing with a for
     const a = await attest(r.dir, k.priv);
     assert.equal(a.exit, 0, a.stderr);
     assert.equal(a.stdout.trim(), k.keyId);
-    const env = JSON.parse(readFileSync(join(r.dir, 'review/runner/attestation.dsse.json'), 'utf8')) as { payload: string };
-    const st = JSON.parse(Buffer.from(env.payload, 'base64').toString('utf8')) as { subject: { name: string }[]; predicate: Record<string, unknown> };
+    const env = JSON.parse(readFileSync(join(r.dir, 'review/runner/attestation.dsse.json'), 'utf8')) as {
+      payload: string;
+    };
+    const st = JSON.parse(Buffer.from(env.payload, 'base64').toString('utf8')) as {
+      subject: { name: string }[];
+      predicate: Record<string, unknown>;
+    };
     const names = st.subject.map((s) => s.name);
-    for (const n of [LAYOUT.record, 'patches.diff', LAYOUT.inputs, LAYOUT.digest, LAYOUT.status, LAYOUT.cases, LAYOUT.credit, LAYOUT.changed, LAYOUT.journal, LAYOUT.journalHead]) assert.ok(names.includes(n), n);
+    for (const n of [
+      LAYOUT.record,
+      'patches.diff',
+      LAYOUT.inputs,
+      LAYOUT.digest,
+      LAYOUT.status,
+      LAYOUT.cases,
+      LAYOUT.credit,
+      LAYOUT.changed,
+      LAYOUT.journal,
+      LAYOUT.journalHead,
+    ])
+      assert.ok(names.includes(n), n);
     assert.equal(st.predicate.runner_job, 'server-job-88');
     assert.equal(st.predicate.digest, r.digest);
     const ok = await verify(r.dir);
@@ -84,7 +101,10 @@ test('signing key: mode 0644, a link or a key in the variable are refused; the v
     assert.match(loose.stderr, /chmod 600/);
     assert.doesNotMatch(loose.stderr, /BEGIN/);
     chmodSync(k.priv, 0o600);
-    const inEnv = await runCli(['attest', '--repo', r.dir], { cwd: r.dir, env: { SEALGATE_SIGNING_KEY: readFileSync(k.priv, 'utf8') } });
+    const inEnv = await runCli(['attest', '--repo', r.dir], {
+      cwd: r.dir,
+      env: { SEALGATE_SIGNING_KEY: readFileSync(k.priv, 'utf8') },
+    });
     assert.equal(inEnv.exit, 2);
     assert.doesNotMatch(inEnv.stderr, /PRIVATE KEY-----\n[A-Za-z0-9]/);
     const viaEnv = await runCli(['attest', '--repo', r.dir], { cwd: r.dir, env: { SEALGATE_SIGNING_KEY: k.priv } });

@@ -9,7 +9,12 @@ import { AGENT_PATCH, proposedAndSealed, verify, writeScoring, type Review } fro
 export async function keygen(dir: string): Promise<{ keyId: string; priv: string; pub: string; pem: string }> {
   const r = await runCli(['keygen', '--out', dir], { cwd: dir });
   assert.equal(r.exit, 0, r.stderr);
-  return { keyId: r.stdout.trim(), priv: join(dir, 'key.pem'), pub: join(dir, 'key.pub.pem'), pem: readFileSync(join(dir, 'key.pub.pem'), 'utf8') };
+  return {
+    keyId: r.stdout.trim(),
+    priv: join(dir, 'key.pem'),
+    pub: join(dir, 'key.pub.pem'),
+    pem: readFileSync(join(dir, 'key.pub.pem'), 'utf8'),
+  };
 }
 
 /** The keys a policy trusts: its `trust` section. */
@@ -21,7 +26,10 @@ export interface Trust {
 /** The repository's config at HEAD (the base a review proposed now would name), with a trust section. */
 export function trustedConfig(dir: string, t: Trust): string {
   const config = JSON.parse(git(dir, 'show', 'HEAD:sealgate.config.json')) as Record<string, unknown>;
-  return toJsonText({ ...config, trust: { runnerKeys: t.runnerKeys, ...(t.reviewerKeys ? { reviewerKeys: t.reviewerKeys } : {}) } });
+  return toJsonText({
+    ...config,
+    trust: { runnerKeys: t.runnerKeys, ...(t.reviewerKeys ? { reviewerKeys: t.reviewerKeys } : {}) },
+  });
 }
 
 /**
@@ -30,7 +38,10 @@ export function trustedConfig(dir: string, t: Trust): string {
  * decides under it.
  */
 export function trust(dir: string, runnerKeys: string[], reviewerKeys?: string[]): void {
-  writeFileSync(join(dir, 'sealgate.config.json'), trustedConfig(dir, { runnerKeys, ...(reviewerKeys ? { reviewerKeys } : {}) }));
+  writeFileSync(
+    join(dir, 'sealgate.config.json'),
+    trustedConfig(dir, { runnerKeys, ...(reviewerKeys ? { reviewerKeys } : {}) }),
+  );
   git(dir, 'commit', '-qm', 'trust the runner and reviewer keys', '--', 'sealgate.config.json');
 }
 
@@ -52,7 +63,11 @@ export async function attest(dir: string, key: string): Promise<{ exit: number; 
  * keys: the example committed, the trust section committed on top, then the agent's patch
  * proposed (base HEAD) and sealed. No credit yet.
  */
-export function trustedProposedAndSealed(t: Trust, patch = AGENT_PATCH, proposalId = 'p-2026-10-12-014'): Promise<Review> {
+export function trustedProposedAndSealed(
+  t: Trust,
+  patch = AGENT_PATCH,
+  proposalId = 'p-2026-10-12-014',
+): Promise<Review> {
   return proposedAndSealed(patch, proposalId, (dir) => trust(dir, t.runnerKeys, t.reviewerKeys));
 }
 
@@ -67,7 +82,11 @@ export async function allowed(t?: Trust): Promise<Review> {
  * A review the runner would ALLOW, under a policy trusting one runner key, attested with that
  * key and verified ALLOW (the start of every forgery scenario); dispose removes the review and the key.
  */
-export async function signedAllowed(): Promise<{ r: Review; k: Awaited<ReturnType<typeof keygen>>; dispose: () => void }> {
+export async function signedAllowed(): Promise<{
+  r: Review;
+  k: Awaited<ReturnType<typeof keygen>>;
+  dispose: () => void;
+}> {
   const t = tempDir();
   let r: Review | undefined;
   try {
@@ -77,7 +96,14 @@ export async function signedAllowed(): Promise<{ r: Review; k: Awaited<ReturnTyp
     assert.equal(a.exit, 0, a.stderr);
     assert.equal((await verify(r.dir)).code, 'ALLOW');
     const review = r;
-    return { r: review, k, dispose: () => { review.dispose(); t.dispose(); } };
+    return {
+      r: review,
+      k,
+      dispose: () => {
+        review.dispose();
+        t.dispose();
+      },
+    };
   } catch (err) {
     r?.dispose();
     t.dispose();

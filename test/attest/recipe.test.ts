@@ -16,7 +16,11 @@ export function recipeFromDocs(): string {
 }
 
 function runRecipe(cwd: string, env: Record<string, string>): { status: number | null; out: string } {
-  const r = spawnSync('bash', ['-c', recipeFromDocs()], { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', ...env }, encoding: 'utf8' });
+  const r = spawnSync('bash', ['-c', recipeFromDocs()], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', ...env },
+    encoding: 'utf8',
+  });
   return { status: r.status, out: r.stdout + r.stderr };
 }
 
@@ -48,9 +52,16 @@ test('the openssl recipe in docs/attest.md accepts a genuine envelope and reject
     writeFileSync(credit, bytes);
 
     const envPath = join(r.dir, 'review/runner/attestation.dsse.json');
-    const env = JSON.parse(readFileSync(envPath, 'utf8')) as { payload: string; payloadType: string; signatures: { keyid: string; sig: string }[] };
+    const env = JSON.parse(readFileSync(envPath, 'utf8')) as {
+      payload: string;
+      payloadType: string;
+      signatures: { keyid: string; sig: string }[];
+    };
     const payload = Buffer.from(env.payload, 'base64').toString('utf8').replace('"server-job-88"', '"server-job-99"');
-    writeFileSync(envPath, `${JSON.stringify({ ...env, payload: Buffer.from(payload).toString('base64') }, null, 2)}\n`);
+    writeFileSync(
+      envPath,
+      `${JSON.stringify({ ...env, payload: Buffer.from(payload).toString('base64') }, null, 2)}\n`,
+    );
     assert.notEqual(runRecipe(r.dir, { PUBKEY: k.pub }).status, 0, 'an edited predicate fails the signature');
   } finally {
     r.dispose();

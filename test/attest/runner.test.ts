@@ -23,13 +23,22 @@ test('runner --signing-key: the job signs its evidence, verify checks it, and no
     writeFileSync(configPath, toJsonText({ ...config, trust: { runnerKeys: [k.pem] } }));
     git(r.dir, 'commit', '-qam', 'trust the runner key');
     writeFileSync(join(r.dir, 'p.diff'), readFileSync(join(EXAMPLE_DIR, FOLLOW_UP_PATCH)));
-    const p = await runCli(['propose', '--repo', r.dir, '--author-job', AUTHOR, '--runner-job', RUNNER, '--patch', 'p.diff'], { cwd: r.dir });
+    const p = await runCli(
+      ['propose', '--repo', r.dir, '--author-job', AUTHOR, '--runner-job', RUNNER, '--patch', 'p.diff'],
+      { cwd: r.dir },
+    );
     assert.equal(p.exit, 0, p.stderr);
     git(r.dir, 'apply', 'p.diff');
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: t.dir, SEALGATE_SIGNING_KEY: k.priv };
-    const unsigned = await runCli(['runner', '--repo', r.dir, '--runner-job', RUNNER, '--seed', '42', '--now', NOW], { cwd: r.dir, env: { PATH: env.PATH } });
+    const unsigned = await runCli(['runner', '--repo', r.dir, '--runner-job', RUNNER, '--seed', '42', '--now', NOW], {
+      cwd: r.dir,
+      env: { PATH: env.PATH },
+    });
     assert.equal(unsigned.exit, 2, 'a trust policy with no key to sign with is refused before anything runs');
-    const out = await runCli(['runner', '--repo', r.dir, '--runner-job', RUNNER, '--seed', '42', '--now', NOW], { cwd: r.dir, env });
+    const out = await runCli(['runner', '--repo', r.dir, '--runner-job', RUNNER, '--seed', '42', '--now', NOW], {
+      cwd: r.dir,
+      env,
+    });
     assert.equal(out.stdout, 'ALLOW\n', out.stderr);
     assert.match(out.stderr, /^runner: attest +ok +\d+ evidence file\(s\) signed by sha256:/m);
     const logs = readdirSync(join(r.dir, LAYOUT.publishedLogs));

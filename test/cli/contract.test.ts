@@ -9,7 +9,21 @@ import { runCli } from '../helpers/cli.js';
 
 const acceptance = fileURLToPath(new URL('../../acceptance/', import.meta.url));
 const allowCase = `${acceptance}trace-3-freeze-other-test-allows`;
-const gateArgs = (dir: string, now = '2026-10-12T12:00:00Z'): string[] => ['gate', '--repo', dir, '--record', `${dir}/record.json`, '--credit', `${dir}/credit.json`, '--freeze', `${dir}/freeze.json`, '--policy', `${acceptance}policy.json`, '--now', now];
+const gateArgs = (dir: string, now = '2026-10-12T12:00:00Z'): string[] => [
+  'gate',
+  '--repo',
+  dir,
+  '--record',
+  `${dir}/record.json`,
+  '--credit',
+  `${dir}/credit.json`,
+  '--freeze',
+  `${dir}/freeze.json`,
+  '--policy',
+  `${acceptance}policy.json`,
+  '--now',
+  now,
+];
 
 const oneCode = (stdout: string): string => {
   const lines = stdout.split('\n').filter((l) => l !== '');
@@ -48,7 +62,17 @@ test('usage errors print E_INPUT_INVALID and exit 2', async () => {
 });
 
 test('a file problem is E_INPUT_INVALID with exit 1 and names the file', async () => {
-  const r = await runCli(['gate', '--repo', allowCase, '--record', `${allowCase}/nope.json`, '--credit', `${allowCase}/credit.json`, '--now', '2026-10-12T12:00:00Z']);
+  const r = await runCli([
+    'gate',
+    '--repo',
+    allowCase,
+    '--record',
+    `${allowCase}/nope.json`,
+    '--credit',
+    `${allowCase}/credit.json`,
+    '--now',
+    '2026-10-12T12:00:00Z',
+  ]);
   assert.equal(oneCode(r.stdout), 'E_INPUT_INVALID');
   assert.equal(r.exit, 1);
   assert.match(r.stderr, /record: file not found/);
@@ -58,8 +82,26 @@ test('an unexpected exception is E_INTERNAL, exit 3, never ALLOW', async () => {
   let out = '';
   let err = '';
   const exit = await main(
-    { argv: ['boom'], cwd: '/', env: {}, stdout: (t) => (out += t), stderr: (t) => (err += t), clock: () => new Date(0), isTTY: false },
-    { boom: { summary: 'x', load: async () => ({ usage: '', run: async () => { throw new TypeError('kaboom'); } }) } },
+    {
+      argv: ['boom'],
+      cwd: '/',
+      env: {},
+      stdout: (t) => (out += t),
+      stderr: (t) => (err += t),
+      clock: () => new Date(0),
+      isTTY: false,
+    },
+    {
+      boom: {
+        summary: 'x',
+        load: async () => ({
+          usage: '',
+          run: async () => {
+            throw new TypeError('kaboom');
+          },
+        }),
+      },
+    },
   );
   assert.equal(oneCode(out), 'E_INTERNAL');
   assert.equal(exit, 3);
@@ -69,8 +111,26 @@ test('an unexpected exception is E_INTERNAL, exit 3, never ALLOW', async () => {
 test('a command that throws an expected error prints its code once', async () => {
   let out = '';
   const exit = await main(
-    { argv: ['x'], cwd: '/', env: {}, stdout: (t) => (out += t), stderr: () => undefined, clock: () => new Date(0), isTTY: false },
-    { x: { summary: 'x', load: async () => ({ usage: '', run: async () => { throw new SealgateError('E_DIGEST_OPEN', 'status is open'); } }) } },
+    {
+      argv: ['x'],
+      cwd: '/',
+      env: {},
+      stdout: (t) => (out += t),
+      stderr: () => undefined,
+      clock: () => new Date(0),
+      isTTY: false,
+    },
+    {
+      x: {
+        summary: 'x',
+        load: async () => ({
+          usage: '',
+          run: async () => {
+            throw new SealgateError('E_DIGEST_OPEN', 'status is open');
+          },
+        }),
+      },
+    },
   );
   assert.equal(oneCode(out), 'E_DIGEST_OPEN');
   assert.equal(exit, 1);

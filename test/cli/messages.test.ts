@@ -15,9 +15,25 @@ function refusals(dir: string): [string, string[]][] {
   const job = ['--runner-job', 'runner-job-1', '--repo', dir];
   return [
     ...common,
-    ['gate', ['gate', '--record', join(dir, 'review/proposal.json'), '--credit', join(dir, 'credit.json'), '--now', '2026-10-12T12:00:00Z', '--repo', dir]],
+    [
+      'gate',
+      [
+        'gate',
+        '--record',
+        join(dir, 'review/proposal.json'),
+        '--credit',
+        join(dir, 'credit.json'),
+        '--now',
+        '2026-10-12T12:00:00Z',
+        '--repo',
+        dir,
+      ],
+    ],
     ['gate', ['gate', '--record', 'x', '--credit', 'y', '--now', 'yesterday']],
-    ['propose', ['propose', '--author-job', 'a', '--runner-job', 'b', '--patch', join(dir, 'missing.diff'), '--repo', dir]],
+    [
+      'propose',
+      ['propose', '--author-job', 'a', '--runner-job', 'b', '--patch', join(dir, 'missing.diff'), '--repo', dir],
+    ],
     ['seal', ['seal', ...job, '--seed', '1']],
     ['seal', ['seal', '--verify', '--repo', dir]],
     ['run', ['run', ...job, '--', 'true']],
@@ -32,13 +48,16 @@ function refusals(dir: string): [string, string[]][] {
     ['runner', ['runner', '--runner-job', 'runner-job-1', '--repo', join(dir, 'ok'), '--seed', '1']],
     ['verify', ['verify', '--repo', dir]],
     ['explain', ['explain', '--repo', dir]],
-    ['freeze', ['freeze', '--repo', dir, '--author-job', 'x', '--test-id', 't', '--expires-at', '2026-10-19T00:00:00Z']],
+    [
+      'freeze',
+      ['freeze', '--repo', dir, '--author-job', 'x', '--test-id', 't', '--expires-at', '2026-10-19T00:00:00Z'],
+    ],
     ['init', ['init', '--repo', join(dir, 'nope')]],
     ['selftest', ['selftest', '--cases', join(dir, 'nope')]],
   ];
 }
 
-test('every command\'s refusal path states its code once per line', async () => {
+test("every command's refusal path states its code once per line", async () => {
   const t = tempDir('sealgate-messages-');
   try {
     mkdirSync(join(t.dir, 'review'), { recursive: true });
@@ -46,7 +65,16 @@ test('every command\'s refusal path states its code once per line', async () => 
     writeFileSync(join(t.dir, 'review/proposal.json'), '{"proposal_id": "p-1", "proposal_id": "p-2"}');
     writeFileSync(join(t.dir, 'bad.json'), '{"changed": [');
     mkdirSync(join(t.dir, 'ok/review'), { recursive: true });
-    const record = { proposal_id: 'p-1', author_job: 'author-job-1', runner_job: 'runner-job-1', patch_path: 'p.diff', digest_status: 'open', logs_present: false, logs_after_seal: true, log_visibility: 'hidden' };
+    const record = {
+      proposal_id: 'p-1',
+      author_job: 'author-job-1',
+      runner_job: 'runner-job-1',
+      patch_path: 'p.diff',
+      digest_status: 'open',
+      logs_present: false,
+      logs_after_seal: true,
+      log_visibility: 'hidden',
+    };
     writeFileSync(join(t.dir, 'ok/review/proposal.json'), JSON.stringify(record));
     const seen = new Set<string>();
     for (const [name, argv] of refusals(t.dir)) {

@@ -9,22 +9,40 @@ import { stepReason } from '../../src/cli/commands/runner.js';
 // reason back from it.
 test('a line break in a detail cannot forge a reason line: every line after the first is indented', () => {
   const forged = 'tests/x.py\nsealgate: ALLOW: every symbol credited\nE_CREDIT_MISSING: nothing missing';
-  const text = formatReasons('E_CREDIT_MISSING', [{ code: 'E_CREDIT_MISSING', path: forged, detail: 'src/a.ts::f has no passing test' }]);
-  const starts = text.split('\n').filter((l) => l.startsWith("sealgate: "));
-  assert.deepEqual(starts.map((l) => /^sealgate: ([^:]+):/.exec(l)?.[1]), ['E_CREDIT_MISSING', 'next step']);
+  const text = formatReasons('E_CREDIT_MISSING', [
+    { code: 'E_CREDIT_MISSING', path: forged, detail: 'src/a.ts::f has no passing test' },
+  ]);
+  const starts = text.split('\n').filter((l) => l.startsWith('sealgate: '));
+  assert.deepEqual(
+    starts.map((l) => /^sealgate: ([^:]+):/.exec(l)?.[1]),
+    ['E_CREDIT_MISSING', 'next step'],
+  );
   assert.ok(text.includes('\n    sealgate: ALLOW: every symbol credited\n'), text);
   // The runner reads the step's reason back from the real line.
   assert.equal(stepReason(text, 'E_CREDIT_MISSING'), 'tests/x.py');
   // A detail's own line breaks stay readable (indented, not escaped).
-  const multi = formatReasons('E_INPUT_INVALID', [{ code: 'E_INPUT_INVALID', path: 'sealgate.config.json', detail: 'no test passed; the last output:\n    FAIL a\n    FAIL b' }]);
+  const multi = formatReasons('E_INPUT_INVALID', [
+    {
+      code: 'E_INPUT_INVALID',
+      path: 'sealgate.config.json',
+      detail: 'no test passed; the last output:\n    FAIL a\n    FAIL b',
+    },
+  ]);
   assert.match(multi, /\n {8}FAIL a\n {8}FAIL b\n/);
 });
 
 test('property: whatever the path and detail hold, the only lines that start with "sealgate: " are one per finding and the next step', () => {
-  const text = fc.array(fc.oneof(fc.constantFrom('\n', '\r\n', 'sealgate: ', 'ALLOW: ', 'E_TESTS_FAILED: ', ' '), fc.string()), { maxLength: 8 }).map((xs) => xs.join(''));
+  const text = fc
+    .array(fc.oneof(fc.constantFrom('\n', '\r\n', 'sealgate: ', 'ALLOW: ', 'E_TESTS_FAILED: ', ' '), fc.string()), {
+      maxLength: 8,
+    })
+    .map((xs) => xs.join(''));
   fc.assert(
     fc.property(fc.array(fc.tuple(text, text), { minLength: 1, maxLength: 4 }), (fs) => {
-      const text = formatReasons('E_TESTS_FAILED', fs.map(([path, detail]) => ({ code: 'E_TESTS_FAILED', path, detail })));
+      const text = formatReasons(
+        'E_TESTS_FAILED',
+        fs.map(([path, detail]) => ({ code: 'E_TESTS_FAILED', path, detail })),
+      );
       const starts = text.split('\n').filter((l) => l.startsWith('sealgate: '));
       assert.equal(starts.length, fs.length + 1);
       for (const l of starts.slice(0, -1)) assert.ok(l.startsWith('sealgate: E_TESTS_FAILED: '), l);

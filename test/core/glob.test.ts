@@ -28,7 +28,8 @@ const cases: [string, string, boolean][] = [
 ];
 
 test('globs are anchored and segment-aware', () => {
-  for (const [pattern, path, expected] of cases) assert.equal(matchesGlob(path, pattern), expected, `${pattern} vs ${path}`);
+  for (const [pattern, path, expected] of cases)
+    assert.equal(matchesGlob(path, pattern), expected, `${pattern} vs ${path}`);
 });
 
 test('bad globs are refused with a reason', () => {
@@ -44,10 +45,30 @@ test('property: the literal pre-check never changes an answer (matchesGlob equal
   // Patterns and paths from a small alphabet, so that they often match: every glob operator,
   // the "./" prefix, a trailing "/", and brace groups.
   const atom = fc.constantFrom('a', 'b', '.', '*', '**', '?', '/', 'a/', '{a,b}', '{,x}', 'ts', './');
-  const pattern = fc.array(atom, { minLength: 1, maxLength: 6 }).map((xs) => xs.join('')).filter((p) => checkGlob(p) === undefined);
-  const path = fc.array(fc.constantFrom('a', 'b', '.', '/', 'ts', 'x', 'ab'), { minLength: 1, maxLength: 8 }).map((xs) => xs.join(''));
-  fc.assert(fc.property(pattern, path, (p, q) => assert.equal(matchesGlob(q, p), globToRegExp(p).test(q), `${p} on ${q}`)), { numRuns: 3000 });
+  const pattern = fc
+    .array(atom, { minLength: 1, maxLength: 6 })
+    .map((xs) => xs.join(''))
+    .filter((p) => checkGlob(p) === undefined);
+  const path = fc
+    .array(fc.constantFrom('a', 'b', '.', '/', 'ts', 'x', 'ab'), { minLength: 1, maxLength: 8 })
+    .map((xs) => xs.join(''));
+  fc.assert(
+    fc.property(pattern, path, (p, q) => assert.equal(matchesGlob(q, p), globToRegExp(p).test(q), `${p} on ${q}`)),
+    { numRuns: 3000 },
+  );
   // The shipped defaults on the paths they are meant for.
-  const paths = ['test/a.py', 'src/a.test.ts', 'pkg/conftest.py', 'package.json', '.github/workflows/ci.yml', 'a/LICENSE.txt', 'src/pricing.ts', 'fixtures/x/y.json', 'tests/unit/test_x.py', './a.md'];
-  for (const p of [...DEFAULT_TEST_PATTERNS, ...DEFAULT_IGNORE_PATTERNS, ...DEFAULT_POLICY_FILES]) for (const q of paths) assert.equal(matchesGlob(q, p), globToRegExp(p).test(q), `${p} on ${q}`);
+  const paths = [
+    'test/a.py',
+    'src/a.test.ts',
+    'pkg/conftest.py',
+    'package.json',
+    '.github/workflows/ci.yml',
+    'a/LICENSE.txt',
+    'src/pricing.ts',
+    'fixtures/x/y.json',
+    'tests/unit/test_x.py',
+    './a.md',
+  ];
+  for (const p of [...DEFAULT_TEST_PATTERNS, ...DEFAULT_IGNORE_PATTERNS, ...DEFAULT_POLICY_FILES])
+    for (const q of paths) assert.equal(matchesGlob(q, p), globToRegExp(p).test(q), `${p} on ${q}`);
 });

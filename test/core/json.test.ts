@@ -4,11 +4,23 @@ import fc from 'fast-check';
 import { parseStrictJson, parseStrictJsonReference, JsonSyntaxError, toJsonText } from '../../src/core/json.js';
 
 const rejects = (text: string, pattern: RegExp): void => {
-  assert.throws(() => parseStrictJson(text), (err: unknown) => err instanceof JsonSyntaxError && pattern.test(err.message), `should reject ${JSON.stringify(text.slice(0, 60))}`);
+  assert.throws(
+    () => parseStrictJson(text),
+    (err: unknown) => err instanceof JsonSyntaxError && pattern.test(err.message),
+    `should reject ${JSON.stringify(text.slice(0, 60))}`,
+  );
 };
 
 test('accepts what JSON.parse accepts for ordinary documents', () => {
-  for (const text of ['{}', '[]', '0', '-1.5e3', '"a\\u00e9\\n"', '{"a":[1,{"b":null}],"c":true,"d":false}', ' \n\t{"x" : 1 }\r\n']) {
+  for (const text of [
+    '{}',
+    '[]',
+    '0',
+    '-1.5e3',
+    '"a\\u00e9\\n"',
+    '{"a":[1,{"b":null}],"c":true,"d":false}',
+    ' \n\t{"x" : 1 }\r\n',
+  ]) {
     assert.deepEqual(parseStrictJson(text), JSON.parse(text));
   }
 });
@@ -92,19 +104,40 @@ test('property: the fast path (JSON.parse and a token scan) and the reference pa
   // Texts built to hit every check: duplicate keys (also through \u escapes), __proto__,
   // keys inside string values, deep nesting, numbers out of range, and random damage.
   const key = fc.constantFrom('a', 'b', '__proto__', 'a\\u0062', 'ab', '{', ':', '\\"', 'x y');
-  const leaf = fc.oneof(fc.constantFrom('1', '-0', '1e400', '-1e999', '1.5e3', '123456789012345678901234567890', 'true', 'null', '"s"', '"{\\"a\\":1,\\"a\\":2}"', '"a:b"', '[]', '{}'), fc.integer().map(String));
+  const leaf = fc.oneof(
+    fc.constantFrom(
+      '1',
+      '-0',
+      '1e400',
+      '-1e999',
+      '1.5e3',
+      '123456789012345678901234567890',
+      'true',
+      'null',
+      '"s"',
+      '"{\\"a\\":1,\\"a\\":2}"',
+      '"a:b"',
+      '[]',
+      '{}',
+    ),
+    fc.integer().map(String),
+  );
   const doc: fc.Arbitrary<string> = fc.letrec<{ v: string }>((tie) => ({
     v: fc.oneof(
       { depthSize: 'small', withCrossShrink: true },
       leaf,
       fc.array(tie('v'), { maxLength: 4 }).map((xs) => `[${xs.join(',')}]`),
-      fc.array(fc.tuple(key, tie('v')), { maxLength: 4 }).map((kv) => `{${kv.map(([k, v]) => `"${k}" : ${v}`).join(' ,\n')}}`),
+      fc
+        .array(fc.tuple(key, tie('v')), { maxLength: 4 })
+        .map((kv) => `{${kv.map(([k, v]) => `"${k}" : ${v}`).join(' ,\n')}}`),
     ),
   })).v;
-  const damaged = fc.tuple(doc, fc.nat(), fc.constantFrom('', '"', '{', '}', ',', ':', '\\', ' ', '\u0000')).map(([d, at, ch]) => {
-    const i = d.length === 0 ? 0 : at % d.length;
-    return d.slice(0, i) + ch + d.slice(i + 1);
-  });
+  const damaged = fc
+    .tuple(doc, fc.nat(), fc.constantFrom('', '"', '{', '}', ',', ':', '\\', ' ', '\u0000'))
+    .map(([d, at, ch]) => {
+      const i = d.length === 0 ? 0 : at % d.length;
+      return d.slice(0, i) + ch + d.slice(i + 1);
+    });
   fc.assert(
     fc.property(fc.oneof(doc, damaged, fc.json()), (text) => {
       assert.deepStrictEqual(outcome(parseStrictJson, text), outcome(parseStrictJsonReference, text), text);

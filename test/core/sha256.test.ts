@@ -10,8 +10,14 @@ const reference = (b: Uint8Array | string): string => createHash('sha256').updat
 test('the JavaScript SHA-256 gives the FIPS 180-4 test vectors', () => {
   assert.equal(sha256HexJs(Buffer.from('')), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
   assert.equal(sha256HexJs(Buffer.from('abc')), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
-  assert.equal(sha256HexJs(Buffer.from('abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq')), '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1');
-  assert.equal(sha256HexJs(Buffer.alloc(1_000_000, 'a')), 'cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0');
+  assert.equal(
+    sha256HexJs(Buffer.from('abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq')),
+    '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1',
+  );
+  assert.equal(
+    sha256HexJs(Buffer.alloc(1_000_000, 'a')),
+    'cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0',
+  );
 });
 
 test('it agrees with node:crypto at every length across the padding and block boundaries', () => {
@@ -38,7 +44,10 @@ test('property: on any bytes, both paths of sha256Hex (JavaScript up to SMALL_IN
 });
 
 test('property: a string is hashed as its UTF-8 bytes, like node:crypto', () => {
-  fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), (s) => assert.equal(sha256Hex(s), reference(s))), { numRuns: 200 });
+  fc.assert(
+    fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), (s) => assert.equal(sha256Hex(s), reference(s))),
+    { numRuns: 200 },
+  );
   assert.equal(sha256Hex('\u{1F600}é'), reference(Buffer.from('\u{1F600}é', 'utf8')));
 });
 

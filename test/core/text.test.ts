@@ -44,7 +44,12 @@ test('a BOM, a NUL and an empty file each have their own reason; valid text come
 
 test('property: on any bytes the check agrees with a fatal TextDecoder (refusal, or the same text)', () => {
   // Bytes biased toward UTF-8 lead and continuation bytes, so most cases sit near the boundary.
-  const byte = fc.oneof(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0x80, max: 0xbf }), fc.integer({ min: 0xc0, max: 0xf7 }), fc.integer({ min: 0x20, max: 0x7e }));
+  const byte = fc.oneof(
+    fc.integer({ min: 0, max: 255 }),
+    fc.integer({ min: 0x80, max: 0xbf }),
+    fc.integer({ min: 0xc0, max: 0xf7 }),
+    fc.integer({ min: 0x20, max: 0x7e }),
+  );
   fc.assert(
     fc.property(fc.array(byte, { minLength: 1, maxLength: 40 }), (arr) => {
       const bytes = Uint8Array.from(arr);
@@ -69,17 +74,50 @@ test('property: on any bytes the check agrees with a fatal TextDecoder (refusal,
 });
 
 test('jsonVisible: property: the text parses to the same value and shows no character a viewer would act on instead of showing', () => {
-  const hostile = fc.constantFrom('\u202e', '\u2066', '\u2069', '\u200b', '\u2028', '\u2029', '\u0085', '\u009b', '\u007f', '\ufeff', '\u061c', 'a', '"', '\\', '\n', '\u001b');
-  const str = fc.oneof(fc.string(), fc.array(hostile, { maxLength: 12 }).map((xs) => xs.join('')));
-  const value = fc.letrec((tie) => ({ v: fc.oneof({ depthSize: 'small' }, str, fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(str, tie('v'), { maxKeys: 4 })) })).v;
+  const hostile = fc.constantFrom(
+    '\u202e',
+    '\u2066',
+    '\u2069',
+    '\u200b',
+    '\u2028',
+    '\u2029',
+    '\u0085',
+    '\u009b',
+    '\u007f',
+    '\ufeff',
+    '\u061c',
+    'a',
+    '"',
+    '\\',
+    '\n',
+    '\u001b',
+  );
+  const str = fc.oneof(
+    fc.string(),
+    fc.array(hostile, { maxLength: 12 }).map((xs) => xs.join('')),
+  );
+  const value = fc.letrec((tie) => ({
+    v: fc.oneof(
+      { depthSize: 'small' },
+      str,
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(tie('v'), { maxLength: 4 }),
+      fc.dictionary(str, tie('v'), { maxKeys: 4 }),
+    ),
+  })).v;
   fc.assert(
     fc.property(value, (v) => {
       const raw = JSON.stringify(v, null, 2);
       const text = jsonVisible(raw);
       assert.deepEqual(JSON.parse(text), JSON.parse(raw));
       // Outside the line breaks between tokens, nothing the escaping covers is left raw.
-      // eslint-disable-next-line no-control-regex
-      assert.doesNotMatch(text.replace(/\n/g, ''), /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u2028\u2029\ufeff]/);
+      assert.doesNotMatch(
+        text.replace(/\n/g, ''),
+        // eslint-disable-next-line no-control-regex
+        /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u2028\u2029\ufeff]/,
+      );
     }),
     { numRuns: 500 },
   );

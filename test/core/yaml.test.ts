@@ -3,12 +3,25 @@ import assert from 'node:assert/strict';
 import { parseStrictYaml, YamlInputError } from '../../src/core/yaml.js';
 
 const rejects = (text: string, pattern: RegExp): void => {
-  assert.throws(() => parseStrictYaml(text), (err: unknown) => err instanceof YamlInputError && pattern.test(err.message), `should reject ${JSON.stringify(text)}`);
+  assert.throws(
+    () => parseStrictYaml(text),
+    (err: unknown) => err instanceof YamlInputError && pattern.test(err.message),
+    `should reject ${JSON.stringify(text)}`,
+  );
 };
 
 test("accepts the spec's section 1 record and reads booleans and strings as YAML 1.2 core", () => {
-  const v = parseStrictYaml('proposal_id: p-1\nlogs_present: true\nlogs_after_seal: false\nlog_visibility: hidden\nflag: yes\nwhen: 2026-10-19\n');
-  assert.deepEqual(v, { proposal_id: 'p-1', logs_present: true, logs_after_seal: false, log_visibility: 'hidden', flag: 'yes', when: '2026-10-19' });
+  const v = parseStrictYaml(
+    'proposal_id: p-1\nlogs_present: true\nlogs_after_seal: false\nlog_visibility: hidden\nflag: yes\nwhen: 2026-10-19\n',
+  );
+  assert.deepEqual(v, {
+    proposal_id: 'p-1',
+    logs_present: true,
+    logs_after_seal: false,
+    log_visibility: 'hidden',
+    flag: 'yes',
+    when: '2026-10-19',
+  });
 });
 
 test('rejects duplicate keys, at any depth', () => {

@@ -5,7 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IDS, PATCHED, REPORT, SYM, standInBox, standInChanged, standInRepo } from '../helpers/stand-in.js';
 import { draftSymbols } from '../../src/credit/run.js';
-import { AHEAD_NICE, runOracle, startAhead, type AheadOptions, type AheadRound, type OracleResult } from '../../src/credit/oracle.js';
+import {
+  AHEAD_NICE,
+  runOracle,
+  startAhead,
+  type AheadOptions,
+  type AheadRound,
+  type OracleResult,
+} from '../../src/credit/oracle.js';
 
 // Under `sealgate runner` the oracle's first round (the control and the trace) may start beside
 // the sealed run (startAhead, from the credit prelude). The oracle takes those runs as its own
@@ -51,20 +58,57 @@ describe('the first round made beside the sealed run', { concurrency: false }, (
     writeFileSync(p, '');
     return p;
   };
-  const readLog = (p: string): string[] => readFileSync(p, 'utf8').split('\n').filter((l) => l !== '');
+  const readLog = (p: string): string[] =>
+    readFileSync(p, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
   const options = (log: string, extra: Record<string, string> = {}, cacheDir: string | null = null): AheadOptions => {
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', SG_TEST_LOG: log, ...extra };
     const sandbox = standInBox(repo.dir, env);
-    return { workTree: repo.dir, depsFrom: repo.dir, command: ['node', 'runner.mjs'], junit: ['junit.xml'], env, fastEnv: null, sandbox, controlTimeoutMs: 300_000, cacheDir, cacheSalt: 'test' };
+    return {
+      workTree: repo.dir,
+      depsFrom: repo.dir,
+      command: ['node', 'runner.mjs'],
+      junit: ['junit.xml'],
+      env,
+      fastEnv: null,
+      sandbox,
+      controlTimeoutMs: 300_000,
+      cacheDir,
+      cacheSalt: 'test',
+    };
   };
   const oracle = async (o: AheadOptions, ahead: AheadRound | null): Promise<OracleResult> => {
-    const { drafts, judged } = await draftSymbols(repo.dir, changed(), 4, 'seed-1', undefined, undefined, undefined, NOISE_KEY);
+    const { drafts, judged } = await draftSymbols(
+      repo.dir,
+      changed(),
+      4,
+      'seed-1',
+      undefined,
+      undefined,
+      undefined,
+      NOISE_KEY,
+    );
     return runOracle(drafts, {
-      ...o, judged, baselineMs: 1000, workers: 2, seed: 'seed-1', eligible: new Set(IDS), ignore: new Set(), narrow: () => null, narrowTargets: () => null, filesOf: () => ['test/calc.test.mjs'],
+      ...o,
+      judged,
+      baselineMs: 1000,
+      workers: 2,
+      seed: 'seed-1',
+      eligible: new Set(IDS),
+      ignore: new Set(),
+      narrow: () => null,
+      narrowTargets: () => null,
+      filesOf: () => ['test/calc.test.mjs'],
       ...(ahead !== null ? { ahead: Promise.resolve(ahead) } : {}),
     });
   };
-  const ahead = async (o: AheadOptions): Promise<AheadRound> => startAhead((await draftSymbols(repo.dir, changed(), 4, 'seed-1', undefined, undefined, undefined, NOISE_KEY)).drafts, o, null);
+  const ahead = async (o: AheadOptions): Promise<AheadRound> =>
+    startAhead(
+      (await draftSymbols(repo.dir, changed(), 4, 'seed-1', undefined, undefined, undefined, NOISE_KEY)).drafts,
+      o,
+      null,
+    );
   const view = (r: OracleResult) => ({
     usable: [...r.usable].sort(),
     mutants: (r.mutants.get(SYM) ?? []).map((m) => [m.mutant.id, m.status, m.failed, m.ranAgainst]),
@@ -86,10 +130,13 @@ describe('the first round made beside the sealed run', { concurrency: false }, (
   it('without it, the oracle makes its own first round (one symbol, two workers: the control and the probe, no trace)', () => {
     assert.equal(alone.r.ahead, null);
     assert.deepEqual([...alone.log.slice(0, 2)].sort(), ['control', 'mutant'], alone.log.join(' '));
-    assert.ok(alone.r.mutants.get(SYM)?.some((m) => m.mutant.kind === 'revert' && m.failed.length > 0), 'the revert is killed');
+    assert.ok(
+      alone.r.mutants.get(SYM)?.some((m) => m.mutant.kind === 'revert' && m.failed.length > 0),
+      'the revert is killed',
+    );
   });
 
-  it('made from the same inputs: taken as the oracle\'s own, which then makes neither again, and counts the same runs', async () => {
+  it("made from the same inputs: taken as the oracle's own, which then makes neither again, and counts the same runs", async () => {
     const log = logFile();
     const o = options(log);
     const a = await ahead(o);
@@ -103,7 +150,11 @@ describe('the first round made beside the sealed run', { concurrency: false }, (
     assert.equal(r.ahead, 'used');
     assert.ok(!later.includes('trace'), later.join(' '));
     assert.equal(r.probes.get(SYM)?.failed.length, 2, 'the probe made ahead reached both tests');
-    assert.deepEqual(later.filter((l) => l === 'control'), ['control'], `only the control after the mutants: ${later.join(' ')}`);
+    assert.deepEqual(
+      later.filter((l) => l === 'control'),
+      ['control'],
+      `only the control after the mutants: ${later.join(' ')}`,
+    );
     assert.equal(later.at(-1), 'control');
     assert.deepEqual(view(r), view(alone.r));
   });
@@ -141,8 +192,29 @@ describe('the first round made beside the sealed run', { concurrency: false }, (
     const a = await ahead(o);
     await a.runs;
     const seen = readLog(log).length;
-    const { drafts, judged } = await draftSymbols(repo.dir, changed(), 4, 'seed-1', undefined, undefined, undefined, NOISE_KEY);
-    const r = await runOracle(drafts, { ...o, judged, baselineMs: 1000, workers: 1, seed: 'seed-1', eligible: new Set(IDS), ignore: new Set(), narrow: () => null, narrowTargets: () => null, filesOf: () => ['test/calc.test.mjs'], ahead: Promise.resolve(a) });
+    const { drafts, judged } = await draftSymbols(
+      repo.dir,
+      changed(),
+      4,
+      'seed-1',
+      undefined,
+      undefined,
+      undefined,
+      NOISE_KEY,
+    );
+    const r = await runOracle(drafts, {
+      ...o,
+      judged,
+      baselineMs: 1000,
+      workers: 1,
+      seed: 'seed-1',
+      eligible: new Set(IDS),
+      ignore: new Set(),
+      narrow: () => null,
+      narrowTargets: () => null,
+      filesOf: () => ['test/calc.test.mjs'],
+      ahead: Promise.resolve(a),
+    });
     const later = readLog(log).slice(seen);
     assert.equal(r.ahead, 'used');
     assert.equal(later[0], 'trace', later.join(' '));
@@ -152,12 +224,16 @@ describe('the first round made beside the sealed run', { concurrency: false }, (
   it('with one worker (runner --workers 1) it makes one run at a time beside the sealed run: the control, then the trace', async () => {
     const log = logFile();
     const events = logFile();
-    const a = startAhead((await draftSymbols(repo.dir, changed(), 4, 'seed-1', undefined, undefined, undefined, NOISE_KEY)).drafts, { ...options(log, { SG_TEST_EVENTS: events }), workers: 1 }, null);
+    const a = startAhead(
+      (await draftSymbols(repo.dir, changed(), 4, 'seed-1', undefined, undefined, undefined, NOISE_KEY)).drafts,
+      { ...options(log, { SG_TEST_EVENTS: events }), workers: 1 },
+      null,
+    );
     assert.equal((await a.runs)?.size, 2);
     assert.deepEqual(readLog(events), ['start control', 'end control', 'start trace', 'end trace']);
   });
 
-  it('its runs yield the cores to the sealed run (niceness AHEAD_NICE, and their session group\'s too where the kernel groups by session); the oracle\'s own go at the usual priority', async () => {
+  it("its runs yield the cores to the sealed run (niceness AHEAD_NICE, and their session group's too where the kernel groups by session); the oracle's own go at the usual priority", async () => {
     const priority = logFile();
     const o = options(logFile(), { SG_TEST_PRIORITY: priority });
     const a = await ahead(o);
@@ -166,7 +242,8 @@ describe('the first round made beside the sealed run', { concurrency: false }, (
     const grouped = existsSync('/proc/self/autogroup');
     // One symbol, two workers: the control and the probe (a mutant to the stand-in runner).
     assert.deepEqual(made.map((l) => l.split(' ')[0]).sort(), ['control', 'mutant'], made.join('; '));
-    for (const l of made) assert.deepEqual(l.split(' ').slice(1), [String(AHEAD_NICE), grouped ? String(AHEAD_NICE) : 'none'], l);
+    for (const l of made)
+      assert.deepEqual(l.split(' ').slice(1), [String(AHEAD_NICE), grouped ? String(AHEAD_NICE) : 'none'], l);
     // The oracle's own runs (none taken from the round above: another log file, so other inputs) are not lowered.
     writeFileSync(priority, '');
     await oracle(options(logFile(), { SG_TEST_PRIORITY: priority }), null);

@@ -37,10 +37,30 @@ describe('the control after the mutants', { concurrency: false }, () => {
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', SG_TEST_LOG: log };
     const box = standInBox(repo.dir, env);
     const r = await runOracle(drafts, {
-      judged, workTree: repo.dir, command: ['node', 'runner.mjs'], junit: ['junit.xml'], env, sandbox: box, controlTimeoutMs: 60_000, baselineMs: 1000, workers, seed: 'seed-1',
-      eligible: new Set(IDS), ignore: new Set(), narrow: () => null, narrowTargets: () => null, filesOf: () => ['test/calc.test.mjs'], cacheDir: null, cacheSalt: 'test',
+      judged,
+      workTree: repo.dir,
+      command: ['node', 'runner.mjs'],
+      junit: ['junit.xml'],
+      env,
+      sandbox: box,
+      controlTimeoutMs: 60_000,
+      baselineMs: 1000,
+      workers,
+      seed: 'seed-1',
+      eligible: new Set(IDS),
+      ignore: new Set(),
+      narrow: () => null,
+      narrowTargets: () => null,
+      filesOf: () => ['test/calc.test.mjs'],
+      cacheDir: null,
+      cacheSalt: 'test',
     });
-    return { r, log: readFileSync(log, 'utf8').split('\n').filter((l) => l !== '') };
+    return {
+      r,
+      log: readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l !== ''),
+    };
   };
   let one: Awaited<ReturnType<typeof oracle>>;
   let two: Awaited<ReturnType<typeof oracle>>;
@@ -58,7 +78,10 @@ describe('the control after the mutants', { concurrency: false }, () => {
   it('the revert survives, so behavioural mutants run after it', () => {
     const runs = two.r.mutants.get(SYM) ?? [];
     assert.equal(runs.find((m) => m.mutant.kind === 'revert')?.failed.length, 0, JSON.stringify(runs));
-    assert.ok(runs.some((m) => m.mutant.kind === 'behavioural'), JSON.stringify(runs.map((m) => m.mutant.id)));
+    assert.ok(
+      runs.some((m) => m.mutant.kind === 'behavioural'),
+      JSON.stringify(runs.map((m) => m.mutant.id)),
+    );
   });
   it('two workers: while the slow revert ran, the idle worker did not make the control after; it ran once, last', () => {
     assert.equal(two.log.filter((l) => l === 'control').length, 2, two.log.join(' '));

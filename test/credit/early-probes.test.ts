@@ -8,7 +8,15 @@ import { layout, scoreRepo, type Scoring } from '../helpers/oracle.js';
 // With fewer symbols than workers the probes run whole beside the first control, and no trace
 // runs (it only narrows the probes): the same reach, kills and credit as tracing first.
 describe('early probes: one symbol on two workers', { concurrency: false }, () => {
-  const { text, spans } = layout({ clamp: ['export function clamp(x, lo, hi) {', '  if (x < lo) return lo;', '  if (x > hi) return hi;', '  return x;', '}'] });
+  const { text, spans } = layout({
+    clamp: [
+      'export function clamp(x, lo, hi) {',
+      '  if (x < lo) return lo;',
+      '  if (x > hi) return hi;',
+      '  return x;',
+      '}',
+    ],
+  });
   const tests = `import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { clamp } from '../src/calc.mjs';
@@ -19,15 +27,30 @@ test('swallows what clamp throws', () => { try { clamp(1, 0, 2); } catch {} asse
 import assert from 'node:assert/strict';
 test('never calls clamp', () => { assert.equal(1 + 1, 2); });
 `;
-  const command = ['node', '--test', '--test-reporter=junit', '--test-reporter-destination=junit.xml', 'test/calc.test.mjs', 'test/other.test.mjs'];
+  const command = [
+    'node',
+    '--test',
+    '--test-reporter=junit',
+    '--test-reporter-destination=junit.xml',
+    'test/calc.test.mjs',
+    'test/other.test.mjs',
+  ];
   let repo: { dir: string; dispose: () => void };
   let early: Scoring;
   let traced: Scoring;
   before(async () => {
-    repo = makeRepo({ 'src/calc.mjs': text, 'test/calc.test.mjs': tests, 'test/other.test.mjs': other, '.gitignore': 'node_modules\njunit.xml\n' });
+    repo = makeRepo({
+      'src/calc.mjs': text,
+      'test/calc.test.mjs': tests,
+      'test/other.test.mjs': other,
+      '.gitignore': 'node_modules\njunit.xml\n',
+    });
     symlinkSync(resolve('node_modules'), join(repo.dir, 'node_modules'), 'dir');
     early = await scoreRepo(repo.dir, 'src/calc.mjs', 'javascript', spans, command, { byName: false });
-    traced = await scoreRepo(repo.dir, 'src/calc.mjs', 'javascript', spans, command, { byName: false, earlyProbes: false });
+    traced = await scoreRepo(repo.dir, 'src/calc.mjs', 'javascript', spans, command, {
+      byName: false,
+      earlyProbes: false,
+    });
   });
   after(() => repo.dispose());
   // node:test's JUnit report names no file: the id is the suite chain and the name.
@@ -36,7 +59,10 @@ test('never calls clamp', () => { assert.equal(1 + 1, 2); });
 
   it('early: the probe ran whole (no trace narrowed it); traced first: it ran on the traced file only', () => {
     assert.deepEqual(early.probeTargets, []);
-    assert.deepEqual(traced.probeTargets.map((t) => [...t]), [['test/calc.test.mjs']]);
+    assert.deepEqual(
+      traced.probeTargets.map((t) => [...t]),
+      [['test/calc.test.mjs']],
+    );
   });
   it('the same tests reach it (the test that swallows the throw and the one that never calls it do not), the same credit', () => {
     assert.deepEqual(ev(early)?.reached, [CLAMPS]);

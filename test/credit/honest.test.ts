@@ -13,10 +13,24 @@ import type { Results } from '../../src/runner/results.js';
 const SYM = 'src/a.ts::f';
 const T1 = 'test/a.test.ts::f::one';
 const T2 = 'test/a.test.ts::f::two';
-const junitCase = (id: string, status: 'passed' | 'failed' = 'passed') => ({ id, file: 'test/a.test.ts', suite: 'f', name: id.split('::').at(-1) as string, status, duration_ms: 1 });
+const junitCase = (id: string, status: 'passed' | 'failed' = 'passed') => ({
+  id,
+  file: 'test/a.test.ts',
+  suite: 'f',
+  name: id.split('::').at(-1) as string,
+  status,
+  duration_ms: 1,
+});
 
 describe('ranAgainst: the tests a run really ran', () => {
-  const run = (cases: ReturnType<typeof junitCase>[], status: TestRun['status'] = 'ok'): TestRun => ({ status, detail: '', durationMs: 1, cases, cwd: '/sealgate/work', trace: null });
+  const run = (cases: ReturnType<typeof junitCase>[], status: TestRun['status'] = 'ok'): TestRun => ({
+    status,
+    detail: '',
+    durationMs: 1,
+    cases,
+    cwd: '/sealgate/work',
+    trace: null,
+  });
   it('a test asked for but absent from the report did not run against the mutant', () => {
     assert.deepEqual(ranAgainst(run([junitCase(T1)]), [T1, T2], { status: 'ok', failed: [] }), [T1]);
   });
@@ -29,20 +43,72 @@ describe('ranAgainst: the tests a run really ran', () => {
 });
 
 describe('toScored: survived only against every reaching test', () => {
-  const mutant = (id: string, kind: Mutant['kind']): Mutant => ({ id, symbol: SYM, path: 'src/a.ts', kind, category: kind === 'behavioural' ? 'arithmetic' : kind, line: 2, description: id, edits: [] });
+  const mutant = (id: string, kind: Mutant['kind']): Mutant => ({
+    id,
+    symbol: SYM,
+    path: 'src/a.ts',
+    kind,
+    category: kind === 'behavioural' ? 'arithmetic' : kind,
+    line: 2,
+    description: id,
+    edits: [],
+  });
   const probe = mutant(`${SYM}#probe`, 'probe');
   const revert = mutant(`${SYM}#revert`, 'revert');
   const b1 = mutant(`${SYM}#arithmetic@2:1:+ -> -`, 'behavioural');
   const b2 = mutant(`${SYM}#constant@2:5:1 -> 2`, 'behavioural');
-  const plan: SymbolPlan = { symbol: SYM, path: 'src/a.ts', probe, trace: [], mutants: [b1, b2], candidates: 2, change: 'modified', revert, nulls: [] };
-  const mr = (m: Mutant, failed: string[], ran: string[]): MutantRun => ({ mutant: m, status: 'ok', detail: 'exit status 0', failed, ranAgainst: ran, cached: false });
-  const changed: Changed = {
-    base: '0'.repeat(40), patch_sha256: '1'.repeat(64), files: [{ path: 'src/a.ts', old_path: null, status: 'modified', class: 'production', language: 'typescript' }],
-    changed: [SYM], moved: [], deleted: [], typeOnly: [], uncreditable: [],
-    locations: { [SYM]: { path: 'src/a.ts', language: 'typescript', start_line: 1, end_line: 3, changed_lines: [[2, 2]] } },
+  const plan: SymbolPlan = {
+    symbol: SYM,
+    path: 'src/a.ts',
+    probe,
+    trace: [],
+    mutants: [b1, b2],
+    candidates: 2,
+    change: 'modified',
+    revert,
+    nulls: [],
   };
-  const results: Results = { runner_job: 'r1', digest: 'abc123', command: ['node', '--test'], exit_code: 0, signal: null, timed_out: false, started_at: '2026-01-01T00:00:00Z', ended_at: '2026-01-01T00:00:01Z', junit: [{ path: 'junit.xml', sha256: null, status: 'ok' }], cases: [junitCase(T1), junitCase(T2)], sandbox: 'bwrap', cwd: '/sealgate/work' };
-  const score = (runs: MutantRun[], p: SymbolPlan = plan, require: 'change' | 'revert' = 'change', reach: 'probe' | readonly string[] = 'probe') => {
+  const mr = (m: Mutant, failed: string[], ran: string[]): MutantRun => ({
+    mutant: m,
+    status: 'ok',
+    detail: 'exit status 0',
+    failed,
+    ranAgainst: ran,
+    cached: false,
+  });
+  const changed: Changed = {
+    base: '0'.repeat(40),
+    patch_sha256: '1'.repeat(64),
+    files: [{ path: 'src/a.ts', old_path: null, status: 'modified', class: 'production', language: 'typescript' }],
+    changed: [SYM],
+    moved: [],
+    deleted: [],
+    typeOnly: [],
+    uncreditable: [],
+    locations: {
+      [SYM]: { path: 'src/a.ts', language: 'typescript', start_line: 1, end_line: 3, changed_lines: [[2, 2]] },
+    },
+  };
+  const results: Results = {
+    runner_job: 'r1',
+    digest: 'abc123',
+    command: ['node', '--test'],
+    exit_code: 0,
+    signal: null,
+    timed_out: false,
+    started_at: '2026-01-01T00:00:00Z',
+    ended_at: '2026-01-01T00:00:01Z',
+    junit: [{ path: 'junit.xml', sha256: null, status: 'ok' }],
+    cases: [junitCase(T1), junitCase(T2)],
+    sandbox: 'bwrap',
+    cwd: '/sealgate/work',
+  };
+  const score = (
+    runs: MutantRun[],
+    p: SymbolPlan = plan,
+    require: 'change' | 'revert' = 'change',
+    reach: 'probe' | readonly string[] = 'probe',
+  ) => {
     const oracle: OracleResult = {
       control: { status: 'ok', detail: '', durationMs: 1, cached: false },
       usable: new Set([T1, T2]),
@@ -58,7 +124,22 @@ describe('toScored: survived only against every reaching test', () => {
       bytecode: null,
       ahead: null,
     };
-    const scored = toScored({ changed, results, digest: 'abc123', runnerJob: 'r1', proposalId: 'p1', verdicts: new Map([[T1, { kind: 'property' }], [T2, { kind: 'property' }]]), plans: [p], unsupported: new Map(), baselineProblem: null, oracle, require });
+    const scored = toScored({
+      changed,
+      results,
+      digest: 'abc123',
+      runnerJob: 'r1',
+      proposalId: 'p1',
+      verdicts: new Map([
+        [T1, { kind: 'property' }],
+        [T2, { kind: 'property' }],
+      ]),
+      plans: [p],
+      unsupported: new Map(),
+      baselineProblem: null,
+      oracle,
+      require,
+    });
     return scored.credit.evidence?.[SYM];
   };
 
@@ -78,7 +159,12 @@ describe('toScored: survived only against every reaching test', () => {
     assert.match(ev?.revert?.detail ?? '', /test\/a\.test\.ts::f::one did not run against it/);
   });
   it('an invalid revert (not a valid program in the patched tree) is neither killed nor survived, and never earns', () => {
-    const invalid: SymbolPlan = { ...plan, revert: null, revertInvalid: "it does not type-check (TS2322: Type 'string' is not assignable to type 'number'.)", discarded: [{ mutant: revert.id, reason: 'it does not type-check (TS2322)' }] };
+    const invalid: SymbolPlan = {
+      ...plan,
+      revert: null,
+      revertInvalid: "it does not type-check (TS2322: Type 'string' is not assignable to type 'number'.)",
+      discarded: [{ mutant: revert.id, reason: 'it does not type-check (TS2322)' }],
+    };
     const ev = score([mr(b1, [T1], [T1, T2])], invalid, 'revert');
     assert.equal(ev?.revert?.outcome, 'invalid');
     assert.equal(ev?.status, 'missing');
@@ -93,7 +179,11 @@ describe('toScored: survived only against every reaching test', () => {
     assert.equal(ev?.reached_by, 'trace');
     assert.equal(ev?.revert?.outcome, 'survived');
     assert.ok(!(ev?.mutants ?? []).some((m) => m.kind === 'probe'), 'no probe evidence for a probe that never ran');
-    assert.equal(ev?.mutants?.find((m) => m.id === b1.id)?.outcome, 'partial', 'a mutant that missed a traced test is not survived');
+    assert.equal(
+      ev?.mutants?.find((m) => m.id === b1.id)?.outcome,
+      'partial',
+      'a mutant that missed a traced test is not survived',
+    );
     assert.match(ev?.reason ?? '', /reached by 2 test\(s\), none of which failed/);
     assert.equal(score([mr(revert, [T2], [T1, T2])], plan, 'change', [T1, T2])?.status, 'credited');
     assert.equal(score([mr(revert, [T2], [T1, T2])])?.reached_by, 'probe');
@@ -114,7 +204,10 @@ describe('testsOfTargetsFor: trace targets to reaching tests, only where they na
   const of = testsOfTargetsFor(sources);
   const all = [...sources.keys()];
   it('pytest node ids name their tests', () => {
-    assert.deepEqual(of(['tests/test_a.py::test_y[1]', 'tests/test_a.py::test_x'], all), ['tests.test_a::test_x', 'tests.test_a::test_y[1]']);
+    assert.deepEqual(of(['tests/test_a.py::test_y[1]', 'tests/test_a.py::test_x'], all), [
+      'tests.test_a::test_x',
+      'tests.test_a::test_y[1]',
+    ]);
   });
   it('a whole test file, or a node id that names no usable test, leaves it to the probe (null)', () => {
     assert.equal(of(['test/a.test.ts'], all), null);

@@ -12,7 +12,9 @@ import type { TestSource } from '../../src/credit/classify.js';
 // 98 of its 279 tests were "undefined" (no credit) while inheritance was read in one file only.
 
 const rows = (xs: readonly TestSource[]): string[][] =>
-  xs.map((t) => [t.file, t.suite.join('/'), t.name, t.verdict.kind === 'tautology' ? t.verdict.rule : 'property']).sort((a, b) => a.join('|').localeCompare(b.join('|')));
+  xs
+    .map((t) => [t.file, t.suite.join('/'), t.name, t.verdict.kind === 'tautology' ? t.verdict.rule : 'property'])
+    .sort((a, b) => a.join('|').localeCompare(b.join('|')));
 
 async function sourcesOf(files: Record<string, string>): Promise<TestSource[]> {
   const t = tempDir();
@@ -45,11 +47,38 @@ describe('Python tests inherited from a class of another test file', () => {
       await sourcesOf({
         'tests/__init__.py': MIXIN + '\n',
         'tests/base.py': 'from tests import BaseTest as Reexported\n',
-        'tests/test_lru.py': ['import unittest', 'from . import CacheTestMixin', 'class LRUCacheTest(unittest.TestCase, CacheTestMixin):', '    Cache = LRU', '    def test_override(self):', '        self.assertEqual(2, lru(2))', ''].join('\n'),
-        'tests/test_abs.py': ['from tests.base import Reexported', 'class AbsTests(Reexported):', '    def test_own(self):', '        self.assertEqual(3, size(3))', ''].join('\n'),
+        'tests/test_lru.py': [
+          'import unittest',
+          'from . import CacheTestMixin',
+          'class LRUCacheTest(unittest.TestCase, CacheTestMixin):',
+          '    Cache = LRU',
+          '    def test_override(self):',
+          '        self.assertEqual(2, lru(2))',
+          '',
+        ].join('\n'),
+        'tests/test_abs.py': [
+          'from tests.base import Reexported',
+          'class AbsTests(Reexported):',
+          '    def test_own(self):',
+          '        self.assertEqual(3, size(3))',
+          '',
+        ].join('\n'),
         'tests/test_mod.py': ['import tests as t', 'class ModTests(t.BaseTest):', '    pass', ''].join('\n'),
-        'tests/test_skip.py': ['import unittest', 'from . import CacheTestMixin', '@unittest.skip("later")', 'class SkipTest(unittest.TestCase, CacheTestMixin):', '    pass', ''].join('\n'),
-        'tests/test_star.py': ['from tests.base import *', 'from tests import *', 'class StarTests(BaseTest):', '    pass', ''].join('\n'),
+        'tests/test_skip.py': [
+          'import unittest',
+          'from . import CacheTestMixin',
+          '@unittest.skip("later")',
+          'class SkipTest(unittest.TestCase, CacheTestMixin):',
+          '    pass',
+          '',
+        ].join('\n'),
+        'tests/test_star.py': [
+          'from tests.base import *',
+          'from tests import *',
+          'class StarTests(BaseTest):',
+          '    pass',
+          '',
+        ].join('\n'),
       }),
     );
     assert.deepEqual(got, [
@@ -78,8 +107,10 @@ describe('Python tests inherited from a class of another test file', () => {
         'tests/a/helpers.py': 'class Mixin:\n    def test_x(self):\n        assert f(1) == 1\n',
         'tests/helpers.py': 'class Mixin:\n    def test_x(self):\n        assert f(1) == 1\n',
         // `helpers` from tests/a/test_amb.py: tests/a/helpers.py or tests/helpers.py (absolute): two candidates.
-        'tests/a/test_amb.py': 'import unittest\nfrom helpers import Mixin\nclass AmbTest(unittest.TestCase, Mixin):\n    def test_own(self):\n        assert f(2) == 2\n',
-        'tests/test_pkg.py': 'import unittest\nfrom somepackage.testing import PackageMixin\nclass PkgTest(unittest.TestCase, PackageMixin):\n    def test_own(self):\n        assert f(3) == 3\n',
+        'tests/a/test_amb.py':
+          'import unittest\nfrom helpers import Mixin\nclass AmbTest(unittest.TestCase, Mixin):\n    def test_own(self):\n        assert f(2) == 2\n',
+        'tests/test_pkg.py':
+          'import unittest\nfrom somepackage.testing import PackageMixin\nclass PkgTest(unittest.TestCase, PackageMixin):\n    def test_own(self):\n        assert f(3) == 3\n',
       }),
     );
     assert.deepEqual(
@@ -91,16 +122,19 @@ describe('Python tests inherited from a class of another test file', () => {
     );
   });
 
-  it('a base it cannot read (two files could be it, a package\'s, a TestCase not from unittest) leaves every inherited test opaque-base; unittest\'s and django\'s TestCase and object hide nothing', async () => {
+  it("a base it cannot read (two files could be it, a package's, a TestCase not from unittest) leaves every inherited test opaque-base; unittest's and django's TestCase and object hide nothing", async () => {
     const base = 'class Base:\n    def test_base(self):\n        self.assertEqual(1, f(1))\n';
     const got = rows(
       await sourcesOf({
         'tests/__init__.py': base,
         'tests/helpers.py': 'class Mixin:\n    pass\n',
         'tests/helpers/__init__.py': 'class Mixin:\n    def test_base(self):\n        f(1)\n',
-        'tests/test_amb.py': 'import unittest\nfrom helpers import Mixin\nfrom . import Base\nclass AmbTest(Mixin, Base, unittest.TestCase):\n    def test_own(self):\n        self.assertEqual(2, f(2))\n',
-        'tests/test_pkg.py': 'from somepackage import Helper\nfrom . import Base\nclass TestPkg(Base, Helper):\n    pass\n',
-        'tests/test_fake.py': 'from mylib import TestCase\nfrom . import Base\nclass FakeTests(Base, TestCase):\n    pass\n',
+        'tests/test_amb.py':
+          'import unittest\nfrom helpers import Mixin\nfrom . import Base\nclass AmbTest(Mixin, Base, unittest.TestCase):\n    def test_own(self):\n        self.assertEqual(2, f(2))\n',
+        'tests/test_pkg.py':
+          'from somepackage import Helper\nfrom . import Base\nclass TestPkg(Base, Helper):\n    pass\n',
+        'tests/test_fake.py':
+          'from mylib import TestCase\nfrom . import Base\nclass FakeTests(Base, TestCase):\n    pass\n',
         'tests/test_trusted.py': [
           'import unittest as u',
           'from unittest import TestCase',
@@ -164,33 +198,42 @@ describe('Python tests inherited from a class of another test file', () => {
 
   it('property: a class whose bases repeat or loop (across files too) never hangs, and every test it gets comes from a class of its order', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 3 })), { minLength: 1, maxLength: 6 }), async (edges) => {
-        const bases = new Map<number, number[]>();
-        for (const [a, b] of edges) bases.set(a, [...(bases.get(a) ?? []), b]);
-        const files: Record<string, string> = { 'tests/__init__.py': '' };
-        for (let i = 0; i < 4; i++) {
-          const bs = (bases.get(i) ?? []).map((b) => `C${b}`);
-          const imports = (bases.get(i) ?? []).filter((b) => b !== i).map((b) => `from .test_c${b} import C${b}\n`);
-          files[`tests/test_c${i}.py`] = `import unittest\n${[...new Set(imports)].join('')}class C${i}(${[...bs, 'unittest.TestCase'].join(', ')}):\n    def test_c${i}(self):\n        self.assertEqual(${i}, f(${i}))\n`;
-        }
-        const got = await sourcesOf(files);
-        const reach = (i: number): Set<number> => {
-          const seen = new Set([i]);
-          for (let grew = true; grew; ) {
-            grew = false;
-            for (const j of [...seen]) for (const b of bases.get(j) ?? []) if (!seen.has(b)) grew = seen.add(b) !== undefined;
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 3 })), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+        async (edges) => {
+          const bases = new Map<number, number[]>();
+          for (const [a, b] of edges) bases.set(a, [...(bases.get(a) ?? []), b]);
+          const files: Record<string, string> = { 'tests/__init__.py': '' };
+          for (let i = 0; i < 4; i++) {
+            const bs = (bases.get(i) ?? []).map((b) => `C${b}`);
+            const imports = (bases.get(i) ?? []).filter((b) => b !== i).map((b) => `from .test_c${b} import C${b}\n`);
+            files[`tests/test_c${i}.py`] =
+              `import unittest\n${[...new Set(imports)].join('')}class C${i}(${[...bs, 'unittest.TestCase'].join(', ')}):\n    def test_c${i}(self):\n        self.assertEqual(${i}, f(${i}))\n`;
           }
-          return seen;
-        };
-        for (const t of got) {
-          const own = Number(/^C(\d)$/.exec(t.suite[0] ?? '')?.[1]);
-          const from = Number(/^test_c(\d)$/.exec(t.name)?.[1]);
-          assert.ok(reach(own).has(from), `${t.suite[0] ?? ''} got ${t.name}`);
-          assert.equal(t.file, `tests/test_c${own}.py`);
-        }
-        // A class with no base of its own among them keeps its own test.
-        for (let i = 0; i < 4; i++) if (!bases.has(i)) assert.ok(got.some((t) => t.suite[0] === `C${i}` && t.name === `test_c${i}`));
-      }),
+          const got = await sourcesOf(files);
+          const reach = (i: number): Set<number> => {
+            const seen = new Set([i]);
+            for (let grew = true; grew;) {
+              grew = false;
+              for (const j of [...seen])
+                for (const b of bases.get(j) ?? []) if (!seen.has(b)) grew = seen.add(b) !== undefined;
+            }
+            return seen;
+          };
+          for (const t of got) {
+            const own = Number(/^C(\d)$/.exec(t.suite[0] ?? '')?.[1]);
+            const from = Number(/^test_c(\d)$/.exec(t.name)?.[1]);
+            assert.ok(reach(own).has(from), `${t.suite[0] ?? ''} got ${t.name}`);
+            assert.equal(t.file, `tests/test_c${own}.py`);
+          }
+          // A class with no base of its own among them keeps its own test.
+          for (let i = 0; i < 4; i++)
+            if (!bases.has(i)) assert.ok(got.some((t) => t.suite[0] === `C${i}` && t.name === `test_c${i}`));
+        },
+      ),
       { numRuns: 25 },
     );
   });
@@ -198,20 +241,52 @@ describe('Python tests inherited from a class of another test file', () => {
 
 describe('matching a pytest case whose file is the mixin', () => {
   const sources: TestSource[] = [
-    { file: 'tests/__init__.py', suite: ['BaseTest'], name: 'test_defaults', line: 1, verdict: { kind: 'tautology', rule: 'no-assertion', detail: '' } },
-    { file: 'tests/test_lru.py', suite: ['LRUCacheTest'], name: 'test_defaults', line: 1, verdict: { kind: 'property' } },
-    { file: 'tests/test_lfu.py', suite: ['LFUCacheTest'], name: 'test_defaults', line: 1, verdict: { kind: 'tautology', rule: 'no-assertion', detail: '' } },
+    {
+      file: 'tests/__init__.py',
+      suite: ['BaseTest'],
+      name: 'test_defaults',
+      line: 1,
+      verdict: { kind: 'tautology', rule: 'no-assertion', detail: '' },
+    },
+    {
+      file: 'tests/test_lru.py',
+      suite: ['LRUCacheTest'],
+      name: 'test_defaults',
+      line: 1,
+      verdict: { kind: 'property' },
+    },
+    {
+      file: 'tests/test_lfu.py',
+      suite: ['LFUCacheTest'],
+      name: 'test_defaults',
+      line: 1,
+      verdict: { kind: 'tautology', rule: 'no-assertion', detail: '' },
+    },
   ];
   it("xunit1's file is where the function is written; the dotted classname (the node id's file and class) decides", () => {
     // pytest: classname="tests.test_lru.LRUCacheTest" file="tests/__init__.py"
-    const c = { id: 'tests/__init__.py::tests.test_lru.LRUCacheTest::test_defaults', file: 'tests/__init__.py', suite: 'tests.test_lru.LRUCacheTest', name: 'test_defaults', status: 'passed' as const, duration_ms: 1 };
+    const c = {
+      id: 'tests/__init__.py::tests.test_lru.LRUCacheTest::test_defaults',
+      file: 'tests/__init__.py',
+      suite: 'tests.test_lru.LRUCacheTest',
+      name: 'test_defaults',
+      status: 'passed' as const,
+      duration_ms: 1,
+    };
     const got = matchCase(c, sources);
     assert.deepEqual(got.verdict, { kind: 'property' });
     assert.deepEqual(got.files, ['tests/test_lru.py']);
     assert.deepEqual(got.nodeIds, ['tests/test_lru.py::LRUCacheTest::test_defaults']);
   });
   it('a classname that names no definition falls back to the file, then the suite, as before', () => {
-    const c = { id: 'tests/__init__.py::other.BaseTest::test_defaults', file: 'tests/__init__.py', suite: 'other.BaseTest', name: 'test_defaults', status: 'passed' as const, duration_ms: 1 };
+    const c = {
+      id: 'tests/__init__.py::other.BaseTest::test_defaults',
+      file: 'tests/__init__.py',
+      suite: 'other.BaseTest',
+      name: 'test_defaults',
+      status: 'passed' as const,
+      duration_ms: 1,
+    };
     assert.deepEqual(matchCase(c, sources).files, ['tests/__init__.py']);
   });
 });

@@ -1,10 +1,28 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { JudgingQueue, behaviouralTimeoutMs, isSettled, judgingOrder, mayDefer, type JudgingJob, type MutantRun, type SymbolPlan } from '../../src/credit/oracle.js';
+import {
+  JudgingQueue,
+  behaviouralTimeoutMs,
+  isSettled,
+  judgingOrder,
+  mayDefer,
+  type JudgingJob,
+  type MutantRun,
+  type SymbolPlan,
+} from '../../src/credit/oracle.js';
 import type { Mutant } from '../../src/credit/mutant.js';
 
-const mutant = (id: string, kind: Mutant['kind']): Mutant => ({ id, symbol: 'a.py::f', path: 'a.py', kind, category: kind === 'behavioural' ? 'constant' : kind, line: 1, description: id, edits: [] });
+const mutant = (id: string, kind: Mutant['kind']): Mutant => ({
+  id,
+  symbol: 'a.py::f',
+  path: 'a.py',
+  kind,
+  category: kind === 'behavioural' ? 'constant' : kind,
+  line: 1,
+  description: id,
+  edits: [],
+});
 
 function plan(order: readonly Mutant[], change: 'added' | 'modified' = 'modified'): SymbolPlan {
   return {
@@ -21,7 +39,13 @@ function plan(order: readonly Mutant[], change: 'added' | 'modified' = 'modified
 }
 
 /** Drive a queue with one worker; `fails` says which tests fail on each mutant (by id). */
-function drive(order: readonly Mutant[], reached: readonly string[], fails: Readonly<Record<string, readonly string[]>>, require: 'change' | 'revert' = 'change', change: 'added' | 'modified' = 'modified') {
+function drive(
+  order: readonly Mutant[],
+  reached: readonly string[],
+  fails: Readonly<Record<string, readonly string[]>>,
+  require: 'change' | 'revert' = 'change',
+  change: 'added' | 'modified' = 'modified',
+) {
   const q = new JudgingQueue([{ plan: plan(order, change), reached, order }], require);
   const ran: JudgingJob[] = [];
   for (let job = q.take(); job !== null; job = q.take()) {
@@ -30,7 +54,12 @@ function drive(order: readonly Mutant[], reached: readonly string[], fails: Read
     const r: MutantRun = { mutant: job.m, status: 'ok', detail: '', failed, ranAgainst: job.against, cached: false };
     q.finish(job, r);
   }
-  return { ran: ran.map((j) => j.m.id), jobs: ran, queue: q, runs: (q.symbols[0]?.runs ?? []).filter((r) => r !== undefined) };
+  return {
+    ran: ran.map((j) => j.m.id),
+    jobs: ran,
+    queue: q,
+    runs: (q.symbols[0]?.runs ?? []).filter((r) => r !== undefined),
+  };
 }
 
 const R = mutant('revert', 'revert');
@@ -74,43 +103,57 @@ describe('the judging queue', () => {
 
   it('a killer that then fails a null mutant does not settle the credit: the deferred mutants run after all, in their order', () => {
     // t1 tells sources apart (it fails b1 and the last null mutant); t2 checks behaviour, but only b3 changes what it sees.
-    const { ran, queue, jobs, runs } = drive([B(1), N1, B(2), B(3), N2], ['t1', 't2'], { b1: ['t1'], b2: ['t1'], b3: ['t2'], null2: ['t1'] });
+    const { ran, queue, jobs, runs } = drive([B(1), N1, B(2), B(3), N2], ['t1', 't2'], {
+      b1: ['t1'],
+      b2: ['t1'],
+      b3: ['t2'],
+      null2: ['t1'],
+    });
     assert.deepEqual(ran, ['b1', 'null1', 'null2', 'b2', 'b3']);
     assert.equal(queue.deferredLeft, 0);
     // given back, they run against every reaching test and count only on those that have not failed yet
     assert.deepEqual(jobs.at(-1)?.against, ['t1', 't2']);
     assert.deepEqual(runs.at(-1)?.ranAgainst, ['t2']);
     // once a null mutant has failed the only earner, nothing is deferred at all
-    assert.deepEqual(drive([B(1), N1, B(2), R, B(3)], ['t1', 't2'], { b1: ['t1'], null1: ['t1'], revert: ['t1'], b3: ['t2'] }).ran, ['b1', 'null1', 'b2', 'revert', 'b3']);
+    assert.deepEqual(
+      drive([B(1), N1, B(2), R, B(3)], ['t1', 't2'], { b1: ['t1'], null1: ['t1'], revert: ['t1'], b3: ['t2'] }).ran,
+      ['b1', 'null1', 'b2', 'revert', 'b3'],
+    );
   });
 
   it('the same kills as running every mutant decide the credit (property: a clean earner exists with deferral exactly when it does without)', () => {
     const tests = ['t1', 't2', 't3'];
     const kinds = fc.array(fc.constantFrom<Mutant['kind']>('behavioural', 'null'), { minLength: 1, maxLength: 9 });
     fc.assert(
-      fc.property(kinds, fc.boolean(), fc.array(fc.subarray(tests), { minLength: 10, maxLength: 10 }), (ks, withRevert, killSets) => {
-        const order = ks.map((k, i) => mutant(`${k}${i}`, k));
-        if (withRevert) order.splice(Math.floor(order.length / 2), 0, R);
-        const fails = Object.fromEntries(order.map((m, i) => [m.id, killSets[i] ?? []]));
-        const credited = (runs: readonly MutantRun[]): boolean => {
-          const bad = new Set(runs.filter((r) => r.mutant.kind === 'null').flatMap((r) => r.failed));
-          return runs.some((r) => r.mutant.kind !== 'null' && r.failed.some((t) => !bad.has(t)));
-        };
-        // Without deferral: every mutant runs (open tests only, as the oracle does).
-        const full = new Set<string>();
-        const fullRuns: MutantRun[] = [];
-        for (const m of order) {
-          const open = m.kind === 'behavioural' ? tests.filter((t) => !full.has(t)) : tests;
-          if (open.length === 0) continue;
-          const failed = (fails[m.id] ?? []).filter((t) => open.includes(t));
-          if (m.kind !== 'null') for (const t of failed) full.add(t);
-          fullRuns.push({ mutant: m, status: 'ok', detail: '', failed, ranAgainst: open, cached: false });
-        }
-        const { runs } = drive(order, tests, fails);
-        assert.equal(credited(runs), credited(fullRuns));
-        // Every null mutant and the revert ran.
-        for (const m of order.filter((x) => x.kind !== 'behavioural')) assert.ok(runs.some((r) => r.mutant.id === m.id));
-      }),
+      fc.property(
+        kinds,
+        fc.boolean(),
+        fc.array(fc.subarray(tests), { minLength: 10, maxLength: 10 }),
+        (ks, withRevert, killSets) => {
+          const order = ks.map((k, i) => mutant(`${k}${i}`, k));
+          if (withRevert) order.splice(Math.floor(order.length / 2), 0, R);
+          const fails = Object.fromEntries(order.map((m, i) => [m.id, killSets[i] ?? []]));
+          const credited = (runs: readonly MutantRun[]): boolean => {
+            const bad = new Set(runs.filter((r) => r.mutant.kind === 'null').flatMap((r) => r.failed));
+            return runs.some((r) => r.mutant.kind !== 'null' && r.failed.some((t) => !bad.has(t)));
+          };
+          // Without deferral: every mutant runs (open tests only, as the oracle does).
+          const full = new Set<string>();
+          const fullRuns: MutantRun[] = [];
+          for (const m of order) {
+            const open = m.kind === 'behavioural' ? tests.filter((t) => !full.has(t)) : tests;
+            if (open.length === 0) continue;
+            const failed = (fails[m.id] ?? []).filter((t) => open.includes(t));
+            if (m.kind !== 'null') for (const t of failed) full.add(t);
+            fullRuns.push({ mutant: m, status: 'ok', detail: '', failed, ranAgainst: open, cached: false });
+          }
+          const { runs } = drive(order, tests, fails);
+          assert.equal(credited(runs), credited(fullRuns));
+          // Every null mutant and the revert ran.
+          for (const m of order.filter((x) => x.kind !== 'behavioural'))
+            assert.ok(runs.some((r) => r.mutant.id === m.id));
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -144,7 +187,14 @@ describe('the judging queue', () => {
     const a = q.take();
     const b = q.take();
     assert.deepEqual([a?.m.id, b?.m.id], ['b1', 'null1']);
-    const ok = (job: JudgingJob, failed: string[]): MutantRun => ({ mutant: job.m, status: 'ok', detail: '', failed, ranAgainst: job.against, cached: false });
+    const ok = (job: JudgingJob, failed: string[]): MutantRun => ({
+      mutant: job.m,
+      status: 'ok',
+      detail: '',
+      failed,
+      ranAgainst: job.against,
+      cached: false,
+    });
     q.finish(a as JudgingJob, ok(a as JudgingJob, ['t1']));
     const c = q.take();
     assert.equal(c?.m.id, 'null2');
@@ -161,7 +211,15 @@ describe('the judging queue', () => {
  * Drive a queue with `workers` workers whose runs end in the order `pick` chooses (an index
  * into the runs under way), as timing would; `fails` as for drive.
  */
-function driveParallel(order: readonly Mutant[], reached: readonly string[], fails: Readonly<Record<string, readonly string[]>>, workers: number, pick: (n: number) => number, ahead = true, require: 'change' | 'revert' = 'change') {
+function driveParallel(
+  order: readonly Mutant[],
+  reached: readonly string[],
+  fails: Readonly<Record<string, readonly string[]>>,
+  workers: number,
+  pick: (n: number) => number,
+  ahead = true,
+  require: 'change' | 'revert' = 'change',
+) {
   const q = new JudgingQueue([{ plan: plan(order), reached, order }], require, ahead);
   const under: JudgingJob[] = [];
   let made = 0;
@@ -174,35 +232,71 @@ function driveParallel(order: readonly Mutant[], reached: readonly string[], fai
     }
     if (under.length === 0) break;
     const [job] = under.splice(pick(under.length) % under.length, 1) as [JudgingJob];
-    q.finish(job, { mutant: job.m, status: 'ok', detail: '', failed: (fails[job.m.id] ?? []).filter((t) => job.against.includes(t)), ranAgainst: job.against, cached: false });
+    q.finish(job, {
+      mutant: job.m,
+      status: 'ok',
+      detail: '',
+      failed: (fails[job.m.id] ?? []).filter((t) => job.against.includes(t)),
+      ranAgainst: job.against,
+      cached: false,
+    });
   }
   const runs = (q.symbols[0]?.runs ?? []).filter((r) => r !== undefined);
-  return { made, queue: q, counted: runs.map((r) => ({ id: r.mutant.id, failed: r.failed, ranAgainst: r.ranAgainst })) };
+  return {
+    made,
+    queue: q,
+    counted: runs.map((r) => ({ id: r.mutant.id, failed: r.failed, ranAgainst: r.ranAgainst })),
+  };
 }
 
 describe('the judging queue with several workers', () => {
   const tests = ['t1', 't2', 't3'];
-  const arbOrder = fc.tuple(fc.array(fc.constantFrom<Mutant['kind']>('behavioural', 'null'), { minLength: 1, maxLength: 8 }), fc.boolean(), fc.nat()).map(([ks, withRevert, at]) => {
-    const order = ks.map((k, i) => mutant(`${k}${i}`, k));
-    if (withRevert) order.splice(at % (order.length + 1), 0, R);
-    return order;
-  });
+  const arbOrder = fc
+    .tuple(
+      fc.array(fc.constantFrom<Mutant['kind']>('behavioural', 'null'), { minLength: 1, maxLength: 8 }),
+      fc.boolean(),
+      fc.nat(),
+    )
+    .map(([ks, withRevert, at]) => {
+      const order = ks.map((k, i) => mutant(`${k}${i}`, k));
+      if (withRevert) order.splice(at % (order.length + 1), 0, R);
+      return order;
+    });
 
   it('property: the runs that count (which, at what place, on which tests) are those of one worker, whatever the number of workers, the order runs end in, and whether runs are taken ahead', () => {
     fc.assert(
-      fc.property(arbOrder, fc.array(fc.subarray(tests), { minLength: 10, maxLength: 10 }), fc.integer({ min: 2, max: 4 }), fc.array(fc.nat(), { minLength: 40, maxLength: 40 }), fc.boolean(), fc.constantFrom<'change' | 'revert'>('change', 'revert'), (order, killSets, workers, picks, ahead, require) => {
-        const fails = Object.fromEntries(order.map((m, i) => [m.id, killSets[i] ?? []]));
-        let k = 0;
-        const one = driveParallel(order, tests, fails, 1, () => 0, false, require);
-        const many = driveParallel(order, tests, fails, workers, (n) => (picks[k++ % picks.length] ?? 0) % n, ahead, require);
-        assert.deepEqual(many.counted, one.counted);
-        assert.equal(many.queue.deferredLeft, one.queue.deferredLeft);
-        assert.equal(many.queue.unused, many.made - many.counted.length);
-        if (!ahead) assert.equal(many.made, one.made);
-        // One worker never runs ahead, and its runs are those drive (the one-worker loop) counts.
-        assert.equal(one.queue.unused, 0);
-        assert.deepEqual(one.counted.map((r) => r.id), drive(order, tests, fails, require).ran);
-      }),
+      fc.property(
+        arbOrder,
+        fc.array(fc.subarray(tests), { minLength: 10, maxLength: 10 }),
+        fc.integer({ min: 2, max: 4 }),
+        fc.array(fc.nat(), { minLength: 40, maxLength: 40 }),
+        fc.boolean(),
+        fc.constantFrom<'change' | 'revert'>('change', 'revert'),
+        (order, killSets, workers, picks, ahead, require) => {
+          const fails = Object.fromEntries(order.map((m, i) => [m.id, killSets[i] ?? []]));
+          let k = 0;
+          const one = driveParallel(order, tests, fails, 1, () => 0, false, require);
+          const many = driveParallel(
+            order,
+            tests,
+            fails,
+            workers,
+            (n) => (picks[k++ % picks.length] ?? 0) % n,
+            ahead,
+            require,
+          );
+          assert.deepEqual(many.counted, one.counted);
+          assert.equal(many.queue.deferredLeft, one.queue.deferredLeft);
+          assert.equal(many.queue.unused, many.made - many.counted.length);
+          if (!ahead) assert.equal(many.made, one.made);
+          // One worker never runs ahead, and its runs are those drive (the one-worker loop) counts.
+          assert.equal(one.queue.unused, 0);
+          assert.deepEqual(
+            one.counted.map((r) => r.id),
+            drive(order, tests, fails, require).ran,
+          );
+        },
+      ),
       { seed: 2026, numRuns: 1500 },
     );
   });
@@ -217,16 +311,33 @@ describe('the judging queue with several workers', () => {
     assert.equal(q.mayGiveBack(), true);
     q.finish(b as JudgingJob, { mutant: N1, status: 'ok', detail: '', failed: [], ranAgainst: ['t1'], cached: false });
     assert.equal(q.take(), null, 'still waiting on the revert');
-    q.finish(a as JudgingJob, { mutant: R, status: 'ok', detail: '', failed: ['t1'], ranAgainst: ['t1'], cached: false });
+    q.finish(a as JudgingJob, {
+      mutant: R,
+      status: 'ok',
+      detail: '',
+      failed: ['t1'],
+      ranAgainst: ['t1'],
+      cached: false,
+    });
     assert.equal(q.take(), null);
     assert.equal(q.mayGiveBack(), false);
     assert.equal(q.deferredLeft, 2);
-    assert.deepEqual((q.symbols[0]?.runs ?? []).filter((r) => r !== undefined).map((r) => r.mutant.id), ['revert', 'null1']);
+    assert.deepEqual(
+      (q.symbols[0]?.runs ?? []).filter((r) => r !== undefined).map((r) => r.mutant.id),
+      ['revert', 'null1'],
+    );
   });
 
   it('once the revert ended without a kill, an idle worker takes a behavioural mutant ahead; if its place turns out not to need it, it does not count, and no worker waits for it', () => {
     const order = [N1, R, B(1), B(2)];
-    const ok = (m: Mutant, failed: string[]): MutantRun => ({ mutant: m, status: 'ok', detail: '', failed, ranAgainst: ['t1', 't2'], cached: false });
+    const ok = (m: Mutant, failed: string[]): MutantRun => ({
+      mutant: m,
+      status: 'ok',
+      detail: '',
+      failed,
+      ranAgainst: ['t1', 't2'],
+      cached: false,
+    });
     const q = new JudgingQueue([{ plan: plan(order), reached: ['t1', 't2'], order }], 'change');
     const a = q.take();
     const b = q.take();
@@ -245,19 +356,30 @@ describe('the judging queue with several workers', () => {
     assert.equal(q.mayGiveBack(), false);
     q.finish(d as JudgingJob, ok(B(2), ['t2']));
     assert.equal(q.take(), null);
-    assert.deepEqual((q.symbols[0]?.runs ?? []).filter((r) => r !== undefined).map((r) => r.mutant.id), ['null1', 'revert', 'b1']);
+    assert.deepEqual(
+      (q.symbols[0]?.runs ?? []).filter((r) => r !== undefined).map((r) => r.mutant.id),
+      ['null1', 'revert', 'b1'],
+    );
     assert.equal(q.unused, 1);
     assert.equal(q.deferredLeft, 1);
   });
 });
 
 describe('judgingOrder', () => {
-  const all = (k: number, nulls: number): Mutant[] => [R, ...Array.from({ length: nulls }, (_, i) => mutant(`null${i + 1}`, 'null')), ...Array.from({ length: k }, (_, i) => B(i + 1))];
+  const all = (k: number, nulls: number): Mutant[] => [
+    R,
+    ...Array.from({ length: nulls }, (_, i) => mutant(`null${i + 1}`, 'null')),
+    ...Array.from({ length: k }, (_, i) => B(i + 1)),
+  ];
   const ids = (ms: readonly Mutant[]): string[] => ms.map((m) => m.id);
   // The order as it was before the revert went first: one seeded shuffle of every run.
-  const shuffled = (seed: string, ms: readonly Mutant[]): string[] => judgingOrder(seed, ms.map((m) => (m.kind === 'revert' ? { ...m, kind: 'behavioural' as const } : m))).map((m) => m.id);
+  const shuffled = (seed: string, ms: readonly Mutant[]): string[] =>
+    judgingOrder(
+      seed,
+      ms.map((m) => (m.kind === 'revert' ? { ...m, kind: 'behavioural' as const } : m)),
+    ).map((m) => m.id);
 
-  it('property: every run once; the nulls where a shuffle of every run puts them; the revert in the first other slot, the behavioural mutants after it in the seed\'s order; the same seed, the same order', () => {
+  it("property: every run once; the nulls where a shuffle of every run puts them; the revert in the first other slot, the behavioural mutants after it in the seed's order; the same seed, the same order", () => {
     fc.assert(
       fc.property(fc.string(), fc.integer({ min: 0, max: 8 }), fc.integer({ min: 1, max: 3 }), (seed, k, nulls) => {
         const ms = all(k, nulls);
@@ -267,11 +389,20 @@ describe('judgingOrder', () => {
         const nullSlots = order.flatMap((m, i) => (m.kind === 'null' ? [i] : []));
         // A shuffle of every run (the revert taken as one more real mutant) puts the nulls in the same slots.
         const reference = shuffled(seed, ms);
-        assert.deepEqual(nullSlots, reference.flatMap((id, i) => (id.startsWith('null') ? [i] : [])));
-        assert.deepEqual(ids(order.filter((m) => m.kind === 'null')), reference.filter((id) => id.startsWith('null')));
+        assert.deepEqual(
+          nullSlots,
+          reference.flatMap((id, i) => (id.startsWith('null') ? [i] : [])),
+        );
+        assert.deepEqual(
+          ids(order.filter((m) => m.kind === 'null')),
+          reference.filter((id) => id.startsWith('null')),
+        );
         const real = order.filter((m) => m.kind !== 'null');
         assert.equal(real[0]?.kind, 'revert');
-        assert.deepEqual(ids(real.slice(1)), reference.filter((id) => id.startsWith('b')));
+        assert.deepEqual(
+          ids(real.slice(1)),
+          reference.filter((id) => id.startsWith('b')),
+        );
       }),
       { seed: 1412, numRuns: 300 },
     );
@@ -289,7 +420,13 @@ describe('judgingOrder', () => {
     let nullFirst = 0;
     for (let i = 0; i < 400; i++) {
       const order = judgingOrder(`seed-${i}`, ms, 'revert-and-nulls');
-      assert.deepEqual(order.slice(0, 2).map((m) => m.kind).sort(), ['null', 'revert']);
+      assert.deepEqual(
+        order
+          .slice(0, 2)
+          .map((m) => m.kind)
+          .sort(),
+        ['null', 'revert'],
+      );
       assert.ok(order.slice(2).every((m) => m.kind === 'behavioural'));
       if (order[0]?.kind === 'null') nullFirst++;
     }

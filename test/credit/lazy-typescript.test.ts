@@ -10,7 +10,12 @@ import { makeRepo } from '../helpers/git.js';
  * of it. The same step on a TS change does load it (the control: the check below can fail).
  * Run in a fresh process, where nothing else has loaded it.
  */
-function loadsTypescript(dir: string, path: string, language: 'python' | 'typescript', testFile: string): { loaded: boolean; plans: { symbol: string; mutants: number; discarded: number }[]; tests: number } {
+function loadsTypescript(
+  dir: string,
+  path: string,
+  language: 'python' | 'typescript',
+  testFile: string,
+): { loaded: boolean; plans: { symbol: string; mutants: number; discarded: number }[]; tests: number } {
   const script = `
     import { createRequire } from 'node:module';
     import { planSymbols } from ${JSON.stringify(join(process.cwd(), 'src/credit/run.ts'))};
@@ -27,14 +32,24 @@ function loadsTypescript(dir: string, path: string, language: 'python' | 'typesc
     const loaded = Object.keys(createRequire(import.meta.url).cache).some((k) => /[\\\\/]node_modules[\\\\/]typescript[\\\\/]/.test(k));
     process.stdout.write(JSON.stringify({ loaded, plans: plans.map((p) => ({ symbol: p.symbol, mutants: p.mutants.length, discarded: (p.discarded ?? []).length })), tests: tests.length }));
   `;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: process.cwd(), encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: process.cwd(),
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout) as ReturnType<typeof loadsTypescript>;
 }
 
 test('the credit step of a Python change never loads the TypeScript compiler; of a TS change it does', () => {
-  const py = makeRepo({ 'calc.py': 'def area(w, h):\n    return w * h if w > 0 else 0\n\n', 'tests/test_calc.py': 'from calc import area\n\ndef test_area():\n    assert area(2, 3) == 6\n' });
-  const ts = makeRepo({ 'src/calc.ts': 'export function area(w: number, h: number): number {\n  return w > 0 ? w * h : 0;\n}\n', 'test/calc.test.ts': "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { area } from '../src/calc.ts';\ntest('area', () => { assert.equal(area(2, 3), 6); });\n" });
+  const py = makeRepo({
+    'calc.py': 'def area(w, h):\n    return w * h if w > 0 else 0\n\n',
+    'tests/test_calc.py': 'from calc import area\n\ndef test_area():\n    assert area(2, 3) == 6\n',
+  });
+  const ts = makeRepo({
+    'src/calc.ts': 'export function area(w: number, h: number): number {\n  return w > 0 ? w * h : 0;\n}\n',
+    'test/calc.test.ts':
+      "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { area } from '../src/calc.ts';\ntest('area', () => { assert.equal(area(2, 3), 6); });\n",
+  });
   try {
     const p = loadsTypescript(py.dir, 'calc.py', 'python', 'tests/test_calc.py');
     assert.equal(p.loaded, false, 'a Python-only credit step loaded typescript');

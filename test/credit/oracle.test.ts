@@ -6,7 +6,14 @@ import { makeRepo } from '../helpers/git.js';
 import { layout, scoreRepo } from '../helpers/oracle.js';
 
 /** The baseline run, the oracle and the scoring, as `sealgate credit` does them (test/helpers/oracle.ts), narrowed by file. */
-async function score(repo: string, path: string, language: string, spans: Record<string, [number, number]>, command: string[], budget = 4) {
+async function score(
+  repo: string,
+  path: string,
+  language: string,
+  spans: Record<string, [number, number]>,
+  command: string[],
+  budget = 4,
+) {
   return (await scoreRepo(repo, path, language, spans, command, { budget, byName: false })).scored;
 }
 
@@ -16,12 +23,24 @@ describe('the oracle on tests that look strong but cannot notice a change (node:
   const { text, spans } = layout({
     double: ['export function double(x) {', '  return x * 2;', '}'],
     half: ['export function half(x) {', '  return x / 2;', '}'],
-    clamp: ['export function clamp(x, lo, hi) {', '  if (x < lo) return lo;', '  if (x > hi) return hi;', '  return x;', '}'],
+    clamp: [
+      'export function clamp(x, lo, hi) {',
+      '  if (x < lo) return lo;',
+      '  if (x > hi) return hi;',
+      '  return x;',
+      '}',
+    ],
     inc: ['export function inc(x) {', '  return x + 1;', '}'],
     area: ['export function area(w, h) {', '  return w * h;', '}'],
     noop: ['export function noop() {', '}'],
     sign: ['export function sign(x) {', '  return x < 0 ? -1 : 1;', '}'],
-    total: ['export function total(items) {', '  let sum = 0;', '  for (const i of items) sum += i.cents * i.qty;', '  return sum;', '}'],
+    total: [
+      'export function total(items) {',
+      '  let sum = 0;',
+      '  for (const i of items) sum += i.cents * i.qty;',
+      '  return sum;',
+      '}',
+    ],
   });
   const tests = `import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,7 +64,13 @@ test('total of a cart', () => { assert.equal(total([{ cents: 250, qty: 2 }, { ce
   before(async () => {
     repo = makeRepo({ 'src/calc.mjs': text, 'test/calc.test.mjs': tests, '.gitignore': 'node_modules\njunit.xml\n' });
     symlinkSync(resolve('node_modules'), join(repo.dir, 'node_modules'), 'dir');
-    scored = await score(repo.dir, 'src/calc.mjs', 'javascript', spans, ['node', '--test', '--test-reporter=junit', '--test-reporter-destination=junit.xml', 'test/calc.test.mjs']);
+    scored = await score(repo.dir, 'src/calc.mjs', 'javascript', spans, [
+      'node',
+      '--test',
+      '--test-reporter=junit',
+      '--test-reporter-destination=junit.xml',
+      'test/calc.test.mjs',
+    ]);
   });
   after(() => repo.dispose());
   const ev = (n: string) => scored.credit.evidence?.[`src/calc.mjs::${n}`];
@@ -56,7 +81,11 @@ test('total of a cart', () => { assert.equal(total([{ cents: 250, qty: 2 }, { ce
     assert.equal(ev('sign')?.status, 'credited');
     assert.deepEqual(byName(scored.credit.test_ids), ['noop returns nothing', 'sign of both sides', 'total of a cart']);
   });
-  for (const [sym, test] of [['double', 'double gives a number'], ['half', 'half is not null'], ['clamp', 'clamp does not throw']] as const) {
+  for (const [sym, test] of [
+    ['double', 'double gives a number'],
+    ['half', 'half is not null'],
+    ['clamp', 'clamp does not throw'],
+  ] as const) {
     it(`${sym}: "${test}" checks only a type, non-null or no throw: it reaches it, earns nothing, and is a weak-assertion tautology`, () => {
       assert.equal(ev(sym)?.status, 'missing');
       assert.deepEqual(byName(ev(sym)?.reached ?? []), [test]);
@@ -83,7 +112,8 @@ test('total of a cart', () => { assert.equal(total([{ cents: 250, qty: 2 }, { ce
     assert.equal(scored.cases.cases.find((c) => c.id.endsWith('sign tautology'))?.kind, 'tautology');
   });
   it('no behavioural mutant returns undefined or throws: a "does not throw" test kills none', () => {
-    for (const m of ev('clamp')?.mutants ?? []) if (m.kind === 'behavioural') assert.notEqual(m.outcome, 'killed', m.id);
+    for (const m of ev('clamp')?.mutants ?? [])
+      if (m.kind === 'behavioural') assert.notEqual(m.outcome, 'killed', m.id);
   });
 });
 
@@ -130,8 +160,16 @@ def test_sign_tautology():
   let oracle: Awaited<ReturnType<typeof scoreRepo>>['oracle'];
   const command = ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--junitxml=junit.xml', 'tests'];
   before(async () => {
-    repo = makeRepo({ 'src/__init__.py': '', 'src/calc.py': text, 'tests/test_calc.py': tests, '.gitignore': 'junit.xml\n' });
-    ({ scored, oracle } = await scoreRepo(repo.dir, 'src/calc.py', 'python', spans, command, { budget: 2, byName: false }));
+    repo = makeRepo({
+      'src/__init__.py': '',
+      'src/calc.py': text,
+      'tests/test_calc.py': tests,
+      '.gitignore': 'junit.xml\n',
+    });
+    ({ scored, oracle } = await scoreRepo(repo.dir, 'src/calc.py', 'python', spans, command, {
+      budget: 2,
+      byName: false,
+    }));
   });
   after(() => repo.dispose());
   const ev = (n: string) => scored.credit.evidence?.[`src/calc.py::${n}`];
@@ -152,23 +190,38 @@ def test_sign_tautology():
     assert.equal(scored.cases.cases.find((c) => c.id.endsWith('test_sign_tautology'))?.rule, 'constant-true');
   });
   it('four symbols on two workers: the trace names each reaching pytest test by node id, so no probe runs and the evidence says the reach came from the trace', () => {
-    assert.equal(oracle?.probes.size, 1, `only area (no test entered it) has a probe result, and that one never ran: ${JSON.stringify([...(oracle?.probes.keys() ?? [])])}`);
+    assert.equal(
+      oracle?.probes.size,
+      1,
+      `only area (no test entered it) has a probe result, and that one never ran: ${JSON.stringify([...(oracle?.probes.keys() ?? [])])}`,
+    );
     assert.match(oracle?.probes.get('src/calc.py::area')?.detail ?? '', /no test entered it/);
-    for (const [sym, test] of [['sign', 'test_sign'], ['clamp', 'test_clamp_bounds'], ['double', 'test_double_type']] as const) {
+    for (const [sym, test] of [
+      ['sign', 'test_sign'],
+      ['clamp', 'test_clamp_bounds'],
+      ['double', 'test_double_type'],
+    ] as const) {
       assert.equal(ev(sym)?.reached_by, 'trace', sym);
       assert.deepEqual(byName(ev(sym)?.reached ?? []), [test], sym);
       assert.ok(!(ev(sym)?.mutants ?? []).some((m) => m.kind === 'probe'), `${sym}: no probe run is listed`);
     }
   });
-  it('the same verdicts with every probe run (the trace only narrowing them), whose reach is never narrower than the trace\'s', async () => {
-    const probed = (await scoreRepo(repo.dir, 'src/calc.py', 'python', spans, command, { budget: 2, byName: false, traceReach: false })).scored;
+  it("the same verdicts with every probe run (the trace only narrowing them), whose reach is never narrower than the trace's", async () => {
+    const probed = (
+      await scoreRepo(repo.dir, 'src/calc.py', 'python', spans, command, {
+        budget: 2,
+        byName: false,
+        traceReach: false,
+      })
+    ).scored;
     assert.deepEqual(probed.credit.credited, scored.credit.credited);
     assert.deepEqual(probed.credit.test_ids, scored.credit.test_ids);
     for (const sym of ['sign', 'clamp', 'double', 'area']) {
       const p = probed.credit.evidence?.[`src/calc.py::${sym}`];
       // A probe run narrowed to the traced node ids counts every other usable test of a file
       // with a failing case as failed to load: its reach can be wider, never narrower.
-      for (const t of ev(sym)?.reached ?? []) assert.ok(p?.reached.includes(t), `${sym}: ${t} reached by the trace but not by the probe`);
+      for (const t of ev(sym)?.reached ?? [])
+        assert.ok(p?.reached.includes(t), `${sym}: ${t} reached by the trace but not by the probe`);
       assert.equal(p?.status, ev(sym)?.status, sym);
     }
     assert.equal(probed.credit.evidence?.['src/calc.py::sign']?.reached_by, 'probe');

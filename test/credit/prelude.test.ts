@@ -20,7 +20,9 @@ import type { Policy } from '../../src/policy/read.js';
 /** A prelude that records whether the credit step awaited its drafts. */
 function spied(p: CreditPrelude, args = p.args): { prelude: CreditPrelude; used: () => boolean } {
   let used = false;
-  const drafted = { then: (ok: never, fail: never) => ((used = true), p.drafted.then(ok, fail)) } as unknown as CreditPrelude['drafted'];
+  const drafted = {
+    then: (ok: never, fail: never) => ((used = true), p.drafted.then(ok, fail)),
+  } as unknown as CreditPrelude['drafted'];
   return { prelude: { args, drafted, based: p.based, ahead: p.ahead }, used: () => used };
 }
 
@@ -32,7 +34,19 @@ describe('the credit prelude', { concurrency: false }, () => {
   const env = childEnv();
   // As `sealgate runner` starts it: the credit step's cache folder (its noise key is kept there).
   const runs = () => ({ env, cacheDir: cache, workers: 2 });
-  const score = (prelude: CreditPrelude | null) => scoreCredit({ repo: repo.dir, runnerJob: RUNNER, config: policy.config, policy, tree, env, cacheDir: cache, workers: 2, write: false, prelude });
+  const score = (prelude: CreditPrelude | null) =>
+    scoreCredit({
+      repo: repo.dir,
+      runnerJob: RUNNER,
+      config: policy.config,
+      policy,
+      tree,
+      env,
+      cacheDir: cache,
+      workers: 2,
+      write: false,
+      prelude,
+    });
 
   before(async () => {
     repo = exampleRepo();
@@ -68,14 +82,24 @@ describe('the credit prelude', { concurrency: false }, () => {
 
   it('drafted from other inputs (another budget, another seed, other bytes of changed.json): ignored, drafted again', async () => {
     const alone = await score(null);
-    const other = startCreditPrelude(repo.dir, tree, { ...policy.config, credit: { ...policy.config.credit, mutantBudget: 1 } }, runs());
+    const other = startCreditPrelude(
+      repo.dir,
+      tree,
+      { ...policy.config, credit: { ...policy.config.credit, mutantBudget: 1 } },
+      runs(),
+    );
     assert.ok(other !== null);
     const args = JSON.parse(other.args) as unknown[];
     const real = startCreditPrelude(repo.dir, tree, policy.config, runs());
     assert.ok(real !== null);
     const realArgs = JSON.parse(real.args) as unknown[];
     // every field of the inputs counts: the budget here, the seed, changed.json's hash, the tree
-    const variants = [other.args, JSON.stringify(realArgs.map((v, i) => (i === 3 ? '43' : v))), JSON.stringify(realArgs.map((v, i) => (i === 1 ? '0'.repeat(64) : v))), JSON.stringify(realArgs.map((v, i) => (i === 0 ? `${String(v)}x` : v)))];
+    const variants = [
+      other.args,
+      JSON.stringify(realArgs.map((v, i) => (i === 3 ? '43' : v))),
+      JSON.stringify(realArgs.map((v, i) => (i === 1 ? '0'.repeat(64) : v))),
+      JSON.stringify(realArgs.map((v, i) => (i === 0 ? `${String(v)}x` : v))),
+    ];
     assert.notEqual(args[2], realArgs[2]);
     for (const a of variants) {
       const s = spied(real, a);

@@ -19,7 +19,17 @@ import type { Changed } from '../../src/symbols/schema.js';
 
 const { text, spans } = layout({ add: ['def add(a, b):', '    return a + b'] });
 const TESTS = 'from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n    assert add(-1, 1) == 0\n';
-const COMMAND = ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--tb=line', '--junitxml=junit.xml', 'tests'];
+const COMMAND = [
+  'python3',
+  '-m',
+  'pytest',
+  '-q',
+  '-p',
+  'no:cacheprovider',
+  '--tb=line',
+  '--junitxml=junit.xml',
+  'tests',
+];
 const IDS = ['tests.test_calc::test_add'];
 
 describe('the oracle and a base copy made ahead', { concurrency: false }, () => {
@@ -34,7 +44,15 @@ describe('the oracle and a base copy made ahead', { concurrency: false }, () => 
     deleted: [],
     typeOnly: [],
     uncreditable: [],
-    locations: { 'calc.py::add': { path: 'calc.py', language: 'python', start_line: spans.add?.[0] ?? 1, end_line: spans.add?.[1] ?? 2, changed_lines: [spans.add ?? [1, 2]] } },
+    locations: {
+      'calc.py::add': {
+        path: 'calc.py',
+        language: 'python',
+        start_line: spans.add?.[0] ?? 1,
+        end_line: spans.add?.[1] ?? 2,
+        changed_lines: [spans.add ?? [1, 2]],
+      },
+    },
   });
   const prepare = async (flip: boolean): Promise<PreparedBase> => {
     const scratch = makeScratch();
@@ -42,20 +60,47 @@ describe('the oracle and a base copy made ahead', { concurrency: false }, () => 
     const noRewrite = configuresRewriting(ws.root, [...COMMAND, ...Object.values(env)]);
     const bytecode = await precompilePython(ws.root, new Set(['calc.py']), { cwd: SANDBOX_WORK, noRewrite });
     stampTree(ws.root);
-    return { root: ws.root, dispose: scratch.dispose, made: preparedKey(repo.dir, repo.dir, ['calc.py'], SANDBOX_WORK, flip ? !noRewrite : noRewrite), bytecode };
+    return {
+      root: ws.root,
+      dispose: scratch.dispose,
+      made: preparedKey(repo.dir, repo.dir, ['calc.py'], SANDBOX_WORK, flip ? !noRewrite : noRewrite),
+      bytecode,
+    };
   };
   const oracle = async (prepared: PreparedBase | null): Promise<OracleResult> => {
     const { drafts, judged } = await draftSymbols(repo.dir, changed(), 4, 'seed-1');
     return runOracle(drafts, {
-      judged, workTree: repo.dir, depsFrom: repo.dir, command: COMMAND, junit: ['junit.xml'], env, sandbox: testBox(repo.dir), controlTimeoutMs: 120_000, baselineMs: 1000, workers: 2, seed: 'seed-1',
-      eligible: new Set(IDS), ignore: new Set(), narrow: () => null, narrowTargets: () => null, filesOf: () => ['tests/test_calc.py'], cacheDir: null, cacheSalt: 'test',
+      judged,
+      workTree: repo.dir,
+      depsFrom: repo.dir,
+      command: COMMAND,
+      junit: ['junit.xml'],
+      env,
+      sandbox: testBox(repo.dir),
+      controlTimeoutMs: 120_000,
+      baselineMs: 1000,
+      workers: 2,
+      seed: 'seed-1',
+      eligible: new Set(IDS),
+      ignore: new Set(),
+      narrow: () => null,
+      narrowTargets: () => null,
+      filesOf: () => ['tests/test_calc.py'],
+      cacheDir: null,
+      cacheSalt: 'test',
       ...(prepared !== null ? { prepared: Promise.resolve(prepared) } : {}),
     });
   };
   const view = (r: OracleResult) => [...r.mutants.values()].flat().map((m) => [m.mutant.id, m.status, m.failed]);
   let alone: OracleResult;
   before(async () => {
-    repo = makeRepo({ 'calc.py': text, 'tests/test_calc.py': TESTS, 'tests/conftest.py': 'import os, sys\nsys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))\n', '.gitignore': 'junit.xml\n__pycache__\n' });
+    repo = makeRepo({
+      'calc.py': text,
+      'tests/test_calc.py': TESTS,
+      'tests/conftest.py':
+        'import os, sys\nsys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))\n',
+      '.gitignore': 'junit.xml\n__pycache__\n',
+    });
     alone = await oracle(null);
   });
   after(() => repo.dispose());
@@ -66,7 +111,10 @@ describe('the oracle and a base copy made ahead', { concurrency: false }, () => 
     const r = await oracle(p);
     assert.equal(r.bytecode, p.bytecode);
     assert.deepEqual(view(r), view(alone));
-    assert.ok(view(r).some(([, status, failed]) => status === 'ok' && (failed as string[]).length > 0), 'a mutant was killed');
+    assert.ok(
+      view(r).some(([, status, failed]) => status === 'ok' && (failed as string[]).length > 0),
+      'a mutant was killed',
+    );
     assert.equal(existsSync(p.root), false);
   });
   it('made from other inputs (pytest rewrite decided otherwise): not used, removed, and the oracle makes its own', async () => {

@@ -11,7 +11,6 @@ import { creditProblems } from '../../src/gate/decide.js';
 const FIX = resolve('test/credit/fixtures/pricing');
 const NODE_MODULES = resolve('node_modules');
 
-
 /** Fixture sources are stored as .ts.txt so the project's type check leaves them alone. */
 const fixture = (p: string): string => readFileSync(join(FIX, `${p}.txt`), 'utf8');
 
@@ -41,9 +40,26 @@ async function cli(repo: string, ...argv: string[]) {
 }
 
 /** propose → seal → symbols → run → credit, as the two jobs would. */
-async function pipeline(repo: string, patch: string, proposal: string, runner: string, cacheDir: string, creditArgs: readonly string[] = []) {
+async function pipeline(
+  repo: string,
+  patch: string,
+  proposal: string,
+  runner: string,
+  cacheDir: string,
+  creditArgs: readonly string[] = [],
+) {
   const steps = [
-    ['propose', '--author-job', 'model-session-17', '--runner-job', runner, '--patch', patch, '--proposal-id', proposal],
+    [
+      'propose',
+      '--author-job',
+      'model-session-17',
+      '--runner-job',
+      runner,
+      '--patch',
+      patch,
+      '--proposal-id',
+      proposal,
+    ],
     ['seal', '--runner-job', runner],
     ['symbols', '--patch', patch],
     ['run', '--runner-job', runner],
@@ -76,7 +92,10 @@ describe('the spec trace, for real, on a TypeScript pricing project', { concurre
   });
 
   it('the tautology of taxCents earns nothing, the property of applyDiscount is credited, pass is false', async () => {
-    const patch = makePatch(repo.dir, '001.diff', { 'src/pricing.ts': fixture('v1/pricing.ts'), 'test/pricing.test.ts': fixture('v1/pricing.test.ts') });
+    const patch = makePatch(repo.dir, '001.diff', {
+      'src/pricing.ts': fixture('v1/pricing.ts'),
+      'test/pricing.test.ts': fixture('v1/pricing.test.ts'),
+    });
     const r = await pipeline(repo.dir, patch, 'p-014', 'server-job-88', cacheDir());
     assert.equal(r.stdout, 'E_CREDIT_MISSING\n', r.stderr);
     assert.equal(r.exit, 1);
@@ -85,12 +104,21 @@ describe('the spec trace, for real, on a TypeScript pricing project', { concurre
     assert.deepEqual(c.missing, ['src/pricing.ts::taxCents']);
     assert.equal(c.pass, false);
     assert.equal(c.test_ids.length, 1, JSON.stringify(c.test_ids));
-    assert.ok(c.test_ids.every((t) => t.endsWith('discount stays within bounds')), JSON.stringify(c.test_ids));
-    assert.ok(c.tautologies.some((t) => t.endsWith('tax is computed')), JSON.stringify(c.tautologies));
+    assert.ok(
+      c.test_ids.every((t) => t.endsWith('discount stays within bounds')),
+      JSON.stringify(c.test_ids),
+    );
+    assert.ok(
+      c.tautologies.some((t) => t.endsWith('tax is computed')),
+      JSON.stringify(c.tautologies),
+    );
     const ev = c.evidence?.['src/pricing.ts::taxCents'];
     assert.ok(ev);
     assert.equal(ev.status, 'missing');
-    assert.ok(ev.tautologies.some((t) => t.endsWith('tax is computed')), 'the tautology reached taxCents (its probe failed it)');
+    assert.ok(
+      ev.tautologies.some((t) => t.endsWith('tax is computed')),
+      'the tautology reached taxCents (its probe failed it)',
+    );
     assert.match(ev.reason ?? '', /tautolog/);
     const dv = c.evidence?.['src/pricing.ts::applyDiscount'];
     assert.equal(dv?.status, 'credited');
@@ -100,15 +128,31 @@ describe('the spec trace, for real, on a TypeScript pricing project', { concurre
     assert.equal(c.sandbox, 'bwrap', 'every credit run was sandboxed');
     assert.deepEqual(creditProblems(c).includes('pass is false'), true);
     // cases.json is the spec's case file and gives the same credit through --cases.
-    const cases = checkSchema(CaseFileSchema, JSON.parse(readFileSync(join(repo.dir, 'review/runner/cases.json'), 'utf8')), 'cases');
+    const cases = checkSchema(
+      CaseFileSchema,
+      JSON.parse(readFileSync(join(repo.dir, 'review/runner/cases.json'), 'utf8')),
+      'cases',
+    );
     assert.ok(cases.ok);
     const taut = cases.value.cases.find((x) => x.id.endsWith('tax is computed'));
     assert.equal(taut?.kind, 'tautology');
     assert.equal(taut?.rule, 'same-expression');
-    assert.deepEqual(taut?.symbols, ['src/pricing.ts::taxCents'], 'like the spec sample, the tautology names the symbol it reached');
+    assert.deepEqual(
+      taut?.symbols,
+      ['src/pricing.ts::taxCents'],
+      'like the spec sample, the tautology names the symbol it reached',
+    );
     const viaCases = await cli(repo.dir, 'credit', '--cases', 'review/runner/cases.json', '--digest', c.digest);
-    const again = JSON.parse(viaCases.stdout) as { credited: string[]; missing: string[]; pass: boolean; test_ids: string[] };
-    assert.deepEqual([again.credited, again.missing, again.pass, again.test_ids], [c.credited, c.missing, c.pass, c.test_ids]);
+    const again = JSON.parse(viaCases.stdout) as {
+      credited: string[];
+      missing: string[];
+      pass: boolean;
+      test_ids: string[];
+    };
+    assert.deepEqual(
+      [again.credited, again.missing, again.pass, again.test_ids],
+      [c.credited, c.missing, c.pass, c.test_ids],
+    );
   });
 
   it('a rerun on the same sealed inputs runs no mutant again and gives the same credit', async () => {
@@ -124,7 +168,10 @@ describe('the spec trace, for real, on a TypeScript pricing project', { concurre
     assert.match(author.stderr, /author/);
     const other = await cli(repo.dir, 'credit', '--runner-job', 'server-job-99', '--cache', cacheDir());
     assert.deepEqual([other.stdout, other.exit], ['E_SHARED_JOB\n', 1]);
-    assert.ok(existsSync(join(repo.dir, 'review/runner/credit.json')), 'a refusal before any check of the digest leaves the credit alone');
+    assert.ok(
+      existsSync(join(repo.dir, 'review/runner/credit.json')),
+      'a refusal before any check of the digest leaves the credit alone',
+    );
     // Drift is a change to what the runner's tree holds: here, the patch on disk.
     const saved = readFileSync(join(repo.dir, 'patches/001.diff'));
     patchWith(repo.dir, 'patches/001.diff', { 'fixtures/orders.json': '[]\n' });
@@ -133,13 +180,20 @@ describe('the spec trace, for real, on a TypeScript pricing project', { concurre
     assert.ok(!existsSync(join(repo.dir, 'review/runner/credit.json')), 'drift deletes the credit');
     writeFileSync(join(repo.dir, 'patches/001.diff'), saved);
     const reopened = await cli(repo.dir, 'credit', '--runner-job', 'server-job-88', '--cache', cacheDir());
-    assert.deepEqual([reopened.stdout, reopened.exit], ['E_DIGEST_OPEN\n', 1], 'once reopened, the old seal does not come back by itself');
+    assert.deepEqual(
+      [reopened.stdout, reopened.exit],
+      ['E_DIGEST_OPEN\n', 1],
+      'once reopened, the old seal does not come back by itself',
+    );
   });
 
   it('after the follow-up patch adds a real bound on taxCents, pass is true', async () => {
     git(repo.dir, 'checkout', '-q', '--', '.');
     git(repo.dir, 'clean', '-qfd', '-e', 'node_modules', '-e', 'review');
-    const patch = makePatch(repo.dir, '002.diff', { 'src/pricing.ts': fixture('v1/pricing.ts'), 'test/pricing.test.ts': fixture('v2/pricing.test.ts') });
+    const patch = makePatch(repo.dir, '002.diff', {
+      'src/pricing.ts': fixture('v1/pricing.ts'),
+      'test/pricing.test.ts': fixture('v2/pricing.test.ts'),
+    });
     const r = await pipeline(repo.dir, patch, 'p-015', 'server-job-89', cacheDir());
     assert.equal(r.stdout, 'PASS\n', r.stderr);
     assert.equal(r.exit, 0);

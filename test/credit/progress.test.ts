@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import { progressPrinter } from '../../src/cli/commands/credit.js';
 import type { Progress } from '../../src/credit/oracle.js';
 
-const p = (phase: Progress['phase'], done: number, elapsedMs: number): Progress => ({ phase, done, total: 10, kills: done, elapsedMs, etaMs: done > 0 ? (elapsedMs / done) * (10 - done) : null });
+const p = (phase: Progress['phase'], done: number, elapsedMs: number): Progress => ({
+  phase,
+  done,
+  total: 10,
+  kills: done,
+  elapsedMs,
+  etaMs: done > 0 ? (elapsedMs / done) * (10 - done) : null,
+});
 
 describe('credit progress on stderr', () => {
   it('a terminal gets one live line, rewritten in place, ended at done', () => {
@@ -26,7 +33,10 @@ describe('credit progress on stderr', () => {
     print(p('mutants', 5, 5400));
     print(p('done', 10, 5500));
     const lines = out.trim().split('\n');
-    assert.deepEqual(lines.map((l) => l.split(' ')[1]), ['probes', 'mutants', 'mutants', 'done']);
+    assert.deepEqual(
+      lines.map((l) => l.split(' ')[1]),
+      ['probes', 'mutants', 'mutants', 'done'],
+    );
     assert.doesNotMatch(out, /\r/);
   });
 });

@@ -1,12 +1,32 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { configuresRewriting, precompilePython } from '../../src/credit/pycache.js';
 
-const info = JSON.parse(spawnSync('python3', ['-I', '-c', 'import sys, json, _pytest.assertion.rewrite as r; print(json.dumps([sys.implementation.cache_tag, r.PYC_TAIL]))'], { encoding: 'utf8' }).stdout) as [string, string];
+const info = JSON.parse(
+  spawnSync(
+    'python3',
+    [
+      '-I',
+      '-c',
+      'import sys, json, _pytest.assertion.rewrite as r; print(json.dumps([sys.implementation.cache_tag, r.PYC_TAIL]))',
+    ],
+    { encoding: 'utf8' },
+  ).stdout,
+) as [string, string];
 const [tag, pytestTail] = info;
 
 /** Every path under `dir` (links not followed), relative. */
@@ -48,7 +68,17 @@ test('byte code: hash-checked, for regular files only, never through a link, non
     // Flags word (bytes 4-7): 0b11, hash-based and checked against the source at every import.
     assert.equal(readFileSync(join(root, '__pycache__', `helper.${tag}.pyc`)).readUInt32LE(4), 3);
     // The interpreter takes it, and a changed source is compiled again rather than the stale code run.
-    const run = (code: string): string => spawnSync('python3', ['-I', '-S', '-c', `import sys; sys.path.insert(0, ${JSON.stringify(root)}); sys.dont_write_bytecode = True; ${code}`], { encoding: 'utf8' }).stdout.trim();
+    const run = (code: string): string =>
+      spawnSync(
+        'python3',
+        [
+          '-I',
+          '-S',
+          '-c',
+          `import sys; sys.path.insert(0, ${JSON.stringify(root)}); sys.dont_write_bytecode = True; ${code}`,
+        ],
+        { encoding: 'utf8' },
+      ).stdout.trim();
     assert.equal(run('import helper; print(helper.two())'), '2');
     writeFileSync(join(root, 'helper.py'), 'def two():\n    return 22\n');
     assert.equal(run('import helper; print(helper.two())'), '22');
@@ -63,12 +93,22 @@ test("byte code: pytest's rewritten test modules, which pytest then loads instea
   try {
     writeFileSync(join(src, 'calc.py'), 'def add(a, b):\n    return a + b\n');
     mkdirSync(join(src, 'tests'));
-    writeFileSync(join(src, 'tests', 'test_calc.py'), 'from calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n');
-    writeFileSync(join(src, 'tests', 'conftest.py'), 'import sys, os\nsys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))\n');
+    writeFileSync(
+      join(src, 'tests', 'test_calc.py'),
+      'from calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n',
+    );
+    writeFileSync(
+      join(src, 'tests', 'conftest.py'),
+      'import sys, os\nsys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))\n',
+    );
     // pytest's debug log says, per test module, whether it found rewritten byte code or rewrote the source.
     const pytest = (dir: string): string => {
       const log = join(dir, 'debug.log');
-      const r = spawnSync('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', `--debug=${log}`, 'tests'], { cwd: dir, encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+      const r = spawnSync('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', `--debug=${log}`, 'tests'], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+      });
       assert.equal(r.status, 0, r.stdout + r.stderr);
       return readFileSync(log, 'utf8');
     };
@@ -123,7 +163,11 @@ test('byte code: with no interpreter (or one that fails) the copy is left as it 
     // No Python file at all: nothing to do.
     rmSync(join(root, 'helper.py'));
     rmSync(join(root, 'a'), { recursive: true });
-    assert.deepEqual(await precompilePython(root, new Set(), { cwd: null }), { files: 0, rewritten: 0, skipped: 'no Python file' });
+    assert.deepEqual(await precompilePython(root, new Set(), { cwd: null }), {
+      files: 0,
+      rewritten: 0,
+      skipped: 'no Python file',
+    });
     assert.equal(existsSync(join(root, '__pycache__')), false);
   } finally {
     rmSync(root, { recursive: true, force: true });
@@ -142,7 +186,10 @@ test('configuresRewriting: the pass hook named in an ini file, a conftest, the c
     assert.equal(configuresRewriting(root, []), true);
     rmSync(join(root, 'sub'), { recursive: true });
     mkdirSync(join(root, 't'));
-    writeFileSync(join(root, 't', 'conftest.py'), 'def pytest_configure(config):\n    config._inicache["enable_assertion_pass_hook"] = True\n');
+    writeFileSync(
+      join(root, 't', 'conftest.py'),
+      'def pytest_configure(config):\n    config._inicache["enable_assertion_pass_hook"] = True\n',
+    );
     assert.equal(configuresRewriting(root, []), true);
   } finally {
     rmSync(root, { recursive: true, force: true });
@@ -168,7 +215,10 @@ test('byte code: a file name that is not UTF-8 (a patch can make one) is left ou
 test('configuresRewriting: a conftest.py or ini file that is a link counts as naming the hook (pytest reads what it points to)', () => {
   const root = mkdtempSync(join(tmpdir(), 'sealgate-pyc-'));
   try {
-    writeFileSync(join(root, 'real_conf.py'), 'def pytest_configure(config):\n    config._inicache["enable_" + "assertion_pass_hook"] = True\n');
+    writeFileSync(
+      join(root, 'real_conf.py'),
+      'def pytest_configure(config):\n    config._inicache["enable_" + "assertion_pass_hook"] = True\n',
+    );
     assert.equal(configuresRewriting(root, []), false);
     mkdirSync(join(root, 'tests'));
     symlinkSync('../real_conf.py', join(root, 'tests', 'conftest.py'));

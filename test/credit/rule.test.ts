@@ -18,7 +18,12 @@ const SAMPLE = {
 
 describe('propertyCredit: the spec rule', () => {
   it("reproduces the spec's trace: apply_discount credited, tax_cents missing, pass false", () => {
-    const c = propertyCredit('credit-014', [...SAMPLE.changed], SAMPLE.cases.map((x) => ({ ...x, symbols: [...x.symbols] })), 'abc123');
+    const c = propertyCredit(
+      'credit-014',
+      [...SAMPLE.changed],
+      SAMPLE.cases.map((x) => ({ ...x, symbols: [...x.symbols] })),
+      'abc123',
+    );
     assert.deepEqual(c, {
       credit_id: 'credit-014',
       digest: 'abc123',
@@ -30,7 +35,10 @@ describe('propertyCredit: the spec rule', () => {
     });
   });
   it('a real bound on tax_cents on the same digest makes it pass', () => {
-    const cases: Case[] = [...SAMPLE.cases.map((x) => ({ ...x, symbols: [...x.symbols] })), { id: 'prop-tax-bound', digest: 'abc123', kind: 'property', status: 'passed', symbols: ['tax_cents'] }];
+    const cases: Case[] = [
+      ...SAMPLE.cases.map((x) => ({ ...x, symbols: [...x.symbols] })),
+      { id: 'prop-tax-bound', digest: 'abc123', kind: 'property', status: 'passed', symbols: ['tax_cents'] },
+    ];
     const c = propertyCredit('credit-015', ['apply_discount', 'tax_cents'], cases, 'abc123');
     assert.equal(c.pass, true);
     assert.deepEqual(c.test_ids, ['prop-discount-bounds', 'prop-tax-bound']);
@@ -41,7 +49,8 @@ describe('propertyCredit: the spec rule', () => {
     assert.equal(propertyCredit('c', ['f'], [good], 'abc123').pass, true);
     assert.equal(propertyCredit('c', ['f'], [good], 'abc123', ['Makefile']).pass, false);
     assert.equal(propertyCredit('c', ['f'], [{ ...good, digest: 'abc124' }], 'abc123').pass, false);
-    for (const status of ['failed', 'error', 'skipped'] as const) assert.equal(propertyCredit('c', ['f'], [{ ...good, status }], 'abc123').pass, false);
+    for (const status of ['failed', 'error', 'skipped'] as const)
+      assert.equal(propertyCredit('c', ['f'], [{ ...good, status }], 'abc123').pass, false);
   });
 
   const sym = fc.constantFrom('a', 'b', 'c', 'd');
@@ -52,7 +61,11 @@ describe('propertyCredit: the spec rule', () => {
     status: fc.constantFrom('passed', 'failed', 'error', 'skipped'),
     symbols: fc.uniqueArray(sym, { maxLength: 3 }),
   }) as fc.Arbitrary<Case>;
-  const arbInput = fc.record({ changed: fc.uniqueArray(sym, { maxLength: 4 }), cases: fc.array(arbCase, { maxLength: 8 }), uncreditable: fc.uniqueArray(fc.constantFrom('x.lock', 'Makefile'), { maxLength: 1 }) });
+  const arbInput = fc.record({
+    changed: fc.uniqueArray(sym, { maxLength: 4 }),
+    cases: fc.array(arbCase, { maxLength: 8 }),
+    uncreditable: fc.uniqueArray(fc.constantFrom('x.lock', 'Makefile'), { maxLength: 1 }),
+  });
 
   it('property: pass holds exactly when changed is non-empty, nothing is missing and nothing is uncreditable', () => {
     fc.assert(
@@ -71,7 +84,10 @@ describe('propertyCredit: the spec rule', () => {
         const expected = new Set(earning.flatMap((x) => x.symbols).filter((s) => (changed as string[]).includes(s)));
         assert.deepEqual(c.credited, [...expected].sort());
         for (const t of c.test_ids) assert.ok(earning.some((x) => x.id === t));
-        for (const t of c.tautologies) assert.ok(cases.some((x) => x.id === t && x.kind === 'tautology' && x.status === 'passed' && x.digest === 'abc123'));
+        for (const t of c.tautologies)
+          assert.ok(
+            cases.some((x) => x.id === t && x.kind === 'tautology' && x.status === 'passed' && x.digest === 'abc123'),
+          );
       }),
     );
   });
@@ -80,7 +96,10 @@ describe('propertyCredit: the spec rule', () => {
       fc.property(arbInput, arbCase, ({ changed, cases }, extra) => {
         const before = propertyCredit('id', changed, cases, 'abc123');
         const after = propertyCredit('id', changed, [...cases, { ...extra, kind: 'tautology' }], 'abc123');
-        assert.deepEqual([after.credited, after.missing, after.pass, after.test_ids], [before.credited, before.missing, before.pass, before.test_ids]);
+        assert.deepEqual(
+          [after.credited, after.missing, after.pass, after.test_ids],
+          [before.credited, before.missing, before.pass, before.test_ids],
+        );
       }),
     );
   });
@@ -113,8 +132,16 @@ describe('sealgate credit --cases: the strict case file', () => {
   it('--out writes the credit and prints PASS or E_CREDIT_MISSING', async () => {
     const t = tempDir();
     try {
-      writeFileSync(join(t.dir, 'cases.json'), JSON.stringify({ changed: ['f'], cases: [{ id: 't', digest: 'abc123', kind: 'property', status: 'passed', symbols: ['f'] }] }) + '\n');
-      const r = await runCli(['credit', '--cases', 'cases.json', '--digest', 'abc123', '--out', 'credit.json'], { cwd: t.dir });
+      writeFileSync(
+        join(t.dir, 'cases.json'),
+        JSON.stringify({
+          changed: ['f'],
+          cases: [{ id: 't', digest: 'abc123', kind: 'property', status: 'passed', symbols: ['f'] }],
+        }) + '\n',
+      );
+      const r = await runCli(['credit', '--cases', 'cases.json', '--digest', 'abc123', '--out', 'credit.json'], {
+        cwd: t.dir,
+      });
       assert.deepEqual([r.exit, r.stdout], [0, 'PASS\n']);
     } finally {
       t.dispose();
@@ -126,12 +153,33 @@ describe('sealgate credit --cases: the strict case file', () => {
     ['truncated', sample.slice(0, sample.length - 20), /not valid JSON/],
     ['trailing garbage', `${sample}{}\n`, /trailing content/],
     ['duplicate key', sample.replace('"changed":', '"changed": [], "changed":'), /duplicate key "changed"/],
-    ['duplicate case id', j({ changed: ['a'], cases: [{ id: 't', digest: 'abc123', kind: 'property', status: 'passed', symbols: ['a'] }, { id: 't', digest: 'abc123', kind: 'property', status: 'failed', symbols: ['a'] }] }), /case ids must not repeat/],
+    [
+      'duplicate case id',
+      j({
+        changed: ['a'],
+        cases: [
+          { id: 't', digest: 'abc123', kind: 'property', status: 'passed', symbols: ['a'] },
+          { id: 't', digest: 'abc123', kind: 'property', status: 'failed', symbols: ['a'] },
+        ],
+      }),
+      /case ids must not repeat/,
+    ],
     ['unknown key', j({ ...SAMPLE, extra: 1 }), /extra/],
-    ['unknown case key', j({ changed: ['a'], cases: [{ id: 't', digest: 'abc123', kind: 'property', status: 'passed', symbols: ['a'], credited: true }] }), /credited/],
+    [
+      'unknown case key',
+      j({
+        changed: ['a'],
+        cases: [{ id: 't', digest: 'abc123', kind: 'property', status: 'passed', symbols: ['a'], credited: true }],
+      }),
+      /credited/,
+    ],
     ['kind the spec does not have', sample.replace('"tautology"', '"property-ish"'), /cases\.1\.kind/],
     ['status as a boolean', sample.replace('"passed"', 'true'), /cases\.0\.status/],
-    ['symbols repeated', j(SAMPLE).replace('["apply_discount"]', '["apply_discount","apply_discount"]'), /symbols must not repeat/],
+    [
+      'symbols repeated',
+      j(SAMPLE).replace('["apply_discount"]', '["apply_discount","apply_discount"]'),
+      /symbols must not repeat/,
+    ],
     ['a digest that is not hex', sample.replace('"abc123"', '"ABC123"'), /cases\.0\.digest/],
     ['BOM', new Uint8Array([0xef, 0xbb, 0xbf, ...Buffer.from(sample)]), /byte-order mark/],
     ['deep nesting', `${'['.repeat(100)}${']'.repeat(100)}\n`, /nesting/],
@@ -160,7 +208,13 @@ describe('sealgate credit --cases: the strict case file', () => {
     assert.deepEqual((JSON.parse(r.stdout) as { missing: string[] }).missing, ['tax_cents']);
   });
   it('argument mistakes are usage errors', async () => {
-    for (const argv of [['credit', '--cases', 'x.json'], ['credit', '--cases', 'x.json', '--digest', 'XYZ'], ['credit', '--cases', 'x.json', '--digest', 'abc123', '--runner-job', 'r'], ['credit'], ['credit', '--runner-job', 'has space']]) {
+    for (const argv of [
+      ['credit', '--cases', 'x.json'],
+      ['credit', '--cases', 'x.json', '--digest', 'XYZ'],
+      ['credit', '--cases', 'x.json', '--digest', 'abc123', '--runner-job', 'r'],
+      ['credit'],
+      ['credit', '--runner-job', 'has space'],
+    ]) {
       const r = await runCli(argv);
       assert.equal(r.exit, 2, argv.join(' '));
       assert.equal(r.stdout, 'E_INPUT_INVALID\n');

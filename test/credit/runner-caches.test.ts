@@ -32,7 +32,7 @@ ${REPORT}
 process.exit(cases.every(([, p]) => p) ? 0 : 1);
 `;
 
-describe('runner caches: the first control\'s seed every run after the first round', { concurrency: false }, () => {
+describe("runner caches: the first control's seed every run after the first round", { concurrency: false }, () => {
   let repo: ReturnType<typeof standInRepo>;
   let scratch: string;
   before(() => {
@@ -46,10 +46,36 @@ describe('runner caches: the first control\'s seed every run after the first rou
 
   const oracle = async (log: string, workers: number): Promise<OracleResult> => {
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', SG_TEST_LOG: log };
-    const { drafts, judged } = await draftSymbols(repo.dir, standInChanged(repo.base), 4, 'seed-1', undefined, undefined, undefined, 'runner-caches-test');
+    const { drafts, judged } = await draftSymbols(
+      repo.dir,
+      standInChanged(repo.base),
+      4,
+      'seed-1',
+      undefined,
+      undefined,
+      undefined,
+      'runner-caches-test',
+    );
     return runOracle(drafts, {
-      workTree: repo.dir, depsFrom: repo.dir, command: ['node', 'runner.mjs'], junit: ['junit.xml'], env, fastEnv: null, sandbox: standInBox(repo.dir, env), controlTimeoutMs: 300_000, cacheDir: null, cacheSalt: 'test',
-      judged, baselineMs: 1000, workers, seed: 'seed-1', eligible: new Set(IDS), ignore: new Set(), narrow: () => null, narrowTargets: () => null, filesOf: () => ['test/calc.test.mjs'],
+      workTree: repo.dir,
+      depsFrom: repo.dir,
+      command: ['node', 'runner.mjs'],
+      junit: ['junit.xml'],
+      env,
+      fastEnv: null,
+      sandbox: standInBox(repo.dir, env),
+      controlTimeoutMs: 300_000,
+      cacheDir: null,
+      cacheSalt: 'test',
+      judged,
+      baselineMs: 1000,
+      workers,
+      seed: 'seed-1',
+      eligible: new Set(IDS),
+      ignore: new Set(),
+      narrow: () => null,
+      narrowTargets: () => null,
+      filesOf: () => ['test/calc.test.mjs'],
       // The trace, not the early probes: it runs beside the control, cold like it.
       earlyProbes: false,
     });
@@ -60,16 +86,29 @@ describe('runner caches: the first control\'s seed every run after the first rou
       const log = join(scratch, `log-${workers}.txt`);
       writeFileSync(log, '');
       const r = await oracle(log, workers);
-      const lines = readFileSync(log, 'utf8').split('\n').filter((l) => l !== '');
+      const lines = readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '');
       const first = lines.slice(0, 2);
       assert.deepEqual([...first].sort(), ['control cold', 'trace cold'], lines.join(' | '));
       const later = lines.slice(2);
       assert.ok(later.length >= 3, `the revert, the null mutant and the control again: ${lines.join(' | ')}`);
-      for (const l of later) assert.match(l, /^(mutant|control) warm:control$/, `seeded from the first control's cache alone, no marker: ${lines.join(' | ')}`);
+      for (const l of later)
+        assert.match(
+          l,
+          /^(mutant|control) warm:control$/,
+          `seeded from the first control's cache alone, no marker: ${lines.join(' | ')}`,
+        );
       // The credit is the one cold runs give: the revert is killed, the null passes.
       const runs = r.mutants.get(SYM) ?? [];
-      assert.ok(runs.some((m) => m.mutant.kind === 'revert' && m.failed.length > 0), JSON.stringify(runs));
-      assert.ok(runs.some((m) => m.mutant.kind === 'null' && m.status === 'ok' && m.failed.length === 0), JSON.stringify(runs));
+      assert.ok(
+        runs.some((m) => m.mutant.kind === 'revert' && m.failed.length > 0),
+        JSON.stringify(runs),
+      );
+      assert.ok(
+        runs.some((m) => m.mutant.kind === 'null' && m.status === 'ok' && m.failed.length === 0),
+        JSON.stringify(runs),
+      );
     });
   }
 });

@@ -20,29 +20,48 @@ describe('readsProductionSource', () => {
       // A reader named like a mock or require is not a module specifier: only jest./vi. mocks, require( and import( are.
       "const mock = (p) => readFileSync(p, 'utf8');\nconst t = mock('../src/pricing.ts');",
       "const t = readFileSync(require.resolve('../src/pricing.ts'), 'utf8');",
-    ]) assert.match(readsProductionSource(text, prod) ?? '', /reads the text of (src\/pricing\.ts|parse\.py)/, text);
+    ])
+      assert.match(readsProductionSource(text, prod) ?? '', /reads the text of (src\/pricing\.ts|parse\.py)/, text);
   });
   it('imports, requires and mocks name production files without reading them: not flagged', () => {
     for (const text of [
       "import { readFileSync } from 'node:fs';\nimport { taxCents } from '../src/pricing.ts';\nconst f = readFileSync(new URL('../fixtures/orders.json', import.meta.url));",
       "const { readFileSync } = require('fs');\nconst p = require('../src/pricing.ts');\nreadFileSync('x.json');",
       "vi.mock('../src/pricing.ts', () => ({}));\nreadFileSync('data.txt');",
-      "jest.mock(\"../src/pricing.ts\");\nopen('log.txt');",
+      'jest.mock("../src/pricing.ts");\nopen(\'log.txt\');',
       "export { taxCents } from './pricing.ts';\nreadFileSync('a.json');",
       "const m = await import('../src/pricing.ts');\nreadFileSync('a.json');",
-    ]) assert.equal(readsProductionSource(text, prod), null, text);
+    ])
+      assert.equal(readsProductionSource(text, prod), null, text);
   });
   it('a TS file named as an import names it (pricing.js), or by a path without its extension: flagged', () => {
     for (const text of [
       "readFileSync(new URL(import.meta.resolve('../src/pricing.js')), 'utf8')",
       'readFileSync(require.resolve("../src/pricing"))',
       "readFileSync(require.resolve('./pricing.js'))",
-    ]) assert.match(readsProductionSource(text, prod) ?? '', /reads the text of src\/pricing\.ts/, text);
-    assert.match(readsProductionSource("readFileSync(require.resolve('./app.mjs'))", ['lib/app.mts']) ?? '', /lib\/app\.mts/);
+    ])
+      assert.match(readsProductionSource(text, prod) ?? '', /reads the text of src\/pricing\.ts/, text);
+    assert.match(
+      readsProductionSource("readFileSync(require.resolve('./app.mjs'))", ['lib/app.mts']) ?? '',
+      /lib\/app\.mts/,
+    );
     // A test's name, another stem or a URL route is not a module path: not flagged.
-    assert.equal(readsProductionSource("readFileSync(f); describe('pricing', () => {}); readFileSync('src/pricing.py')", prod), null);
-    assert.equal(readsProductionSource("const body = readFileSync('test/fixture/order.json'); await request(app).get('/pricing');", prod), null);
-    assert.match(readsProductionSource("readFileSync(require.resolve('../../app/src/pricing'))", prod) ?? '', /src\/pricing\.ts/, 'a relative path through several folders');
+    assert.equal(
+      readsProductionSource("readFileSync(f); describe('pricing', () => {}); readFileSync('src/pricing.py')", prod),
+      null,
+    );
+    assert.equal(
+      readsProductionSource(
+        "const body = readFileSync('test/fixture/order.json'); await request(app).get('/pricing');",
+        prod,
+      ),
+      null,
+    );
+    assert.match(
+      readsProductionSource("readFileSync(require.resolve('../../app/src/pricing'))", prod) ?? '',
+      /src\/pricing\.ts/,
+      'a relative path through several folders',
+    );
   });
   it('the name without a read call, or another file whose name ends the same, is not flagged', () => {
     assert.equal(readsProductionSource("const label = 'src/pricing.ts';", prod), null);
@@ -53,11 +72,19 @@ describe('readsProductionSource', () => {
   it('property: a read of any production file by a quoted path ending in its name is flagged, whatever surrounds it', () => {
     const seg = fc.stringMatching(/^[a-z0-9_-]{1,8}$/);
     fc.assert(
-      fc.property(fc.array(seg, { maxLength: 3 }), seg, fc.constantFrom('.ts', '.js', '.py', '.mjs'), fc.constantFrom("'", '"', '`'), fc.constantFrom('readFileSync', 'readFile', 'open', 'read_text'), fc.string({ maxLength: 30 }), (dirs, stem, ext, q, call, noise) => {
-        const file = [...dirs, stem + ext].join('/');
-        const text = `${noise.replace(/[`'"]/g, '')}\nconst x = ${call}(${q}../${file}${q});\n`;
-        return readsProductionSource(text, [file]) !== null;
-      }),
+      fc.property(
+        fc.array(seg, { maxLength: 3 }),
+        seg,
+        fc.constantFrom('.ts', '.js', '.py', '.mjs'),
+        fc.constantFrom("'", '"', '`'),
+        fc.constantFrom('readFileSync', 'readFile', 'open', 'read_text'),
+        fc.string({ maxLength: 30 }),
+        (dirs, stem, ext, q, call, noise) => {
+          const file = [...dirs, stem + ext].join('/');
+          const text = `${noise.replace(/[`'"]/g, '')}\nconst x = ${call}(${q}../${file}${q});\n`;
+          return readsProductionSource(text, [file]) !== null;
+        },
+      ),
     );
   });
 });
@@ -68,8 +95,10 @@ describe('readTestSources with production files', () => {
     try {
       writeFiles(t.dir, {
         'src/pricing.ts': 'export const f = (a: number): number => a + 1;\n',
-        'test/reads.test.ts': "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { readFileSync } from 'node:fs';\nimport { f } from '../src/pricing.ts';\ntest('a', () => { assert.equal(f(1), 2); });\ntest.skip('b', () => { assert.equal(f(2), 3); });\ntest('c', () => { assert.ok(readFileSync(new URL('../src/pricing.ts', import.meta.url), 'utf8').length > 0); });\n",
-        'test/plain.test.ts': "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { f } from '../src/pricing.ts';\ntest('d', () => { assert.equal(f(1), 2); });\n",
+        'test/reads.test.ts':
+          "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { readFileSync } from 'node:fs';\nimport { f } from '../src/pricing.ts';\ntest('a', () => { assert.equal(f(1), 2); });\ntest.skip('b', () => { assert.equal(f(2), 3); });\ntest('c', () => { assert.ok(readFileSync(new URL('../src/pricing.ts', import.meta.url), 'utf8').length > 0); });\n",
+        'test/plain.test.ts':
+          "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { f } from '../src/pricing.ts';\ntest('d', () => { assert.equal(f(1), 2); });\n",
       });
       const files = ['src/pricing.ts', 'test/plain.test.ts', 'test/reads.test.ts'];
       const before = await readTestSources(t.dir, DEFAULT_CONFIG, [], files);

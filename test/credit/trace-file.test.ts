@@ -11,7 +11,14 @@ import { scoreRepo, type Scoring } from '../helpers/oracle.js';
 // file loads fails every test of the file) would find: the trace gives them and no probe runs.
 // The same project scored with probes only must reach the very same tests.
 
-const SRC = ['const RATE_PERCENT = 10;', '', 'function taxCents(cents) {', '  return Math.round((cents * RATE_PERCENT) / 100);', '}', ''];
+const SRC = [
+  'const RATE_PERCENT = 10;',
+  '',
+  'function taxCents(cents) {',
+  '  return Math.round((cents * RATE_PERCENT) / 100);',
+  '}',
+  '',
+];
 const SPANS: Record<string, [number, number]> = { '<module>': [1, 1] };
 
 interface Kind {
@@ -30,8 +37,10 @@ const KINDS: Record<'vitest' | 'jest', Kind> = {
     files: {
       'package.json': '{"name":"vt","private":true,"type":"module"}\n',
       'src/tax.ts': `${SRC.join('\n').replace('function taxCents(cents)', 'export function taxCents(cents: number): number')}`,
-      'test/tax.test.ts': "import { describe, expect, it } from 'vitest';\nimport { taxCents } from '../src/tax';\n\ndescribe('tax', () => {\n  it('takes the rate', () => {\n    expect(taxCents(1000)).toBe(100);\n  });\n  it('rounds', () => {\n    expect(taxCents(15)).toBe(2);\n  });\n});\n",
-      'test/words.test.ts': "import { expect, it } from 'vitest';\n\nfunction words(s: string): string[] {\n  return s.split(' ');\n}\n\nit('splits words', () => {\n  expect(words('a b')).toEqual(['a', 'b']);\n});\n",
+      'test/tax.test.ts':
+        "import { describe, expect, it } from 'vitest';\nimport { taxCents } from '../src/tax';\n\ndescribe('tax', () => {\n  it('takes the rate', () => {\n    expect(taxCents(1000)).toBe(100);\n  });\n  it('rounds', () => {\n    expect(taxCents(15)).toBe(2);\n  });\n});\n",
+      'test/words.test.ts':
+        "import { expect, it } from 'vitest';\n\nfunction words(s: string): string[] {\n  return s.split(' ');\n}\n\nit('splits words', () => {\n  expect(words('a b')).toEqual(['a', 'b']);\n});\n",
       '.gitignore': 'node_modules\njunit.xml\n',
     },
   },
@@ -43,8 +52,10 @@ const KINDS: Record<'vitest' | 'jest', Kind> = {
     files: {
       'package.json': '{"name":"jt","private":true}\n',
       'src/tax.js': `${SRC.join('\n')}module.exports = { taxCents };\n`,
-      'test/tax.test.js': "const { taxCents } = require('../src/tax');\n\ndescribe('tax', () => {\n  test('takes the rate', () => {\n    expect(taxCents(1000)).toBe(100);\n  });\n  test('rounds', () => {\n    expect(taxCents(15)).toBe(2);\n  });\n});\n",
-      'test/words.test.js': "function words(s) {\n  return s.split(' ');\n}\n\ntest('splits words', () => {\n  expect(words('a b')).toEqual(['a', 'b']);\n});\n",
+      'test/tax.test.js':
+        "const { taxCents } = require('../src/tax');\n\ndescribe('tax', () => {\n  test('takes the rate', () => {\n    expect(taxCents(1000)).toBe(100);\n  });\n  test('rounds', () => {\n    expect(taxCents(15)).toBe(2);\n  });\n});\n",
+      'test/words.test.js':
+        "function words(s) {\n  return s.split(' ');\n}\n\ntest('splits words', () => {\n  expect(words('a b')).toEqual(['a', 'b']);\n});\n",
       '.gitignore': 'node_modules\njest-results.json\n',
     },
   },
@@ -62,14 +73,21 @@ for (const [kind, k] of Object.entries(KINDS)) {
       const opts = k.junit !== undefined ? { junit: k.junit } : {};
       // One symbol on two workers would probe beside the first control, with no trace at all.
       traced = await scoreRepo(repo.dir, k.path, k.language, SPANS, k.command, { ...opts, earlyProbes: false });
-      probed = await scoreRepo(repo.dir, k.path, k.language, SPANS, k.command, { ...opts, earlyProbes: false, traceReach: false });
+      probed = await scoreRepo(repo.dir, k.path, k.language, SPANS, k.command, {
+        ...opts,
+        earlyProbes: false,
+        traceReach: false,
+      });
     });
     after(() => repo.dispose());
 
     it('the trace gives every test of the file that loaded it, and no probe runs', () => {
       const e = traced.scored.credit.evidence?.[sym];
       assert.equal(e?.reached_by, 'trace', JSON.stringify(e));
-      assert.equal((e?.mutants ?? []).some((m) => m.kind === 'probe'), false);
+      assert.equal(
+        (e?.mutants ?? []).some((m) => m.kind === 'probe'),
+        false,
+      );
       assert.deepEqual(
         [...(e?.reached ?? [])].map((t) => t.replace(/^.*::/, '')),
         ['rounds', 'takes the rate'],
@@ -79,7 +97,10 @@ for (const [kind, k] of Object.entries(KINDS)) {
       const e = probed.scored.credit.evidence?.[sym];
       assert.equal(e?.reached_by, 'probe', JSON.stringify(e));
       assert.deepEqual(e?.reached, traced.scored.credit.evidence?.[sym]?.reached);
-      assert.equal((e?.reached ?? []).some((t) => t.includes('words')), false);
+      assert.equal(
+        (e?.reached ?? []).some((t) => t.includes('words')),
+        false,
+      );
     });
     it('the change is credited either way, by the tests of the rate', () => {
       assert.deepEqual(traced.scored.credit.credited, [sym]);

@@ -4,7 +4,17 @@ import fc from 'fast-check';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkPyCompiles, checkRunnerTypeChecks, checkRuntimeValidity, compileErrorIn, makeTsValidity, makeTsValidityWorker, pickValidAsync, stripJsonc, tsJestTranspilesOnly } from '../../src/credit/valid.js';
+import {
+  checkPyCompiles,
+  checkRunnerTypeChecks,
+  checkRuntimeValidity,
+  compileErrorIn,
+  makeTsValidity,
+  makeTsValidityWorker,
+  pickValidAsync,
+  stripJsonc,
+  tsJestTranspilesOnly,
+} from '../../src/credit/valid.js';
 import { runOracle } from '../../src/credit/oracle.js';
 import type { Mutant } from '../../src/credit/mutant.js';
 import { testBox } from '../helpers/sandbox.js';
@@ -27,7 +37,10 @@ test('a TS mutant that does not type-check is invalid; one that does is valid; o
   const t = tree({ 'tsconfig.json': '{ "compilerOptions": { "strict": true } }', 'src/greet.ts': GREET });
   try {
     const check = makeTsValidity(t.dir);
-    assert.match(check('src/greet.ts', GREET, GREET.replace('name + suffix', 'name - suffix')) ?? '', /does not type-check \(TS2\d{3}: /);
+    assert.match(
+      check('src/greet.ts', GREET, GREET.replace('name + suffix', 'name - suffix')) ?? '',
+      /does not type-check \(TS2\d{3}: /,
+    );
     assert.equal(check('src/greet.ts', GREET, GREET.replace('name + suffix', 'suffix + name')), null);
     // An error the unmutated file already has (an unresolvable import) is not the mutant's.
     const withMissing = `import { x } from './nowhere.js';\n${GREET}export const y = x;\n`;
@@ -105,17 +118,34 @@ test('pickValidAsync: each invalid mutant is replaced by the next candidate, the
     open--;
     return m.id === 'b' || m.id === 'd' ? `bad ${m.id}` : null;
   });
-  assert.deepEqual(r.picked.map((m) => m.id), ['a', 'c', 'e']);
-  assert.deepEqual(r.discarded, [{ mutant: 'b', reason: 'bad b' }, { mutant: 'd', reason: 'bad d' }]);
+  assert.deepEqual(
+    r.picked.map((m) => m.id),
+    ['a', 'c', 'e'],
+  );
+  assert.deepEqual(r.discarded, [
+    { mutant: 'b', reason: 'bad b' },
+    { mutant: 'd', reason: 'bad d' },
+  ]);
   // The budget filled, nothing more is checked.
   const two = await pickValidAsync(ms, 2, async (m) => (asked.push(`2:${m.id}`), m.id === 'b' ? 'bad b' : null));
-  assert.deepEqual(two.picked.map((m) => m.id), ['a', 'c']);
-  assert.deepEqual(asked.filter((x) => x.startsWith('2:')), ['2:a', '2:b', '2:c']);
+  assert.deepEqual(
+    two.picked.map((m) => m.id),
+    ['a', 'c'],
+  );
+  assert.deepEqual(
+    asked.filter((x) => x.startsWith('2:')),
+    ['2:a', '2:b', '2:c'],
+  );
 });
 
 test('the type check reads no file outside the tree: a tsconfig extending one outside is not followed', () => {
   const outside = tree({ 'base.json': '{ "compilerOptions": { "noUnusedLocals": true } }' });
-  const inside = (ext: string) => tree({ 'tsconfig.json': JSON.stringify({ extends: ext }), 'base.json': '{ "compilerOptions": { "noUnusedLocals": true } }', 'src/f.ts': '' });
+  const inside = (ext: string) =>
+    tree({
+      'tsconfig.json': JSON.stringify({ extends: ext }),
+      'base.json': '{ "compilerOptions": { "noUnusedLocals": true } }',
+      'src/f.ts': '',
+    });
   const original = 'export function f(a: number): number {\n  return a;\n}\n';
   const unused = 'export function f(a: number): number {\n  const b = a;\n  return a;\n}\n';
   const t = inside(join(outside.dir, 'base.json'));
@@ -153,22 +183,38 @@ test('Python texts that parse but do not compile are reported; good ones pass', 
 });
 
 test('planSymbols discards TS mutants that do not type-check, fills the budget from the rest, and says so', async () => {
-  const text = 'export function label(name: string, n: number): string {\n  const s = name + String(n);\n  return s.length > 3 ? s : name;\n}\n';
-  const repo = makeRepo({ 'tsconfig.json': '{ "compilerOptions": { "strict": true, "target": "ES2022", "module": "ESNext", "moduleResolution": "Bundler" } }', 'src/label.ts': text });
+  const text =
+    'export function label(name: string, n: number): string {\n  const s = name + String(n);\n  return s.length > 3 ? s : name;\n}\n';
+  const repo = makeRepo({
+    'tsconfig.json':
+      '{ "compilerOptions": { "strict": true, "target": "ES2022", "module": "ESNext", "moduleResolution": "Bundler" } }',
+    'src/label.ts': text,
+  });
   try {
     symlinkSync(join(process.cwd(), 'node_modules'), join(repo.dir, 'node_modules'), 'dir');
     const path = 'src/label.ts';
     const changed: Changed = {
-      base: '0'.repeat(40), patch_sha256: '1'.repeat(64), files: [{ path, old_path: null, status: 'added', class: 'production', language: 'typescript' }],
-      changed: [`${path}::label`], moved: [], deleted: [], typeOnly: [], uncreditable: [],
-      locations: { [`${path}::label`]: { path, language: 'typescript', start_line: 1, end_line: 4, changed_lines: [[1, 4]] } },
+      base: '0'.repeat(40),
+      patch_sha256: '1'.repeat(64),
+      files: [{ path, old_path: null, status: 'added', class: 'production', language: 'typescript' }],
+      changed: [`${path}::label`],
+      moved: [],
+      deleted: [],
+      typeOnly: [],
+      uncreditable: [],
+      locations: {
+        [`${path}::label`]: { path, language: 'typescript', start_line: 1, end_line: 4, changed_lines: [[1, 4]] },
+      },
     };
     const { plans } = await planSymbols(repo.dir, changed, 100, 'seed-1', changed.base, repo.dir, true);
     const p = plans[0];
     assert.ok(p);
     const discarded = p.discarded ?? [];
     // `name + String(n)` -> `name - String(n)`: strings cannot be subtracted.
-    assert.ok(discarded.some((d) => /arithmetic@2:.*\+ -> -/.test(d.mutant) && /TS2362|TS2363/.test(d.reason)), JSON.stringify(discarded));
+    assert.ok(
+      discarded.some((d) => /arithmetic@2:.*\+ -> -/.test(d.mutant) && /TS2362|TS2363/.test(d.reason)),
+      JSON.stringify(discarded),
+    );
     assert.ok(p.mutants.every((m) => !discarded.some((d) => d.mutant === m.id)));
     assert.equal(p.mutants.length + discarded.length, p.candidates);
     // With a budget of one, a discarded first pick is replaced by a valid one.
@@ -182,10 +228,23 @@ test('planSymbols discards TS mutants that do not type-check, fills the budget f
   }
 });
 
-test('compileErrorIn: the runner\'s compile-error shapes, naming the mutated file', () => {
-  assert.equal(compileErrorIn('  ● Test suite failed to run\n\n    src/greet.ts:2:10 - error TS2362: The left-hand side ...\n', 'src/greet.ts'), 'TS2362');
-  assert.equal(compileErrorIn('    src/other.ts:2:10 - error TS2362: ...\n', 'src/greet.ts'), null, 'another file\'s error is not the mutant\'s');
-  assert.equal(compileErrorIn('E     File "/sealgate/work/src/calc.py", line 2\nE   SyntaxError: invalid syntax\n', 'src/calc.py'), 'SyntaxError');
+test("compileErrorIn: the runner's compile-error shapes, naming the mutated file", () => {
+  assert.equal(
+    compileErrorIn(
+      '  ● Test suite failed to run\n\n    src/greet.ts:2:10 - error TS2362: The left-hand side ...\n',
+      'src/greet.ts',
+    ),
+    'TS2362',
+  );
+  assert.equal(
+    compileErrorIn('    src/other.ts:2:10 - error TS2362: ...\n', 'src/greet.ts'),
+    null,
+    "another file's error is not the mutant's",
+  );
+  assert.equal(
+    compileErrorIn('E     File "/sealgate/work/src/calc.py", line 2\nE   SyntaxError: invalid syntax\n', 'src/calc.py'),
+    'SyntaxError',
+  );
   assert.equal(compileErrorIn('E   ZeroDivisionError in src/calc.py\n', 'src/calc.py'), null);
 });
 
@@ -199,75 +258,202 @@ test('checkRuntimeValidity: a load failure of a file that does not compile is a 
   assert.equal(checkRuntimeValidity(seen, new Set(), 'E   AssertionError\n', 'src/calc.py'), seen);
 });
 
-test('the oracle: a Python mutant that does not compile (slipped past the static checks) is a crash, not a kill', { timeout: 300_000 }, async () => {
-  const text = 'def add(a, b):\n    return a + b\n';
-  const repo = makeRepo({ 'src/calc.py': text, 'tests/test_calc.py': 'import sys, os\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))\nfrom calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n', '.gitignore': 'junit.xml\n' });
-  try {
-    const path = 'src/calc.py';
-    const changed: Changed = {
-      base: '0'.repeat(40), patch_sha256: '1'.repeat(64), files: [{ path, old_path: null, status: 'added', class: 'production', language: 'python' }],
-      changed: [`${path}::add`], moved: [], deleted: [], typeOnly: [], uncreditable: [],
-      locations: { [`${path}::add`]: { path, language: 'python', start_line: 1, end_line: 2, changed_lines: [[1, 2]] } },
-    };
-    const { plans } = await planSymbols(repo.dir, changed, 2, 'seed-1');
-    const plan = plans[0];
-    assert.ok(plan);
-    const at = text.indexOf('a + b');
-    const bad: Mutant = { id: `${path}::add#arithmetic@2:12:bad`, symbol: `${path}::add`, path, kind: 'behavioural', category: 'arithmetic', line: 2, description: 'a + b -> a +* b', edits: [{ start: at, end: at + 5, text: 'a +* b' }] };
-    const command = ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--junitxml=junit.xml', 'tests'];
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'NODE_TEST_CONTEXT') env[k] = v;
-    const oracle = await runOracle([{ ...plan, mutants: [bad], nulls: [], revert: null }], {
-      workTree: repo.dir, command, junit: ['junit.xml'], env: { ...env, PYTHONDONTWRITEBYTECODE: '1', PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1' }, sandbox: testBox(repo.dir), controlTimeoutMs: 120_000, baselineMs: 1000, workers: 1, seed: 'seed-1',
-      eligible: new Set(['tests.test_calc::test_add']), filesOf: () => ['tests/test_calc.py'], ignore: new Set(), narrow: () => null, narrowTargets: () => null, cacheDir: null, cacheSalt: 'valid-test',
+test(
+  'the oracle: a Python mutant that does not compile (slipped past the static checks) is a crash, not a kill',
+  { timeout: 300_000 },
+  async () => {
+    const text = 'def add(a, b):\n    return a + b\n';
+    const repo = makeRepo({
+      'src/calc.py': text,
+      'tests/test_calc.py':
+        'import sys, os\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))\nfrom calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n',
+      '.gitignore': 'junit.xml\n',
     });
-    const probe = oracle.probes.get(`${path}::add`);
-    assert.deepEqual(probe?.failed, ['tests.test_calc::test_add'], `the probe reaches the test: ${JSON.stringify(probe)}`);
-    const r = oracle.mutants.get(`${path}::add`)?.find((x) => x.mutant.id === bad.id);
-    assert.equal(r?.status, 'crash', JSON.stringify(r));
-    assert.match(r.detail, /does not compile or type-check under the test runner \(SyntaxError\)/);
-    assert.deepEqual(r.failed, []);
-  } finally {
-    repo.dispose();
-  }
-});
+    try {
+      const path = 'src/calc.py';
+      const changed: Changed = {
+        base: '0'.repeat(40),
+        patch_sha256: '1'.repeat(64),
+        files: [{ path, old_path: null, status: 'added', class: 'production', language: 'python' }],
+        changed: [`${path}::add`],
+        moved: [],
+        deleted: [],
+        typeOnly: [],
+        uncreditable: [],
+        locations: {
+          [`${path}::add`]: { path, language: 'python', start_line: 1, end_line: 2, changed_lines: [[1, 2]] },
+        },
+      };
+      const { plans } = await planSymbols(repo.dir, changed, 2, 'seed-1');
+      const plan = plans[0];
+      assert.ok(plan);
+      const at = text.indexOf('a + b');
+      const bad: Mutant = {
+        id: `${path}::add#arithmetic@2:12:bad`,
+        symbol: `${path}::add`,
+        path,
+        kind: 'behavioural',
+        category: 'arithmetic',
+        line: 2,
+        description: 'a + b -> a +* b',
+        edits: [{ start: at, end: at + 5, text: 'a +* b' }],
+      };
+      const command = ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--junitxml=junit.xml', 'tests'];
+      const env: Record<string, string> = {};
+      for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'NODE_TEST_CONTEXT') env[k] = v;
+      const oracle = await runOracle([{ ...plan, mutants: [bad], nulls: [], revert: null }], {
+        workTree: repo.dir,
+        command,
+        junit: ['junit.xml'],
+        env: { ...env, PYTHONDONTWRITEBYTECODE: '1', PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1' },
+        sandbox: testBox(repo.dir),
+        controlTimeoutMs: 120_000,
+        baselineMs: 1000,
+        workers: 1,
+        seed: 'seed-1',
+        eligible: new Set(['tests.test_calc::test_add']),
+        filesOf: () => ['tests/test_calc.py'],
+        ignore: new Set(),
+        narrow: () => null,
+        narrowTargets: () => null,
+        cacheDir: null,
+        cacheSalt: 'valid-test',
+      });
+      const probe = oracle.probes.get(`${path}::add`);
+      assert.deepEqual(
+        probe?.failed,
+        ['tests.test_calc::test_add'],
+        `the probe reaches the test: ${JSON.stringify(probe)}`,
+      );
+      const r = oracle.mutants.get(`${path}::add`)?.find((x) => x.mutant.id === bad.id);
+      assert.equal(r?.status, 'crash', JSON.stringify(r));
+      assert.match(r.detail, /does not compile or type-check under the test runner \(SyntaxError\)/);
+      assert.deepEqual(r.failed, []);
+    } finally {
+      repo.dispose();
+    }
+  },
+);
 
 test('checkRunnerTypeChecks: tsc in the command or the npm test script, or jest with ts-jest; not vitest or tsx', () => {
   const files = (m: Record<string, string>) => (p: string) => m[p] ?? null;
   assert.equal(checkRunnerTypeChecks(['sh', '-c', 'x'], files({})), false);
   assert.equal(checkRunnerTypeChecks(['node_modules/.bin/tsc', '--noEmit'], files({})), true);
-  assert.equal(checkRunnerTypeChecks(['npm', 'test'], files({ 'package.json': '{"scripts":{"test":"tsc --noEmit && vitest run"}}' })), true);
-  assert.equal(checkRunnerTypeChecks(['npx', 'jest', '--ci'], files({ 'jest.config.js': "module.exports = { preset: 'ts-jest' };" })), true);
-  assert.equal(checkRunnerTypeChecks(['npx', 'jest', '--ci'], files({ 'jest.config.js': "module.exports = { transform: { '^.+\\.tsx?$': '@swc/jest' } };" })), false);
-  assert.equal(checkRunnerTypeChecks(['node_modules/.bin/vitest', 'run'], files({ 'package.json': '{"devDependencies":{"ts-jest":"1"}}' })), false);
+  assert.equal(
+    checkRunnerTypeChecks(
+      ['npm', 'test'],
+      files({ 'package.json': '{"scripts":{"test":"tsc --noEmit && vitest run"}}' }),
+    ),
+    true,
+  );
+  assert.equal(
+    checkRunnerTypeChecks(
+      ['npx', 'jest', '--ci'],
+      files({ 'jest.config.js': "module.exports = { preset: 'ts-jest' };" }),
+    ),
+    true,
+  );
+  assert.equal(
+    checkRunnerTypeChecks(
+      ['npx', 'jest', '--ci'],
+      files({ 'jest.config.js': "module.exports = { transform: { '^.+\\.tsx?$': '@swc/jest' } };" }),
+    ),
+    false,
+  );
+  assert.equal(
+    checkRunnerTypeChecks(
+      ['node_modules/.bin/vitest', 'run'],
+      files({ 'package.json': '{"devDependencies":{"ts-jest":"1"}}' }),
+    ),
+    false,
+  );
   assert.equal(checkRunnerTypeChecks(['node', '--import', 'tsx', '--test', 'test/a.test.ts'], files({})), false);
 });
 
 describe('ts-jest that only transpiles (29.3 and later, tsconfig.json isolatedModules: true): no type check of the mutants', () => {
   const files = (m: Record<string, string>) => (p: string) => m[p] ?? null;
   const JEST = { 'jest.config.ts': "export default { preset: 'ts-jest', transform: { '^.+\\.ts$': 'ts-jest' } };" };
-  const TSCONFIG = '{\n  // ts-jest reads this one\n  "compilerOptions": {\n    "strict": true, /* "isolatedModules": false */\n    "isolatedModules": true,\n  },\n  "include": ["src/*.ts", "http://x//y"],\n}\n';
-  const deps = (version: string) => files({ 'node_modules/ts-jest/package.json': JSON.stringify({ name: 'ts-jest', version }) });
+  const TSCONFIG =
+    '{\n  // ts-jest reads this one\n  "compilerOptions": {\n    "strict": true, /* "isolatedModules": false */\n    "isolatedModules": true,\n  },\n  "include": ["src/*.ts", "http://x//y"],\n}\n';
+  const deps = (version: string) =>
+    files({ 'node_modules/ts-jest/package.json': JSON.stringify({ name: 'ts-jest', version }) });
   const jest = ['node_modules/.bin/jest', '--ci'];
   it('29.3.0 and 29.4.0 with isolatedModules true in tsconfig.json (comments, trailing commas): transpile only', () => {
-    for (const v of ['29.3.0', '29.4.0']) assert.equal(checkRunnerTypeChecks(jest, files({ ...JEST, 'tsconfig.json': TSCONFIG }), deps(v)), false, v);
+    for (const v of ['29.3.0', '29.4.0'])
+      assert.equal(checkRunnerTypeChecks(jest, files({ ...JEST, 'tsconfig.json': TSCONFIG }), deps(v)), false, v);
   });
   it('anything else keeps the type check', () => {
     const cases: [string, Record<string, string>, string | null, string[]?][] = [
-      ['ts-jest 29.2.6 (tsconfig isolatedModules did not switch it yet)', { ...JEST, 'tsconfig.json': TSCONFIG }, '29.2.6'],
+      [
+        'ts-jest 29.2.6 (tsconfig isolatedModules did not switch it yet)',
+        { ...JEST, 'tsconfig.json': TSCONFIG },
+        '29.2.6',
+      ],
       ['ts-jest 30', { ...JEST, 'tsconfig.json': TSCONFIG }, '30.0.0'],
       ['no installed ts-jest to read', { ...JEST, 'tsconfig.json': TSCONFIG }, null],
-      ['isolatedModules false', { ...JEST, 'tsconfig.json': '{"compilerOptions":{"isolatedModules":false}}' }, '29.4.0'],
-      ['isolatedModules "true" (a string)', { ...JEST, 'tsconfig.json': '{"compilerOptions":{"isolatedModules":"true"}}' }, '29.4.0'],
-      ['isolatedModules twice', { ...JEST, 'tsconfig.json': '{"compilerOptions":{"isolatedModules":false,"isolatedModules":true}}' }, '29.4.0'],
-      ['isolatedModules only in a config it extends', { ...JEST, 'tsconfig.json': '{"extends":"./base.json"}', 'base.json': '{"compilerOptions":{"isolatedModules":true}}' }, '29.4.0'],
+      [
+        'isolatedModules false',
+        { ...JEST, 'tsconfig.json': '{"compilerOptions":{"isolatedModules":false}}' },
+        '29.4.0',
+      ],
+      [
+        'isolatedModules "true" (a string)',
+        { ...JEST, 'tsconfig.json': '{"compilerOptions":{"isolatedModules":"true"}}' },
+        '29.4.0',
+      ],
+      [
+        'isolatedModules twice',
+        { ...JEST, 'tsconfig.json': '{"compilerOptions":{"isolatedModules":false,"isolatedModules":true}}' },
+        '29.4.0',
+      ],
+      [
+        'isolatedModules only in a config it extends',
+        {
+          ...JEST,
+          'tsconfig.json': '{"extends":"./base.json"}',
+          'base.json': '{"compilerOptions":{"isolatedModules":true}}',
+        },
+        '29.4.0',
+      ],
       ['no tsconfig.json', { ...JEST }, '29.4.0'],
-      ['a tsconfig.json that does not parse', { ...JEST, 'tsconfig.json': '{"compilerOptions":{"isolatedModules":true}' }, '29.4.0'],
-      ['an unterminated comment', { ...JEST, 'tsconfig.json': '{"compilerOptions":{"isolatedModules":true}} /*' }, '29.4.0'],
-      ['the jest config names another tsconfig', { 'jest.config.js': "module.exports = { transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] } };", 'tsconfig.json': TSCONFIG }, '29.4.0'],
-      ['the jest config sets ts-jest isolatedModules itself', { 'jest.config.js': "module.exports = { transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: false }] } };", 'tsconfig.json': TSCONFIG }, '29.4.0'],
-      ['the jest config has projects', { 'jest.config.js': "module.exports = { preset: 'ts-jest', projects: ['a'] };", 'tsconfig.json': TSCONFIG }, '29.4.0'],
-      ['the command names another config', { ...JEST, 'tsconfig.json': TSCONFIG }, '29.4.0', ['jest', '--config=other.js']],
+      [
+        'a tsconfig.json that does not parse',
+        { ...JEST, 'tsconfig.json': '{"compilerOptions":{"isolatedModules":true}' },
+        '29.4.0',
+      ],
+      [
+        'an unterminated comment',
+        { ...JEST, 'tsconfig.json': '{"compilerOptions":{"isolatedModules":true}} /*' },
+        '29.4.0',
+      ],
+      [
+        'the jest config names another tsconfig',
+        {
+          'jest.config.js':
+            "module.exports = { transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] } };",
+          'tsconfig.json': TSCONFIG,
+        },
+        '29.4.0',
+      ],
+      [
+        'the jest config sets ts-jest isolatedModules itself',
+        {
+          'jest.config.js': "module.exports = { transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: false }] } };",
+          'tsconfig.json': TSCONFIG,
+        },
+        '29.4.0',
+      ],
+      [
+        'the jest config has projects',
+        { 'jest.config.js': "module.exports = { preset: 'ts-jest', projects: ['a'] };", 'tsconfig.json': TSCONFIG },
+        '29.4.0',
+      ],
+      [
+        'the command names another config',
+        { ...JEST, 'tsconfig.json': TSCONFIG },
+        '29.4.0',
+        ['jest', '--config=other.js'],
+      ],
     ];
     for (const [why, tree, version, command] of cases) {
       const dep = version === null ? files({}) : deps(version);
@@ -278,11 +464,16 @@ describe('ts-jest that only transpiles (29.3 and later, tsconfig.json isolatedMo
     assert.equal(checkRunnerTypeChecks(jest, files({ ...JEST, 'tsconfig.json': TSCONFIG })), true);
   });
   it('stripJsonc: plain JSON comes back as it was (property), comments and trailing commas go, strings stay whole', () => {
-    fc.assert(fc.property(fc.jsonValue(), (v) => {
-      const text = JSON.stringify(v, null, 2) ?? 'null';
-      assert.deepEqual(JSON.parse(stripJsonc(text) as string), JSON.parse(text));
-    }));
-    assert.deepEqual(JSON.parse(stripJsonc('{"a": "x // y /* z */", // c\n "b": [1, 2,], /* d */ }') as string), { a: 'x // y /* z */', b: [1, 2] });
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        const text = JSON.stringify(v, null, 2) ?? 'null';
+        assert.deepEqual(JSON.parse(stripJsonc(text) as string), JSON.parse(text));
+      }),
+    );
+    assert.deepEqual(JSON.parse(stripJsonc('{"a": "x // y /* z */", // c\n "b": [1, 2,], /* d */ }') as string), {
+      a: 'x // y /* z */',
+      b: [1, 2],
+    });
     assert.equal(stripJsonc('{"a": "unterminated'), null);
     assert.equal(stripJsonc('{"a": 1} /* open'), null);
     assert.equal(stripJsonc('{"a": "q\\"uote"}'), '{"a": "q\\"uote"}');

@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { checkApplySummary, parseApplySummary, parseRenamePair, readPatchContents, resolveCommit } from '../../src/diff/git.js';
+import {
+  checkApplySummary,
+  parseApplySummary,
+  parseRenamePair,
+  readPatchContents,
+  resolveCommit,
+} from '../../src/diff/git.js';
 import { parseGitPatch, type ParsedPatch } from '../../src/diff/parse.js';
 import { SealgateError } from '../../src/core/errors.js';
 import { git, makeRepo, writeFiles } from '../helpers/git.js';
@@ -39,7 +45,7 @@ function snapshot(dir: string): string {
   return walk(dir).sort().join('\n');
 }
 
-test('parseRenamePair reads both of git\'s forms', () => {
+test("parseRenamePair reads both of git's forms", () => {
   assert.deepEqual(parseRenamePair('a.ts => b.ts'), { from: 'a.ts', to: 'b.ts' });
   assert.deepEqual(parseRenamePair('src/{a.ts => b.ts}'), { from: 'src/a.ts', to: 'src/b.ts' });
   assert.deepEqual(parseRenamePair('src/{ => lib}/x.ts'), { from: 'src/x.ts', to: 'src/lib/x.ts' });
@@ -60,7 +66,9 @@ test('parseRenamePair: the compact form of any two paths expands back to them', 
 });
 
 test('parseApplySummary reads numstat records and summary lines', () => {
-  const out = Buffer.from('-\t-\tbin.dat\u00000\t0\tm.sh\u00001\t0\tn.txt\u00002\t1\tx.txt\u0000 mode change 100644 => 100755 m.sh\n create mode 100644 n.txt\n rename src/{a.ts => b.ts} (90%)\n');
+  const out = Buffer.from(
+    '-\t-\tbin.dat\u00000\t0\tm.sh\u00001\t0\tn.txt\u00002\t1\tx.txt\u0000 mode change 100644 => 100755 m.sh\n create mode 100644 n.txt\n rename src/{a.ts => b.ts} (90%)\n',
+  );
   const r = parseApplySummary(out);
   assert.ok(r.ok);
   assert.deepEqual(r.value.numstat, [
@@ -75,17 +83,38 @@ test('parseApplySummary reads numstat records and summary lines', () => {
 });
 
 test('checkApplySummary refuses any disagreement with git', () => {
-  const p = parsed('diff --git a/x.txt b/x.txt\nindex 1..2 100644\n--- a/x.txt\n+++ b/x.txt\n@@ -1,1 +1,2 @@\n a\n+b\n');
+  const p = parsed(
+    'diff --git a/x.txt b/x.txt\nindex 1..2 100644\n--- a/x.txt\n+++ b/x.txt\n@@ -1,1 +1,2 @@\n a\n+b\n',
+  );
   assert.ok(checkApplySummary(p, { numstat: [{ added: 1, removed: 0, path: 'x.txt' }], summary: [] }).ok);
-  assert.equal(checkApplySummary(p, { numstat: [{ added: 2, removed: 0, path: 'x.txt' }], summary: [] }).ok, false, 'counts');
-  assert.equal(checkApplySummary(p, { numstat: [{ added: 1, removed: 0, path: 'y.txt' }], summary: [] }).ok, false, 'path');
+  assert.equal(
+    checkApplySummary(p, { numstat: [{ added: 2, removed: 0, path: 'x.txt' }], summary: [] }).ok,
+    false,
+    'counts',
+  );
+  assert.equal(
+    checkApplySummary(p, { numstat: [{ added: 1, removed: 0, path: 'y.txt' }], summary: [] }).ok,
+    false,
+    'path',
+  );
   assert.equal(checkApplySummary(p, { numstat: [], summary: [] }).ok, false, 'missing file');
-  assert.equal(checkApplySummary(p, { numstat: [{ added: null, removed: null, path: 'x.txt' }], summary: [] }).ok, false, 'binary');
-  assert.equal(checkApplySummary(p, { numstat: [{ added: 1, removed: 0, path: 'x.txt' }], summary: ['create:x.txt'] }).ok, false, 'summary');
+  assert.equal(
+    checkApplySummary(p, { numstat: [{ added: null, removed: null, path: 'x.txt' }], summary: [] }).ok,
+    false,
+    'binary',
+  );
+  assert.equal(
+    checkApplySummary(p, { numstat: [{ added: 1, removed: 0, path: 'x.txt' }], summary: ['create:x.txt'] }).ok,
+    false,
+    'summary',
+  );
 });
 
 test('readPatchContents gives old and new bytes and leaves the repository untouched', async () => {
-  const r = repoWithPatch({ 'a.txt': 'one\n', 'b.txt': 'keep\n', 'gone.txt': 'bye\n' }, { 'a.txt': 'one\ntwo\n', 'new.txt': 'hi\n', 'gone.txt': null });
+  const r = repoWithPatch(
+    { 'a.txt': 'one\n', 'b.txt': 'keep\n', 'gone.txt': 'bye\n' },
+    { 'a.txt': 'one\ntwo\n', 'new.txt': 'hi\n', 'gone.txt': null },
+  );
   try {
     const before = snapshot(join(r.dir, '.git')) + snapshot(r.dir);
     const head = resolveCommit(r.dir, 'HEAD');
@@ -98,7 +127,11 @@ test('readPatchContents gives old and new bytes and leaves the repository untouc
     assert.equal(byPath.get('new.txt')?.newBytes?.toString(), 'hi\n');
     assert.equal(byPath.get('gone.txt')?.newBytes, null);
     assert.equal(byPath.get('gone.txt')?.oldBytes?.toString(), 'bye\n');
-    assert.equal(snapshot(join(r.dir, '.git')) + snapshot(r.dir), before, 'no file in the repository or its .git changed');
+    assert.equal(
+      snapshot(join(r.dir, '.git')) + snapshot(r.dir),
+      before,
+      'no file in the repository or its .git changed',
+    );
     assert.equal(git(r.dir, 'status', '--porcelain'), '');
   } finally {
     r.dispose();
@@ -114,11 +147,18 @@ test('a patch that does not apply, or applies only at an offset, is E_INPUT_INVA
     writeFiles(r.dir, { 'f.txt': `x\ny\n${lines}` });
     git(r.dir, 'commit', '-qam', 'shift');
     const head = resolveCommit(r.dir, 'HEAD');
-    await assert.rejects(readPatchContents(r.dir, head, Buffer.from(r.patch), p), (e: unknown) => e instanceof SealgateError && e.code === 'E_INPUT_INVALID' && e.message.includes('offset'));
+    await assert.rejects(
+      readPatchContents(r.dir, head, Buffer.from(r.patch), p),
+      (e: unknown) => e instanceof SealgateError && e.code === 'E_INPUT_INVALID' && e.message.includes('offset'),
+    );
     writeFiles(r.dir, { 'f.txt': lines.replace('line 15\n', 'other\n') });
     git(r.dir, 'commit', '-qam', 'conflict');
     const head2 = resolveCommit(r.dir, 'HEAD');
-    await assert.rejects(readPatchContents(r.dir, head2, Buffer.from(r.patch), p), (e: unknown) => e instanceof SealgateError && e.code === 'E_INPUT_INVALID' && e.message.includes('does not apply'));
+    await assert.rejects(
+      readPatchContents(r.dir, head2, Buffer.from(r.patch), p),
+      (e: unknown) =>
+        e instanceof SealgateError && e.code === 'E_INPUT_INVALID' && e.message.includes('does not apply'),
+    );
   } finally {
     r.dispose();
   }
@@ -129,7 +169,11 @@ test('resolveCommit refuses what is not a commit', () => {
   try {
     assert.match(resolveCommit(r.dir, 'HEAD'), /^[0-9a-f]{40}$/);
     for (const bad of ['nope', '--all', 'HEAD:a.txt', '']) {
-      assert.throws(() => resolveCommit(r.dir, bad), (e: unknown) => e instanceof SealgateError && e.code === 'E_INPUT_INVALID', bad);
+      assert.throws(
+        () => resolveCommit(r.dir, bad),
+        (e: unknown) => e instanceof SealgateError && e.code === 'E_INPUT_INVALID',
+        bad,
+      );
     }
   } finally {
     r.dispose();

@@ -17,11 +17,19 @@ const parseOk = (text: string | Uint8Array): ParsedPatch => {
 const parseBad = (text: string, pattern: RegExp): void => {
   const r = parseGitPatch(enc(text));
   assert.equal(r.ok, false, `should refuse: ${text.slice(0, 80)}`);
-  if (!r.ok) assert.ok(r.findings.some((f) => pattern.test(f.detail)), r.findings.map((f) => f.detail).join('; '));
+  if (!r.ok)
+    assert.ok(
+      r.findings.some((f) => pattern.test(f.detail)),
+      r.findings.map((f) => f.detail).join('; '),
+    );
 };
 
 /** A real patch made by git from a base tree and an edit. */
-function realPatch(base: Record<string, string | Uint8Array>, edit: (dir: string) => void, args: string[] = ['diff', '--cached', '-M', '-C', '--binary']): string {
+function realPatch(
+  base: Record<string, string | Uint8Array>,
+  edit: (dir: string) => void,
+  args: string[] = ['diff', '--cached', '-M', '-C', '--binary'],
+): string {
   const repo = makeRepo(base);
   try {
     edit(repo.dir);
@@ -33,23 +41,42 @@ function realPatch(base: Record<string, string | Uint8Array>, edit: (dir: string
 }
 
 test('a modified file: counts, status, paths', () => {
-  const p = parseOk(realPatch({ 'src/a.py': 'x = 1\ny = 2\n' }, (d) => writeFileSync(join(d, 'src/a.py'), 'x = 1\ny = 3\nz = 4\n')));
+  const p = parseOk(
+    realPatch({ 'src/a.py': 'x = 1\ny = 2\n' }, (d) => writeFileSync(join(d, 'src/a.py'), 'x = 1\ny = 3\nz = 4\n')),
+  );
   assert.equal(p.files.length, 1);
-  assert.deepEqual({ ...p.files[0], hunks: undefined }, { status: 'modified', oldPath: 'src/a.py', newPath: 'src/a.py', binary: false, similarity: null, oldMode: null, newMode: null, added: 2, removed: 1, hunks: undefined });
+  assert.deepEqual(
+    { ...p.files[0], hunks: undefined },
+    {
+      status: 'modified',
+      oldPath: 'src/a.py',
+      newPath: 'src/a.py',
+      binary: false,
+      similarity: null,
+      oldMode: null,
+      newMode: null,
+      added: 2,
+      removed: 1,
+      hunks: undefined,
+    },
+  );
 });
 
 test('added, deleted, renamed (with similarity), copied, mode-only and binary entries', () => {
   const big = Array.from({ length: 40 }, (_, i) => `line ${i}\n`).join('');
   const p = parseOk(
-    realPatch({ 'a.txt': big, 'gone.py': 'print(1)\n', 'run.sh': 'echo hi\n', 'img.bin': Buffer.from([0, 1, 2, 3, 255]) }, (d) => {
-      writeFileSync(join(d, 'new.py'), 'print(2)\n');
-      rmSync(join(d, 'gone.py'));
-      mkdirSync(join(d, 'moved'));
-      renameSync(join(d, 'a.txt'), join(d, 'moved/b.txt'));
-      writeFileSync(join(d, 'moved/b.txt'), big + 'extra\n');
-      chmodSync(join(d, 'run.sh'), 0o755);
-      writeFileSync(join(d, 'img.bin'), Buffer.from([0, 1, 2, 3, 254, 0]));
-    }),
+    realPatch(
+      { 'a.txt': big, 'gone.py': 'print(1)\n', 'run.sh': 'echo hi\n', 'img.bin': Buffer.from([0, 1, 2, 3, 255]) },
+      (d) => {
+        writeFileSync(join(d, 'new.py'), 'print(2)\n');
+        rmSync(join(d, 'gone.py'));
+        mkdirSync(join(d, 'moved'));
+        renameSync(join(d, 'a.txt'), join(d, 'moved/b.txt'));
+        writeFileSync(join(d, 'moved/b.txt'), big + 'extra\n');
+        chmodSync(join(d, 'run.sh'), 0o755);
+        writeFileSync(join(d, 'img.bin'), Buffer.from([0, 1, 2, 3, 254, 0]));
+      },
+    ),
   );
   const by = new Map(p.files.map((f) => [f.newPath ?? f.oldPath, f]));
   assert.equal(by.get('new.py')?.status, 'added');
@@ -65,7 +92,9 @@ test('added, deleted, renamed (with similarity), copied, mode-only and binary en
 });
 
 test('a 100% rename has no hunks and is still a change', () => {
-  const p = parseOk(realPatch({ 'src/a.ts': 'export const a = 1;\n' }, (d) => renameSync(join(d, 'src/a.ts'), join(d, 'src/b.ts'))));
+  const p = parseOk(
+    realPatch({ 'src/a.ts': 'export const a = 1;\n' }, (d) => renameSync(join(d, 'src/a.ts'), join(d, 'src/b.ts'))),
+  );
   assert.equal(p.files[0]?.status, 'renamed');
   assert.equal(p.files[0]?.similarity, 100);
   assert.equal(p.files[0]?.hunks.length, 0);
@@ -87,18 +116,22 @@ test('format-patch mail: header and signature are stripped', () => {
 });
 
 test('CRLF content and non-UTF-8 bytes inside hunks parse; names stay exact', () => {
-  const p = parseOk(realPatch({ 'w.py': 'a = 1\r\nb = 2\r\n', 'l.py': Buffer.from('s = "caf\xe9"\n', 'latin1') }, (d) => {
-    writeFileSync(join(d, 'w.py'), 'a = 1\r\nb = 3\r\n');
-    writeFileSync(join(d, 'l.py'), Buffer.from('s = "d\xe9j\xe0"\n', 'latin1'));
-  }));
+  const p = parseOk(
+    realPatch({ 'w.py': 'a = 1\r\nb = 2\r\n', 'l.py': Buffer.from('s = "caf\xe9"\n', 'latin1') }, (d) => {
+      writeFileSync(join(d, 'w.py'), 'a = 1\r\nb = 3\r\n');
+      writeFileSync(join(d, 'l.py'), Buffer.from('s = "d\xe9j\xe0"\n', 'latin1'));
+    }),
+  );
   assert.deepEqual(p.files.map((f) => f.newPath).sort(), ['l.py', 'w.py']);
 });
 
 test('quoted and non-ASCII file names', () => {
-  const p = parseOk(realPatch({ 'dir with space/ü.py': 'a = 1\n', 'tab\there.py': 'b = 1\n' }, (d) => {
-    writeFileSync(join(d, 'dir with space/ü.py'), 'a = 2\n');
-    writeFileSync(join(d, 'tab\there.py'), 'b = 2\n');
-  }));
+  const p = parseOk(
+    realPatch({ 'dir with space/ü.py': 'a = 1\n', 'tab\there.py': 'b = 1\n' }, (d) => {
+      writeFileSync(join(d, 'dir with space/ü.py'), 'a = 2\n');
+      writeFileSync(join(d, 'tab\there.py'), 'b = 2\n');
+    }),
+  );
   assert.deepEqual(p.files.map((f) => f.newPath).sort(), ['dir with space/ü.py', 'tab\there.py']);
 });
 
@@ -124,7 +157,13 @@ test('hostile patches are refused with a reason', () => {
   parseBad('diff --git a/x.py b/x.py\nindex 1..2 100644\n', /changes nothing/);
   parseBad(ONE + 'diff --git a/y.py b/y.py\n', /changes nothing|malformed|entries/);
   parseBad(ONE.replace('-a\n+b\n', '-a\0\n+b\n'), /NUL/);
-  parseBad('From 0123456789012345678901234567890123456789 Mon Sep 17 00:00:00 2001\n' + ONE + 'From 0123456789012345678901234567890123456789 Mon Sep 17 00:00:00 2001\n' + ONE.replaceAll('x.py', 'z.py'), /2 format-patch mails/);
+  parseBad(
+    'From 0123456789012345678901234567890123456789 Mon Sep 17 00:00:00 2001\n' +
+      ONE +
+      'From 0123456789012345678901234567890123456789 Mon Sep 17 00:00:00 2001\n' +
+      ONE.replaceAll('x.py', 'z.py'),
+    /2 format-patch mails/,
+  );
 });
 
 test('property: any strict prefix of a real multi-hunk patch that cuts inside a hunk is refused', () => {
@@ -146,21 +185,52 @@ test('property: any strict prefix of a real multi-hunk patch that cuts inside a 
 
 test('classification: tests by convention in each language, ignore patterns, other', () => {
   const cases: [string, string][] = [
-    ['src/a.ts', 'production'], ['src/a.test.ts', 'test'], ['src/__tests__/a.ts', 'test'], ['test/a.js', 'test'],
-    ['pkg/pricing.py', 'production'], ['tests/helpers.py', 'test'], ['pkg/test_x.py', 'test'], ['pkg/x_test.py', 'test'], ['conftest.py', 'test'],
-    ['tax/rate.go', 'production'], ['tax/rate_test.go', 'test'], ['tax/testdata/a.json', 'test'],
-    ['src/main/java/Foo.java', 'production'], ['src/test/java/FooTest.java', 'test'], ['src/main/java/FooTest.java', 'test'],
-    ['src/lib.rs', 'production'], ['tests/integration.rs', 'test'],
-    ['spec/models/user_spec.rb', 'test'], ['lib/user.rb', 'other'],
-    ['fixtures/orders.json', 'test'], ['README.md', 'ignored'], ['config/prices.yaml', 'other'], ['package-lock.json', 'other'],
+    ['src/a.ts', 'production'],
+    ['src/a.test.ts', 'test'],
+    ['src/__tests__/a.ts', 'test'],
+    ['test/a.js', 'test'],
+    ['pkg/pricing.py', 'production'],
+    ['tests/helpers.py', 'test'],
+    ['pkg/test_x.py', 'test'],
+    ['pkg/x_test.py', 'test'],
+    ['conftest.py', 'test'],
+    ['tax/rate.go', 'production'],
+    ['tax/rate_test.go', 'test'],
+    ['tax/testdata/a.json', 'test'],
+    ['src/main/java/Foo.java', 'production'],
+    ['src/test/java/FooTest.java', 'test'],
+    ['src/main/java/FooTest.java', 'test'],
+    ['src/lib.rs', 'production'],
+    ['tests/integration.rs', 'test'],
+    ['spec/models/user_spec.rb', 'test'],
+    ['lib/user.rb', 'other'],
+    ['fixtures/orders.json', 'test'],
+    ['README.md', 'ignored'],
+    ['config/prices.yaml', 'other'],
+    ['package-lock.json', 'other'],
   ];
   for (const [path, cls] of cases) assert.equal(classifyPath(path, DEFAULT_CONFIG), cls, path);
 });
 
 test('classification: a rename between classes keeps the stronger one', () => {
-  const base = { status: 'renamed' as const, binary: false, similarity: 100, oldMode: null, newMode: null, added: 0, removed: 0, hunks: [] };
+  const base = {
+    status: 'renamed' as const,
+    binary: false,
+    similarity: 100,
+    oldMode: null,
+    newMode: null,
+    added: 0,
+    removed: 0,
+    hunks: [],
+  };
   assert.equal(classifyFile({ ...base, oldPath: 'src/a.py', newPath: 'tests/a.py' }, DEFAULT_CONFIG), 'production');
   assert.equal(classifyFile({ ...base, oldPath: 'tests/a.py', newPath: 'src/a.py' }, DEFAULT_CONFIG), 'production');
   assert.equal(classifyFile({ ...base, oldPath: 'tests/a.py', newPath: 'tests/b.py' }, DEFAULT_CONFIG), 'test');
-  assert.equal(classifyFile({ ...base, status: 'binary', binary: true, oldPath: 'src/a.png', newPath: 'src/a.png' }, DEFAULT_CONFIG), 'other');
+  assert.equal(
+    classifyFile(
+      { ...base, status: 'binary', binary: true, oldPath: 'src/a.png', newPath: 'src/a.png' },
+      DEFAULT_CONFIG,
+    ),
+    'other',
+  );
 });

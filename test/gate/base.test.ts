@@ -15,7 +15,10 @@ test('expectedBaseFinding: the same commit passes; another, or none, is E_INPUT_
   const other = expectedBaseFinding(A, B, 'review/proposal.json');
   assert.equal(other?.code, 'E_INPUT_INVALID');
   assert.equal(other?.path, 'review/proposal.json#base_commit');
-  assert.match(other?.detail ?? '', new RegExp(`the record names base ${A}, not ${B}, the base --expect-base asks for`));
+  assert.match(
+    other?.detail ?? '',
+    new RegExp(`the record names base ${A}, not ${B}, the base --expect-base asks for`),
+  );
   const none = expectedBaseFinding(null, B, 'r.json');
   assert.match(none?.detail ?? '', /names no base commit; --expect-base asks for b{40}/);
 });
@@ -23,18 +26,35 @@ test('expectedBaseFinding: the same commit passes; another, or none, is E_INPUT_
 test('recordChangedFinding: the same base (or none both times) passes; any other pair is E_INPUT_INVALID naming both', () => {
   assert.equal(recordChangedFinding(A, A, 'r.json'), null);
   assert.equal(recordChangedFinding(null, null, 'r.json'), null);
-  for (const [p, j] of [[A, B], [null, A], [A, null]] as const) {
+  for (const [p, j] of [
+    [A, B],
+    [null, A],
+    [A, null],
+  ] as const) {
     const f = recordChangedFinding(p, j, 'r.json');
     assert.equal(f?.code, 'E_INPUT_INVALID');
     assert.equal(f?.path, 'r.json#base_commit');
-    assert.match(f?.detail ?? '', new RegExp(`named base ${p ?? '\\(none\\)'} when the policy was read, ${j ?? '\\(none\\)'} when it was judged`));
+    assert.match(
+      f?.detail ?? '',
+      new RegExp(`named base ${p ?? '\\(none\\)'} when the policy was read, ${j ?? '\\(none\\)'} when it was judged`),
+    );
   }
 });
 
 test('--expect-base takes a full commit id only: no branch, short id, upper case or padding', () => {
   assert.equal(parseCommitOption(A, 'expect-base'), A);
   assert.equal(parseCommitOption('c'.repeat(64), 'expect-base'), 'c'.repeat(64));
-  for (const bad of ['main', 'HEAD', 'a'.repeat(39), 'a'.repeat(41), 'A'.repeat(40), ` ${A}`, `${A}\n`, 'g'.repeat(40), '']) {
+  for (const bad of [
+    'main',
+    'HEAD',
+    'a'.repeat(39),
+    'a'.repeat(41),
+    'A'.repeat(40),
+    ` ${A}`,
+    `${A}\n`,
+    'g'.repeat(40),
+    '',
+  ]) {
     assert.throws(() => parseCommitOption(bad, 'expect-base'), /--expect-base/, JSON.stringify(bad));
   }
 });

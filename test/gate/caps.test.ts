@@ -11,7 +11,21 @@ const allow = fileURLToPath(new URL('../../acceptance/trace-3-freeze-other-test-
 const ACCEPTANCE_POLICY = fileURLToPath(new URL('../../acceptance/policy.json', import.meta.url));
 
 async function gateIn(dir: string): Promise<{ code: string; stderr: string }> {
-  const r = await runCli(['gate', '--repo', dir, '--record', join(dir, 'record.json'), '--credit', join(dir, 'credit.json'), '--freeze', join(dir, 'freeze.json'), '--policy', ACCEPTANCE_POLICY, '--now', '2026-10-12T12:00:00Z']);
+  const r = await runCli([
+    'gate',
+    '--repo',
+    dir,
+    '--record',
+    join(dir, 'record.json'),
+    '--credit',
+    join(dir, 'credit.json'),
+    '--freeze',
+    join(dir, 'freeze.json'),
+    '--policy',
+    ACCEPTANCE_POLICY,
+    '--now',
+    '2026-10-12T12:00:00Z',
+  ]);
   return { code: r.stdout.trim(), stderr: r.stderr };
 }
 
@@ -63,14 +77,52 @@ test('non-regular files are refused: a FIFO, a directory, /dev/zero through a li
   const t = copyCase();
   try {
     execFileSync('mkfifo', [join(t.dir, 'fifo.json')]);
-    const r1 = await runCli(['gate', '--repo', t.dir, '--record', join(t.dir, 'fifo.json'), '--credit', join(t.dir, 'credit.json'), '--policy', ACCEPTANCE_POLICY, '--now', '2026-10-12T12:00:00Z']);
+    const r1 = await runCli([
+      'gate',
+      '--repo',
+      t.dir,
+      '--record',
+      join(t.dir, 'fifo.json'),
+      '--credit',
+      join(t.dir, 'credit.json'),
+      '--policy',
+      ACCEPTANCE_POLICY,
+      '--now',
+      '2026-10-12T12:00:00Z',
+    ]);
     assert.equal(r1.stdout, 'E_INPUT_INVALID\n');
     assert.match(r1.stderr, /record: not a regular file/);
     mkdirSync(join(t.dir, 'dir.json'));
-    const r2 = await runCli(['gate', '--repo', t.dir, '--record', join(t.dir, 'record.json'), '--credit', join(t.dir, 'credit.json'), '--freeze', join(t.dir, 'dir.json'), '--policy', ACCEPTANCE_POLICY, '--now', '2026-10-12T12:00:00Z']);
+    const r2 = await runCli([
+      'gate',
+      '--repo',
+      t.dir,
+      '--record',
+      join(t.dir, 'record.json'),
+      '--credit',
+      join(t.dir, 'credit.json'),
+      '--freeze',
+      join(t.dir, 'dir.json'),
+      '--policy',
+      ACCEPTANCE_POLICY,
+      '--now',
+      '2026-10-12T12:00:00Z',
+    ]);
     assert.match(r2.stderr, /freeze: not a regular file/);
     symlinkSync('/dev/zero', join(t.dir, 'zero.json'));
-    const r3 = await runCli(['gate', '--repo', t.dir, '--record', join(t.dir, 'record.json'), '--credit', join(t.dir, 'zero.json'), '--policy', ACCEPTANCE_POLICY, '--now', '2026-10-12T12:00:00Z']);
+    const r3 = await runCli([
+      'gate',
+      '--repo',
+      t.dir,
+      '--record',
+      join(t.dir, 'record.json'),
+      '--credit',
+      join(t.dir, 'zero.json'),
+      '--policy',
+      ACCEPTANCE_POLICY,
+      '--now',
+      '2026-10-12T12:00:00Z',
+    ]);
     assert.equal(r3.stdout, 'E_INPUT_INVALID\n');
     assert.match(r3.stderr, /credit: not a regular file/);
   } finally {
@@ -84,8 +136,14 @@ test('a patch path that leaves the repository through a symlink is refused', asy
   try {
     cpSync(join(t.dir, 'patches', '014.diff'), join(outside.dir, '014.diff'));
     symlinkSync(outside.dir, join(t.dir, 'elsewhere'));
-    const rec = JSON.parse(execFileSync('cat', [join(t.dir, 'record.json')], { encoding: 'utf8' })) as Record<string, unknown>;
-    writeFileSync(join(t.dir, 'record.json'), JSON.stringify({ ...rec, patch_path: 'elsewhere/014.diff' }, null, 2) + '\n');
+    const rec = JSON.parse(execFileSync('cat', [join(t.dir, 'record.json')], { encoding: 'utf8' })) as Record<
+      string,
+      unknown
+    >;
+    writeFileSync(
+      join(t.dir, 'record.json'),
+      JSON.stringify({ ...rec, patch_path: 'elsewhere/014.diff' }, null, 2) + '\n',
+    );
     const r = await gateIn(t.dir);
     assert.equal(r.code, 'E_INPUT_INVALID');
     assert.match(r.stderr, /outside the repository/);

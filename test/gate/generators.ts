@@ -9,7 +9,13 @@ import type { Finding } from '../../src/core/errors.js';
 import type { Results } from '../../src/runner/results.js';
 
 /** Small pools, so that equal and unequal values both come up often. */
-export const JOBS = ['model-session-17', 'MODEL-SESSION-17', 'server-job-88', 'reviewer-job-2', 'server-job-99'] as const;
+export const JOBS = [
+  'model-session-17',
+  'MODEL-SESSION-17',
+  'server-job-88',
+  'reviewer-job-2',
+  'server-job-99',
+] as const;
 export const DIGESTS = ['abc123', 'def456'] as const;
 export const TESTS = ['prop-discount-bounds', 'prop-tax-bounds', 'test_report_timezone_flake'] as const;
 export const SYMBOLS = ['apply_discount', 'tax_cents'] as const;
@@ -17,7 +23,13 @@ export const SHAS = ['a'.repeat(64), 'b'.repeat(64)] as const;
 export const BASES = ['1'.repeat(40), '2'.repeat(40)] as const;
 export const NOW_TEXT = '2026-10-12T12:00:00+00:00';
 export const NOW = parseInstant(NOW_TEXT) as Instant;
-export const EXPIRIES = ['2026-10-19T00:00:00+00:00', '2026-10-12T12:00:00Z', '2026-10-12T13:59:59+02:00', '2026-10-12T07:00:01-05:00', '2020-01-01T00:00:00Z'] as const;
+export const EXPIRIES = [
+  '2026-10-19T00:00:00+00:00',
+  '2026-10-12T12:00:00Z',
+  '2026-10-12T13:59:59+02:00',
+  '2026-10-12T07:00:01-05:00',
+  '2020-01-01T00:00:00Z',
+] as const;
 
 const maybe = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.option(arb, { nil: undefined, freq: 3 });
 const subset = <T>(items: readonly T[]): fc.Arbitrary<T[]> => fc.subarray([...items]);
@@ -77,7 +89,11 @@ export const freezeArb: fc.Arbitrary<Freeze> = fc.record({
 
 const classArb = fc.constantFrom<FileClass>('production', 'test', 'ignored', 'other');
 
-export const POLICY_FINDING: Finding = { code: 'E_POLICY_CHANGED', path: '.npmrc', detail: 'the patch adds .npmrc, a policy file' };
+export const POLICY_FINDING: Finding = {
+  code: 'E_POLICY_CHANGED',
+  path: '.npmrc',
+  detail: 'the patch adds .npmrc, a policy file',
+};
 
 /** A sealed run's results: every case passed, unless `failing` names one that failed. */
 export function resultsOf(ids: readonly string[], failing: string | null, over: Partial<Results> = {}): Results {
@@ -93,7 +109,14 @@ export function resultsOf(ids: readonly string[], failing: string | null, over: 
     sandbox: 'bwrap',
     cwd: '/sealgate/work',
     junit: [{ path: 'junit.xml', sha256: 'e'.repeat(64), status: 'ok' }],
-    cases: ids.map((id) => ({ id, file: null, suite: '', name: id, status: id === failing ? ('failed' as const) : ('passed' as const), duration_ms: 1 })),
+    cases: ids.map((id) => ({
+      id,
+      file: null,
+      suite: '',
+      name: id,
+      status: id === failing ? ('failed' as const) : ('passed' as const),
+      duration_ms: 1,
+    })),
     ...over,
   };
 }
@@ -107,23 +130,38 @@ const resultsValueArb: fc.Arbitrary<Results> = fc
     exit: fc.constantFrom<number | null>(0, 1, null),
     timedOut: fc.boolean(),
   })
-  .map(({ ids, failing, runner, digest, exit, timedOut }) => resultsOf(ids, failing, { runner_job: runner, digest, exit_code: exit, timed_out: timedOut }));
+  .map(({ ids, failing, runner, digest, exit, timedOut }) =>
+    resultsOf(ids, failing, { runner_job: runner, digest, exit_code: exit, timed_out: timedOut }),
+  );
 
 export const inputsArb: fc.Arbitrary<GateInputs> = fc.record({
   record: recordArb,
-  patchFiles: fc.array(fc.record({ path: fc.constantFrom('src/pricing.py', 'tests/test_pricing.py', 'README.md'), class: classArb }), { maxLength: 3 }),
+  patchFiles: fc.array(
+    fc.record({ path: fc.constantFrom('src/pricing.py', 'tests/test_pricing.py', 'README.md'), class: classArb }),
+    { maxLength: 3 },
+  ),
   patchSha256: fc.constantFrom(...SHAS),
   surface: fc.constantFrom<readonly Finding[]>([], [], [], [POLICY_FINDING]),
   credit: fc.option(creditArb, { nil: null, freq: 5 }),
   freeze: fc.option(freezeArb, { nil: null, freq: 2 }),
   results: fc.option(fc.record({ value: resultsValueArb, sha256: fc.constantFrom(...SHAS) }), { nil: null, freq: 5 }),
-  runnerFiles: fc.record({ status: fc.constantFrom<string | null>(null, 'sealed', 'open'), digest: fc.constantFrom<string | null>(null, ...DIGESTS) }),
+  runnerFiles: fc.record({
+    status: fc.constantFrom<string | null>(null, 'sealed', 'open'),
+    digest: fc.constantFrom<string | null>(null, ...DIGESTS),
+  }),
   now: fc.constant(NOW),
 });
 
 /** Inputs the rules should ALLOW: built to satisfy every rule, then varied where the rules allow. */
 export const allowArb: fc.Arbitrary<GateInputs> = fc
-  .record({ withFreeze: fc.boolean(), bindAll: fc.boolean(), viaFile: fc.boolean(), published: fc.boolean(), logs: fc.boolean(), flakeFails: fc.boolean() })
+  .record({
+    withFreeze: fc.boolean(),
+    bindAll: fc.boolean(),
+    viaFile: fc.boolean(),
+    published: fc.boolean(),
+    logs: fc.boolean(),
+    flakeFails: fc.boolean(),
+  })
   .map(({ withFreeze, bindAll, viaFile, published, logs, flakeFails }): GateInputs => {
     const sha = SHAS[0];
     const record: ProposalRecord = {
@@ -148,10 +186,27 @@ export const allowArb: fc.Arbitrary<GateInputs> = fc
       tautologies: [],
       pass: true,
       results_sha256: SHAS[1],
-      ...(bindAll ? { runner_job: 'server-job-88', proposal_id: 'p-014', patch_sha256: sha, base_commit: BASES[0], changed: ['apply_discount', 'tax_cents'], uncreditable: [] } : {}),
+      ...(bindAll
+        ? {
+            runner_job: 'server-job-88',
+            proposal_id: 'p-014',
+            patch_sha256: sha,
+            base_commit: BASES[0],
+            changed: ['apply_discount', 'tax_cents'],
+            uncreditable: [],
+          }
+        : {}),
     };
     const freeze: Freeze | null = withFreeze
-      ? { freeze_id: 'fz-014', author_job: 'reviewer-job-2', runner_job: 'server-job-88', runner_digest: 'abc123', credit_id: 'credit-014', test_id: 'test_report_timezone_flake', expires_at: '2026-10-19T00:00:00+00:00' }
+      ? {
+          freeze_id: 'fz-014',
+          author_job: 'reviewer-job-2',
+          runner_job: 'server-job-88',
+          runner_digest: 'abc123',
+          credit_id: 'credit-014',
+          test_id: 'test_report_timezone_flake',
+          expires_at: '2026-10-19T00:00:00+00:00',
+        }
       : null;
     return {
       record,
@@ -161,7 +216,10 @@ export const allowArb: fc.Arbitrary<GateInputs> = fc
       credit,
       freeze,
       // A failing test is allowed only when the freeze waives it.
-      results: { value: resultsOf(TESTS, withFreeze && flakeFails ? 'test_report_timezone_flake' : null), sha256: SHAS[1] },
+      results: {
+        value: resultsOf(TESTS, withFreeze && flakeFails ? 'test_report_timezone_flake' : null),
+        sha256: SHAS[1],
+      },
       runnerFiles: viaFile ? { status: 'sealed', digest: 'abc123' } : { status: null, digest: null },
       now: NOW,
     };
@@ -169,9 +227,25 @@ export const allowArb: fc.Arbitrary<GateInputs> = fc
 
 /** An allow-input with one field taken from a random input: close to the boundary, where bugs live. */
 export const nearAllowArb: fc.Arbitrary<GateInputs> = fc.tuple(allowArb, inputsArb, fc.nat()).map(([a, r, k]) => {
-  const parts = ['record', 'credit', 'freeze', 'runnerFiles', 'patchFiles', 'patchSha256', 'surface', 'results'] as const;
+  const parts = [
+    'record',
+    'credit',
+    'freeze',
+    'runnerFiles',
+    'patchFiles',
+    'patchSha256',
+    'surface',
+    'results',
+  ] as const;
   const part = parts[k % parts.length] as (typeof parts)[number];
-  if (part === 'results') return { ...a, results: r.results === null ? null : { ...r.results, value: { ...r.results.value, cases: (a.results?.value.cases ?? []).slice(k % 2) } } };
+  if (part === 'results')
+    return {
+      ...a,
+      results:
+        r.results === null
+          ? null
+          : { ...r.results, value: { ...r.results.value, cases: (a.results?.value.cases ?? []).slice(k % 2) } },
+    };
   if (part === 'record' || part === 'credit' || part === 'freeze') {
     const to = a[part];
     if (to === null || r[part] === null) return { ...a, [part]: r[part] };

@@ -31,7 +31,10 @@ function readmeRules(): { n: number; codes: string[] }[] {
   for (const line of text.slice(at).split('\n').slice(2)) {
     const m = /^(\d+)\. (.*)$/.exec(line);
     if (m === null) break;
-    items.push({ n: Number(m[1]), codes: dedupe([...(m[2] ?? '').matchAll(/`(ALLOW|E_[A-Z_]+)`/g)].map((c) => c[1] ?? '')) });
+    items.push({
+      n: Number(m[1]),
+      codes: dedupe([...(m[2] ?? '').matchAll(/`(ALLOW|E_[A-Z_]+)`/g)].map((c) => c[1] ?? '')),
+    });
   }
   return items;
 }
@@ -39,7 +42,11 @@ function readmeRules(): { n: number; codes: string[] }[] {
 test('the README lists the gate rules once each, numbered 1..n, in the order decide() applies them', () => {
   assert.deepEqual(RULES.map((r) => r.name).sort(), Object.keys(RULE_CODES).sort(), 'every rule has its codes here');
   const items = readmeRules();
-  assert.deepEqual(items.map((i) => i.n), items.map((_, k) => k + 1), 'numbered 1..n with no repeat');
+  assert.deepEqual(
+    items.map((i) => i.n),
+    items.map((_, k) => k + 1),
+    'numbered 1..n with no repeat',
+  );
   // Input validity, then signatures, come before decide(); ALLOW is last.
   assert.deepEqual(items[0]?.codes, ['E_INPUT_INVALID']);
   assert.deepEqual(items[1]?.codes, ['E_SIGNATURE_INVALID']);

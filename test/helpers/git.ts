@@ -16,7 +16,12 @@ const GIT_ENV = {
 };
 
 export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  return execFileSync('git', args, {
+    cwd,
+    env: { ...process.env, ...GIT_ENV },
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
 }
 
 export function writeFiles(root: string, files: Record<string, string | Uint8Array>): void {
@@ -58,7 +63,11 @@ export function syncPatch(dir: string, patch = 'patches/014.diff'): { base: stri
     const bytes = run('diff', '--cached', '--binary', '--full-index', 'HEAD');
     mkdirSync(dirname(join(dir, patch)), { recursive: true });
     writeFileSync(join(dir, patch), bytes);
-    return { base: run('rev-parse', 'HEAD').toString('utf8').trim(), sha256: createHash('sha256').update(bytes).digest('hex'), bytes };
+    return {
+      base: run('rev-parse', 'HEAD').toString('utf8').trim(),
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      bytes,
+    };
   } finally {
     rmSync(dirname(index), { recursive: true, force: true });
   }
@@ -92,7 +101,8 @@ export function bindRecord(dir: string, record = 'review/proposal.json', patch =
 export function patchWith(dir: string, patch: string, files: Record<string, string>): void {
   const tmp = mkdtempSync(join(tmpdir(), 'sealgate-idx-'));
   const env = { ...process.env, ...GIT_ENV, GIT_INDEX_FILE: join(tmp, 'index') };
-  const run = (args: string[], input?: string): Buffer => execFileSync('git', args, { cwd: dir, env, input, maxBuffer: 256 * 1024 * 1024 });
+  const run = (args: string[], input?: string): Buffer =>
+    execFileSync('git', args, { cwd: dir, env, input, maxBuffer: 256 * 1024 * 1024 });
   try {
     run(['read-tree', 'HEAD']);
     run(['apply', '--cached', join(dir, patch)]);

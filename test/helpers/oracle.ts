@@ -18,7 +18,10 @@ export function childEnv(): Record<string, string> {
 }
 
 /** Functions laid out one per block, so each symbol's lines are known without a parser. */
-export function layout(blocks: Record<string, string[]>, head: string[] = []): { text: string; spans: Record<string, [number, number]> } {
+export function layout(
+  blocks: Record<string, string[]>,
+  head: string[] = [],
+): { text: string; spans: Record<string, [number, number]> } {
   const lines: string[] = [...head];
   const spans: Record<string, [number, number]> = {};
   for (const [name, body] of Object.entries(blocks)) {
@@ -41,7 +44,22 @@ export interface Scoring {
  * The baseline run, the oracle and the scoring, as `sealgate credit` does them (sandboxed, the
  * credit command, the narrowing of run.ts), on a throwaway repository whose symbols are all added.
  */
-export async function scoreRepo(repo: string, path: string, language: string, spans: Record<string, [number, number]>, command: string[], opts: { budget?: number; junit?: string; byName?: boolean; fastEnv?: Readonly<Record<string, string>>; earlyProbes?: boolean; traceReach?: boolean; envWithout?: readonly string[] } = {}): Promise<Scoring> {
+export async function scoreRepo(
+  repo: string,
+  path: string,
+  language: string,
+  spans: Record<string, [number, number]>,
+  command: string[],
+  opts: {
+    budget?: number;
+    junit?: string;
+    byName?: boolean;
+    fastEnv?: Readonly<Record<string, string>>;
+    earlyProbes?: boolean;
+    traceReach?: boolean;
+    envWithout?: readonly string[];
+  } = {},
+): Promise<Scoring> {
   const env = childEnv();
   for (const k of opts.envWithout ?? []) delete env[k];
   const junit = opts.junit ?? 'junit.xml';
@@ -51,7 +69,20 @@ export async function scoreRepo(repo: string, path: string, language: string, sp
     const ws = makeWorkspace(repo, scratch.dir);
     const run = await runTestCommand(ws.root, command, [junit], env, 120_000, scratch.dir, testBox(repo));
     assert.equal(run.status, 'ok', run.detail);
-    results = { runner_job: 'r1', digest: 'abc123', command, exit_code: 0, signal: null, timed_out: false, started_at: '2026-01-01T00:00:00Z', ended_at: '2026-01-01T00:00:01Z', junit: [{ path: junit, sha256: null, status: 'ok' }], cases: [...run.cases], sandbox: 'bwrap', cwd: run.cwd };
+    results = {
+      runner_job: 'r1',
+      digest: 'abc123',
+      command,
+      exit_code: 0,
+      signal: null,
+      timed_out: false,
+      started_at: '2026-01-01T00:00:00Z',
+      ended_at: '2026-01-01T00:00:01Z',
+      junit: [{ path: junit, sha256: null, status: 'ok' }],
+      cases: [...run.cases],
+      sandbox: 'bwrap',
+      cwd: run.cwd,
+    };
   } finally {
     scratch.dispose();
   }
@@ -65,7 +96,12 @@ export async function scoreRepo(repo: string, path: string, language: string, sp
     deleted: [],
     typeOnly: [],
     uncreditable: [],
-    locations: Object.fromEntries(Object.entries(spans).map(([n, [s, e]]) => [`${path}::${n}`, { path, language, start_line: s, end_line: e, changed_lines: [[s, e]] }])),
+    locations: Object.fromEntries(
+      Object.entries(spans).map(([n, [s, e]]) => [
+        `${path}::${n}`,
+        { path, language, start_line: s, end_line: e, changed_lines: [[s, e]] },
+      ]),
+    ),
   };
   const sources = await readTestSources(repo, DEFAULT_CONFIG, []);
   const { caseSources, verdicts } = classifyCases(results.cases, sources);
@@ -76,7 +112,17 @@ export async function scoreRepo(repo: string, path: string, language: string, sp
   const probeTargets: (readonly string[])[] = [];
   const oracle = await runOracle(drafts, {
     judged,
-    workTree: repo, command: credit, junit: [junit], env, ...(opts.fastEnv ? { fastEnv: opts.fastEnv } : {}), ...(opts.earlyProbes !== undefined ? { earlyProbes: opts.earlyProbes } : {}), sandbox: testBox(repo), controlTimeoutMs: 120_000, baselineMs: 1000, workers: 2, seed: 'seed-1',
+    workTree: repo,
+    command: credit,
+    junit: [junit],
+    env,
+    ...(opts.fastEnv ? { fastEnv: opts.fastEnv } : {}),
+    ...(opts.earlyProbes !== undefined ? { earlyProbes: opts.earlyProbes } : {}),
+    sandbox: testBox(repo),
+    controlTimeoutMs: 120_000,
+    baselineMs: 1000,
+    workers: 2,
+    seed: 'seed-1',
     filesOf: (t) => caseSources.get(t)?.files ?? [],
     eligible: new Set(results.cases.filter((c) => c.status === 'passed').map((c) => c.id)),
     ignore: new Set([...verdicts].filter(([, v]) => v?.kind === 'tautology').map(([id]) => id)),
@@ -86,10 +132,24 @@ export async function scoreRepo(repo: string, path: string, language: string, sp
       probeTargets.push(t);
       return narrowCommand(credit, t);
     },
-    ...(opts.traceReach === false ? {} : { testsOfTargets: testsOfTargetsFor(caseSources, named, detectRunner(credit)) }),
-    cacheDir: null, cacheSalt: 'test',
+    ...(opts.traceReach === false
+      ? {}
+      : { testsOfTargets: testsOfTargetsFor(caseSources, named, detectRunner(credit)) }),
+    cacheDir: null,
+    cacheSalt: 'test',
   });
   const plans = await judged;
-  const scored = toScored({ changed, results, digest: 'abc123', runnerJob: 'r1', proposalId: 'p1', verdicts, plans, unsupported, baselineProblem: null, oracle });
+  const scored = toScored({
+    changed,
+    results,
+    digest: 'abc123',
+    runnerJob: 'r1',
+    proposalId: 'p1',
+    verdicts,
+    plans,
+    unsupported,
+    baselineProblem: null,
+    oracle,
+  });
   return { scored, oracle, probeTargets };
 }

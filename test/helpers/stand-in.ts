@@ -20,7 +20,12 @@ writeFileSync('junit.xml', '<?xml version="1.0"?><testsuites><testsuite name="ca
 
 /** The project at BASE, committed, then PATCHED in the work tree, with `runner` as runner.mjs. */
 export function standInRepo(runner: string): { dir: string; base: string; dispose: () => void } {
-  const repo = makeRepo({ 'src/calc.mjs': BASE, 'runner.mjs': runner, 'test/calc.test.mjs': '// the stand-in runner holds the tests\n', '.gitignore': 'junit.xml\n' });
+  const repo = makeRepo({
+    'src/calc.mjs': BASE,
+    'runner.mjs': runner,
+    'test/calc.test.mjs': '// the stand-in runner holds the tests\n',
+    '.gitignore': 'junit.xml\n',
+  });
   const base = git(repo.dir, 'rev-parse', 'HEAD').trim();
   writeFileSync(join(repo.dir, 'src/calc.mjs'), PATCHED);
   return { dir: repo.dir, base, dispose: repo.dispose };
@@ -37,11 +42,19 @@ export function standInChanged(base: string): Changed {
     deleted: [],
     typeOnly: [],
     uncreditable: [],
-    locations: { [SYM]: { path: 'src/calc.mjs', language: 'javascript', start_line: 1, end_line: 3, changed_lines: [[2, 2]] } },
+    locations: {
+      [SYM]: { path: 'src/calc.mjs', language: 'javascript', start_line: 1, end_line: 3, changed_lines: [[2, 2]] },
+    },
   };
 }
 
 /** The unsandboxed box the stand-in runs in. */
 export function standInBox(dir: string, env: Readonly<Record<string, string>>): Box {
-  return openBox({ isolation: 'none', bwrap: findBwrap(), env, secrets: readSecrets(dir, env, packageRoot()), path: 'test' });
+  return openBox({
+    isolation: 'none',
+    bwrap: findBwrap(),
+    env,
+    secrets: readSecrets(dir, env, packageRoot()),
+    path: 'test',
+  });
 }

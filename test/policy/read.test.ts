@@ -11,7 +11,10 @@ import { checkPolicyEntries, checkPolicyOutside, parsePolicy, policyDigest } fro
 import { git, makeRepo, tempDir } from '../helpers/git.js';
 
 const head = (dir: string): string => git(dir, 'rev-parse', 'HEAD').trim();
-const invalid = (re: RegExp) => (e: unknown): boolean => e instanceof SealgateError && e.code === 'E_INPUT_INVALID' && re.test(e.message);
+const invalid =
+  (re: RegExp) =>
+  (e: unknown): boolean =>
+    e instanceof SealgateError && e.code === 'E_INPUT_INVALID' && re.test(e.message);
 
 test('readPolicy: the config at the base commit, never the work tree; none there: the defaults', () => {
   const bytes = '{"fixtures":["fixtures/**"],"credit":{"mutantBudget":8}}\n';
@@ -43,11 +46,17 @@ test('readPolicy: two configs, a link, a bad file at the base, or an unknown bas
   const link = makeRepo({ 'real.json': '{}\n' });
   const bad = makeRepo({ 'sealgate.config.json': '{"clock":"frozen","clock":"live"}\n' });
   try {
-    assert.throws(() => readPolicy({ repo: two.dir, baseCommit: head(two.dir) }), invalid(/more than one sealgate config/));
+    assert.throws(
+      () => readPolicy({ repo: two.dir, baseCommit: head(two.dir) }),
+      invalid(/more than one sealgate config/),
+    );
     symlinkSync('real.json', join(link.dir, 'sealgate.config.json'));
     git(link.dir, 'add', '-A');
     git(link.dir, 'commit', '-q', '-m', 'link');
-    assert.throws(() => readPolicy({ repo: link.dir, baseCommit: head(link.dir) }), invalid(/not a regular file at the base commit/));
+    assert.throws(
+      () => readPolicy({ repo: link.dir, baseCommit: head(link.dir) }),
+      invalid(/not a regular file at the base commit/),
+    );
     unlinkSync(join(link.dir, 'sealgate.config.json'));
     assert.throws(() => readPolicy({ repo: bad.dir, baseCommit: head(bad.dir) }), invalid(/duplicate/i));
     assert.throws(() => readPolicy({ repo: bad.dir, baseCommit: 'f'.repeat(40) }), invalid(/cannot read the policy/));
@@ -67,10 +76,19 @@ test('readPolicy: --policy must resolve outside the repository (a link from outs
     const p = readPolicy({ repo: r.dir, baseCommit: head(r.dir), policyFile: join(out.dir, 'policy.json') });
     assert.equal(p.config.credit.mutantBudget, 3);
     assert.match(p.source, /^file:\//);
-    assert.throws(() => readPolicy({ repo: r.dir, baseCommit: head(r.dir), policyFile: join(r.dir, 'sealgate.config.json') }), invalid(/inside the repository/));
+    assert.throws(
+      () => readPolicy({ repo: r.dir, baseCommit: head(r.dir), policyFile: join(r.dir, 'sealgate.config.json') }),
+      invalid(/inside the repository/),
+    );
     symlinkSync(join(r.dir, 'sealgate.config.json'), join(out.dir, 'sneaky.json'));
-    assert.throws(() => readPolicy({ repo: r.dir, baseCommit: head(r.dir), policyFile: join(out.dir, 'sneaky.json') }), invalid(/inside the repository/));
-    assert.throws(() => readPolicy({ repo: r.dir, baseCommit: head(r.dir), policyFile: join(out.dir, 'absent.json') }), invalid(/not found/));
+    assert.throws(
+      () => readPolicy({ repo: r.dir, baseCommit: head(r.dir), policyFile: join(out.dir, 'sneaky.json') }),
+      invalid(/inside the repository/),
+    );
+    assert.throws(
+      () => readPolicy({ repo: r.dir, baseCommit: head(r.dir), policyFile: join(out.dir, 'absent.json') }),
+      invalid(/not found/),
+    );
   } finally {
     r.dispose();
     out.dispose();
@@ -80,12 +98,21 @@ test('readPolicy: --policy must resolve outside the repository (a link from outs
 test('policy check: pure parts', () => {
   assert.equal(policyDigest(null), 'default');
   assert.equal(checkPolicyEntries([], 'a'.repeat(40)).ok, true);
-  assert.equal(checkPolicyEntries([{ mode: '040000', type: 'tree', name: 'sealgate.config.json' }], 'a'.repeat(40)).ok, false);
+  assert.equal(
+    checkPolicyEntries([{ mode: '040000', type: 'tree', name: 'sealgate.config.json' }], 'a'.repeat(40)).ok,
+    false,
+  );
   assert.equal(checkPolicyEntries([{ mode: '100644', type: 'blob', name: 'other.json' }], 'a'.repeat(40)).ok, true);
   assert.equal(checkPolicyOutside('/r', '/r/x.json') !== undefined, true);
   assert.equal(checkPolicyOutside('/r', '/r') !== undefined, true);
   assert.equal(checkPolicyOutside('/r', '/rx/x.json'), undefined);
-  for (const hostile of ['{"test":{"command":"sh x"}}\n', '{} trailing\n', '\ufeff{}\n', '{"unknown":1}\n', '{"credit":{"mutantBudget":"1"}}\n']) {
+  for (const hostile of [
+    '{"test":{"command":"sh x"}}\n',
+    '{} trailing\n',
+    '\ufeff{}\n',
+    '{"unknown":1}\n',
+    '{"credit":{"mutantBudget":"1"}}\n',
+  ]) {
     assert.equal(parsePolicy(Buffer.from(hostile), 'sealgate.config.json', 'p').ok, false, hostile);
   }
   assert.equal(parsePolicy(Buffer.from('fixtures: [a]\n'), 'sealgate.config.yaml', 'p').ok, true);
@@ -100,11 +127,14 @@ test('parseTreeObject: the entries of a raw tree as `git ls-tree` names them; a 
     const raw = execFileSync('git', ['cat-file', 'tree', 'HEAD^{tree}'], { cwd: r.dir });
     const got = parseTreeObject(raw, 20);
     // The reference: git ls-tree itself.
-    const want = git(r.dir, 'ls-tree', '-z', 'HEAD').split('\0').filter(Boolean).map((rec) => {
-      const [meta = '', name = ''] = rec.split('\t');
-      const [mode = '', type = ''] = meta.split(' ');
-      return { mode, type, name };
-    });
+    const want = git(r.dir, 'ls-tree', '-z', 'HEAD')
+      .split('\0')
+      .filter(Boolean)
+      .map((rec) => {
+        const [meta = '', name = ''] = rec.split('\t');
+        const [mode = '', type = ''] = meta.split(' ');
+        return { mode, type, name };
+      });
     assert.deepEqual(got, want);
     for (let cut = 1; cut < raw.length; cut++) {
       const t = parseTreeObject(raw.subarray(0, cut), 20);
@@ -121,7 +151,10 @@ test('parseTreeObject: the entries of a raw tree as `git ls-tree` names them; a 
 test('parseCatFileBatch: answers in order, missing ones null; anything else (short, extra, bad header) is null', () => {
   const oid = 'a'.repeat(40);
   const out = Buffer.from(`${oid} blob 3\nabc\nHEAD:x missing\n${oid} tree 0\n\n`);
-  assert.deepEqual(parseCatFileBatch(out, 3)?.map((a) => a && { type: a.type, text: a.bytes.toString() }), [{ type: 'blob', text: 'abc' }, null, { type: 'tree', text: '' }]);
+  assert.deepEqual(
+    parseCatFileBatch(out, 3)?.map((a) => a && { type: a.type, text: a.bytes.toString() }),
+    [{ type: 'blob', text: 'abc' }, null, { type: 'tree', text: '' }],
+  );
   assert.equal(parseCatFileBatch(out, 4), null, 'fewer answers than asked');
   assert.equal(parseCatFileBatch(Buffer.concat([out, Buffer.from('x')]), 3), null, 'bytes after the last answer');
   assert.equal(parseCatFileBatch(Buffer.from(`${oid} blob 4\nabc\n`), 1), null, 'a size past the end');
@@ -140,8 +173,14 @@ test('parseCatFileBatch: answers in order, missing ones null; anything else (sho
 test('readPolicy: a folder named like the config at the base is refused; a sha1 base that is not a commit here is E_INPUT_INVALID', () => {
   const r = makeRepo({ 'sealgate.config.json/x': '{}\n' });
   try {
-    assert.throws(() => readPolicy({ repo: r.dir, baseCommit: head(r.dir) }), invalid(/not a regular file at the base commit \(mode 040000, tree\)/));
-    assert.throws(() => readPolicy({ repo: r.dir, baseCommit: 'b'.repeat(40) }), invalid(/cannot read the policy at b{40}/));
+    assert.throws(
+      () => readPolicy({ repo: r.dir, baseCommit: head(r.dir) }),
+      invalid(/not a regular file at the base commit \(mode 040000, tree\)/),
+    );
+    assert.throws(
+      () => readPolicy({ repo: r.dir, baseCommit: 'b'.repeat(40) }),
+      invalid(/cannot read the policy at b{40}/),
+    );
   } finally {
     r.dispose();
   }

@@ -4,9 +4,21 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { escapeHtml } from '../../src/report/html.js';
-import { DISCOUNT, FLAKE, NOW, PROP_DISCOUNT, RUNNER, AUTHOR, TAX, TAUTOLOGY_TAX, proposedAndSealed, writeScoring } from '../workflow/review.js';
+import {
+  DISCOUNT,
+  FLAKE,
+  NOW,
+  PROP_DISCOUNT,
+  RUNNER,
+  AUTHOR,
+  TAX,
+  TAUTOLOGY_TAX,
+  proposedAndSealed,
+  writeScoring,
+} from '../workflow/review.js';
 
-const explain = (dir: string, ...extra: string[]) => runCli(['explain', '--repo', dir, '--now', NOW, ...extra], { cwd: dir });
+const explain = (dir: string, ...extra: string[]) =>
+  runCli(['explain', '--repo', dir, '--now', NOW, ...extra], { cwd: dir });
 
 test('explain text: the four answers, the decision and its merge-table row', async () => {
   const r = await proposedAndSealed();
@@ -31,7 +43,22 @@ test('explain md and html: freeze checks field by field; html escapes and is sel
   const r = await proposedAndSealed();
   try {
     writeScoring(r, 'property');
-    const fz = await runCli(['freeze', '--repo', r.dir, '--author-job', 'reviewer-job-2', '--test-id', FLAKE, '--expires-at', '2026-10-19T00:00:00Z', '--now', NOW], { cwd: r.dir });
+    const fz = await runCli(
+      [
+        'freeze',
+        '--repo',
+        r.dir,
+        '--author-job',
+        'reviewer-job-2',
+        '--test-id',
+        FLAKE,
+        '--expires-at',
+        '2026-10-19T00:00:00Z',
+        '--now',
+        NOW,
+      ],
+      { cwd: r.dir },
+    );
     assert.equal(fz.exit, 0, fz.stderr);
     const md = await explain(r.dir, '--format', 'md');
     assert.equal(md.exit, 0);
@@ -76,7 +103,21 @@ test('gate --explain still works beside the new reports', async () => {
   const r = await proposedAndSealed();
   try {
     writeScoring(r, 'property');
-    const out = await runCli(['gate', '--explain', '--repo', r.dir, '--record', join(r.dir, 'review/proposal.json'), '--credit', join(r.dir, 'review/runner/credit.json'), '--now', NOW], { cwd: r.dir });
+    const out = await runCli(
+      [
+        'gate',
+        '--explain',
+        '--repo',
+        r.dir,
+        '--record',
+        join(r.dir, 'review/proposal.json'),
+        '--credit',
+        join(r.dir, 'review/runner/credit.json'),
+        '--now',
+        NOW,
+      ],
+      { cwd: r.dir },
+    );
     assert.equal(out.stdout, 'ALLOW\n');
     assert.match(out.stderr, /^decision: ALLOW/);
   } finally {

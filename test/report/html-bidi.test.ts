@@ -18,8 +18,14 @@ test('explain html: bidi overrides and controls in a hostile patch path are show
     const name = 'p\u202e WOLLA :edoc\u2066\u200b\x1b[2J.diff';
     renameSync(join(r.dir, 'patches.diff'), join(r.dir, name));
     const path = join(r.dir, 'review/proposal.json');
-    writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, 'utf8')), patch_path: name }, null, 2) + '\n');
-    const out = await runCli(['explain', '--repo', r.dir, '--now', NOW, '--format', 'html', '--out', join(r.dir, 'report.html')], { cwd: r.dir });
+    writeFileSync(
+      path,
+      JSON.stringify({ ...JSON.parse(readFileSync(path, 'utf8')), patch_path: name }, null, 2) + '\n',
+    );
+    const out = await runCli(
+      ['explain', '--repo', r.dir, '--now', NOW, '--format', 'html', '--out', join(r.dir, 'report.html')],
+      { cwd: r.dir },
+    );
     assert.equal(out.stdout, 'E_CREDIT_MISSING\n', out.stderr);
     const page = readFileSync(join(r.dir, 'report.html'), 'utf8');
     assert.doesNotMatch(page, ACTIVE);

@@ -11,7 +11,10 @@ import { DISCOUNT, FLAKE, NOW, TAX, proposedAndSealed, writeScoring } from '../w
 
 /** Debian's chromium; CI installs it with `apt-get install -y chromium`. */
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
-const skip = CHROMIUM === undefined ? 'chromium is not installed (apt-get install -y chromium); the HTML report was not rendered' : false;
+const skip =
+  CHROMIUM === undefined
+    ? 'chromium is not installed (apt-get install -y chromium); the HTML report was not rendered'
+    : false;
 
 interface Rendered {
   readonly requests: string[];
@@ -22,7 +25,11 @@ interface Rendered {
 
 async function render(file: string): Promise<Rendered> {
   const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM as string, args: ['--no-sandbox', '--disable-gpu'], headless: true });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM as string,
+    args: ['--no-sandbox', '--disable-gpu'],
+    headless: true,
+  });
   const page = await browser.newPage();
   const requests: string[] = [];
   page.on('request', (req) => requests.push(req.url()));
@@ -43,7 +50,10 @@ test('html report renders in headless Chromium: decision and every symbol visibl
   const r = await proposedAndSealed();
   try {
     writeScoring(r, 'tautology');
-    const out = await runCli(['explain', '--repo', r.dir, '--now', NOW, '--format', 'html', '--out', join(r.dir, 'report.html')], { cwd: r.dir });
+    const out = await runCli(
+      ['explain', '--repo', r.dir, '--now', NOW, '--format', 'html', '--out', join(r.dir, 'report.html')],
+      { cwd: r.dir },
+    );
     assert.equal(out.stdout, 'E_CREDIT_MISSING\n');
     const page = await render(join(r.dir, 'report.html'));
     try {
@@ -71,11 +81,52 @@ test('html report: hostile ids are shown as text and fetch nothing', { skip }, a
     isolation: { run: 'bwrap', credit: 'bwrap', noneAllowed: false },
     now: NOW,
     run: { command: [evil], policyDigest: css, sandbox: evil },
-    decision: { code: 'E_CREDIT_MISSING', exit: 1, row: 'Merge rule, row 3', condition: 'c', nextStep: 'n', decisive: { code: 'E_CREDIT_MISSING', path: 'credit', detail: '<script>fetch("http://127.0.0.1:9/")</script>' }, findings: [] },
-    patch: { proposalId: 'p-1', authorJob: 'a', path: 'p.diff', sha256: '0'.repeat(64), matchesRecord: true, files: [] },
-    seal: { runnerJob: 'b', sealedBy: 'b', sealedAt: NOW, recordStatus: 'sealed', fileStatus: 'sealed', digest: 'abc123', recomputed: 'match', drift: [], logs: { present: false, afterSeal: true, visibility: 'hidden' }, baseCommit: 'a'.repeat(40), treeSealed: 'b'.repeat(40), treeRebuilt: '<img src="http://127.0.0.1:9/">', policyDigest: 'default', policySource: '<script>fetch(1)</script>', testCommand: ['<iframe>'] },
+    decision: {
+      code: 'E_CREDIT_MISSING',
+      exit: 1,
+      row: 'Merge rule, row 3',
+      condition: 'c',
+      nextStep: 'n',
+      decisive: { code: 'E_CREDIT_MISSING', path: 'credit', detail: '<script>fetch("http://127.0.0.1:9/")</script>' },
+      findings: [],
+    },
+    patch: {
+      proposalId: 'p-1',
+      authorJob: 'a',
+      path: 'p.diff',
+      sha256: '0'.repeat(64),
+      matchesRecord: true,
+      files: [],
+    },
+    seal: {
+      runnerJob: 'b',
+      sealedBy: 'b',
+      sealedAt: NOW,
+      recordStatus: 'sealed',
+      fileStatus: 'sealed',
+      digest: 'abc123',
+      recomputed: 'match',
+      drift: [],
+      logs: { present: false, afterSeal: true, visibility: 'hidden' },
+      baseCommit: 'a'.repeat(40),
+      treeSealed: 'b'.repeat(40),
+      treeRebuilt: '<img src="http://127.0.0.1:9/">',
+      policyDigest: 'default',
+      policySource: '<script>fetch(1)</script>',
+      testCommand: ['<iframe>'],
+    },
     credit: null,
-    symbols: [evil, css].map((id) => ({ id, status: 'missing' as const, tests: [], killed: [], reached: [], insensitive: [], tautologies: [], reason: null, location: null })),
+    symbols: [evil, css].map((id) => ({
+      id,
+      status: 'missing' as const,
+      tests: [],
+      killed: [],
+      reached: [],
+      insensitive: [],
+      tautologies: [],
+      reason: null,
+      location: null,
+    })),
     moved: [{ from: 'a.ts::f', to: 'b.ts::<iframe src="http://127.0.0.1:9/">' }],
     deleted: [],
     typeOnly: [],
@@ -84,7 +135,13 @@ test('html report: hostile ids are shown as text and fetch nothing', { skip }, a
     importedTests: [{ path: 'src/spec/<i>x</i>.ts', importedBy: css }],
     tautologies: [],
     insensitive: [],
-    freeze: { freezeId: 'fz-1', authorJob: 'r', testId: FLAKE, expiresAt: NOW, checks: [{ name: 'n', ok: false, expected: '<b>', actual: '<i>' }] },
+    freeze: {
+      freezeId: 'fz-1',
+      authorJob: 'r',
+      testId: FLAKE,
+      expiresAt: NOW,
+      checks: [{ name: 'n', ok: false, expected: '<b>', actual: '<i>' }],
+    },
     steps: [],
   };
   const t = tempDir();

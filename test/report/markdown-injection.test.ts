@@ -18,13 +18,19 @@ test('explain md: a hostile patch path cannot load a remote image, end the table
     mkdirSync(dirname(onDisk), { recursive: true });
     renameSync(join(r.dir, 'patches.diff'), onDisk);
     const path = join(r.dir, 'review/proposal.json');
-    writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, 'utf8')), patch_path: HOSTILE }, null, 2) + '\n');
+    writeFileSync(
+      path,
+      JSON.stringify({ ...JSON.parse(readFileSync(path, 'utf8')), patch_path: HOSTILE }, null, 2) + '\n',
+    );
     const md = await runCli(['explain', '--repo', r.dir, '--now', NOW, '--format', 'md'], { cwd: r.dir });
     assert.equal(md.exit, 1, md.stderr);
     const lines = md.stdout.split('\n');
     assert.equal(lines[0], '## sealgate: ❌ `E_CREDIT_MISSING`');
     // One heading of level 2, the decision's; no line the path started.
-    assert.deepEqual(lines.filter((l) => /^#{1,2} /.test(l)), [lines[0]]);
+    assert.deepEqual(
+      lines.filter((l) => /^#{1,2} /.test(l)),
+      [lines[0]],
+    );
     assert.ok(!lines.some((l) => l.startsWith('| a |')), md.stdout);
     // The question table keeps its two columns: its first row ends where it began.
     const q1 = lines.find((l) => l.startsWith('| 1. Which job wrote the patch?'));

@@ -15,7 +15,11 @@ function golden(name: string, actual: string): void {
     mkdirSync(DIR, { recursive: true });
     writeFileSync(path, actual);
   }
-  assert.equal(actual, readFileSync(path, 'utf8'), `${path} differs; rewrite with UPDATE_SNAPSHOTS=1 if the change is intended`);
+  assert.equal(
+    actual,
+    readFileSync(path, 'utf8'),
+    `${path} differs; rewrite with UPDATE_SNAPSHOTS=1 if the change is intended`,
+  );
 }
 
 test('golden reports: missing credit (text, md) and a bound freeze (text, md)', async () => {
@@ -27,7 +31,24 @@ test('golden reports: missing credit (text, md) and a bound freeze (text, md)', 
       golden(`credit-missing.${format === 'text' ? 'txt' : 'md'}`, `${out.stdout}(exit ${out.exit})\n`);
     }
     writeScoring(r, 'property');
-    const fz = await runCli(['freeze', '--repo', r.dir, '--author-job', 'reviewer-job-2', '--test-id', FLAKE, '--expires-at', '2026-10-19T00:00:00Z', '--freeze-id', 'fz-014', '--now', NOW], { cwd: r.dir });
+    const fz = await runCli(
+      [
+        'freeze',
+        '--repo',
+        r.dir,
+        '--author-job',
+        'reviewer-job-2',
+        '--test-id',
+        FLAKE,
+        '--expires-at',
+        '2026-10-19T00:00:00Z',
+        '--freeze-id',
+        'fz-014',
+        '--now',
+        NOW,
+      ],
+      { cwd: r.dir },
+    );
     assert.equal(fz.exit, 0, fz.stderr);
     for (const format of ['text', 'md'] as const) {
       const out = await runCli(['explain', '--repo', r.dir, '--now', NOW, '--format', format], { cwd: r.dir });

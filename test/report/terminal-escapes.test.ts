@@ -35,7 +35,21 @@ test('explain text and gate --explain show a hostile patch path escaped, never a
     assert.doesNotMatch(json.stdout, ACTIVE);
     assert.ok(json.stdout.includes('\\u009b2J\\u202eff.diff'), json.stdout);
     assert.ok(JSON.stringify(JSON.parse(json.stdout)).includes(`\u009b2J\u202eff.diff`));
-    const gate = await runCli(['gate', '--explain', '--repo', r.dir, '--record', join(r.dir, 'review/proposal.json'), '--credit', join(r.dir, 'review/runner/credit.json'), '--now', NOW], { cwd: r.dir });
+    const gate = await runCli(
+      [
+        'gate',
+        '--explain',
+        '--repo',
+        r.dir,
+        '--record',
+        join(r.dir, 'review/proposal.json'),
+        '--credit',
+        join(r.dir, 'review/runner/credit.json'),
+        '--now',
+        NOW,
+      ],
+      { cwd: r.dir },
+    );
     assert.equal(gate.stdout, 'E_CREDIT_MISSING\n');
     assert.doesNotMatch(gate.stderr, ACTIVE);
   } finally {
@@ -47,8 +61,14 @@ test('stderr reasons quote a hostile name escaped: a reject cannot be redrawn as
   const r = await hostilePath('patches.diff');
   try {
     const path = join(r.dir, 'review/proposal.json');
-    writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, 'utf8')), patch_path: `gone${REWRITE}.diff` }, null, 2) + '\n');
-    for (const argv of [['verify', '--repo', r.dir, '--now', NOW], ['explain', '--repo', r.dir, '--now', NOW]]) {
+    writeFileSync(
+      path,
+      JSON.stringify({ ...JSON.parse(readFileSync(path, 'utf8')), patch_path: `gone${REWRITE}.diff` }, null, 2) + '\n',
+    );
+    for (const argv of [
+      ['verify', '--repo', r.dir, '--now', NOW],
+      ['explain', '--repo', r.dir, '--now', NOW],
+    ]) {
       const out = await runCli(argv, { cwd: r.dir });
       assert.equal(out.stdout.trim().split('\n')[0], 'E_INPUT_INVALID', argv[0]);
       assert.match(out.stderr, /not found in the repository/);
@@ -59,7 +79,7 @@ test('stderr reasons quote a hostile name escaped: a reject cannot be redrawn as
   }
 });
 
-test('the runner job\'s progress lines (a CI log) show a hostile patch path escaped', { timeout: 120_000 }, async () => {
+test("the runner job's progress lines (a CI log) show a hostile patch path escaped", { timeout: 120_000 }, async () => {
   const r = await hostilePath(`p${REWRITE}\u202eff.diff`);
   try {
     const out = await runCli(['runner', '--runner-job', RUNNER, '--repo', r.dir, '--quiet'], { cwd: r.dir });

@@ -13,7 +13,8 @@ const REPORTER = resolve('dist/reporters/node-test.js');
 /** This process's environment without the variables that make a child think it runs inside this test. */
 function childEnv(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'NODE_TEST_CONTEXT' && k !== 'NODE_OPTIONS') env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && k !== 'NODE_TEST_CONTEXT' && k !== 'NODE_OPTIONS') env[k] = v;
   return env;
 }
 
@@ -37,7 +38,18 @@ test('sealgate/node-test-reporter: JUnit whose ids name the test file, for every
       'test/b.test.mjs': "import { test } from 'node:test';\ntest('top', () => {});\n",
       'test/broken.test.mjs': 'this is not javascript(\n',
     });
-    const r = spawnSync(process.execPath, ['--test', `--test-reporter=${REPORTER}`, '--test-reporter-destination=junit.xml', 'test/a.test.mjs', 'test/b.test.mjs', 'test/broken.test.mjs'], { cwd: t.dir, encoding: 'utf8', env: childEnv() });
+    const r = spawnSync(
+      process.execPath,
+      [
+        '--test',
+        `--test-reporter=${REPORTER}`,
+        '--test-reporter-destination=junit.xml',
+        'test/a.test.mjs',
+        'test/b.test.mjs',
+        'test/broken.test.mjs',
+      ],
+      { cwd: t.dir, encoding: 'utf8', env: childEnv() },
+    );
     assert.equal(r.status, 1, r.stderr);
     const parsed = parseJunitXml(readFileSync(join(t.dir, 'junit.xml')), 'junit.xml');
     assert.ok(parsed.ok, JSON.stringify(parsed));

@@ -14,7 +14,13 @@ const OTHER = 65534;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 function asOther(cwd: string, argv: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(argv[0] as string, argv.slice(1), { cwd, uid: OTHER, gid: OTHER, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp' } });
+  const r = spawnSync(argv[0] as string, argv.slice(1), {
+    cwd,
+    uid: OTHER,
+    gid: OTHER,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp' },
+  });
   if (r.error) throw r.error;
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -22,7 +28,13 @@ function asOther(cwd: string, argv: string[]): { status: number | null; stdout: 
 /** The sealgate CLI, from source, as the other user. */
 function sealgateAsOther(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const script = `import(${JSON.stringify(new URL('../../src/cli/entry.ts', import.meta.url).href)}).then((m) => m.start(${JSON.stringify(args)}))`;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, uid: OTHER, gid: OTHER, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp', TSX_TSCONFIG_PATH: `${ROOT}tsconfig.json` } });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+    cwd: ROOT,
+    uid: OTHER,
+    gid: OTHER,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp', TSX_TSCONFIG_PATH: `${ROOT}tsconfig.json` },
+  });
   if (r.error) throw r.error;
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -32,14 +44,27 @@ test('another uid cannot read the logs before publish, and can read the publishe
     t.skip('needs root to start a process under another uid (65534); the CI runs as root');
     return;
   }
-  const repo = await makeSealedRepo({ config: { test: { command: shWritingJunit(PASS_FAIL_XML, 1, 'echo SECRET-STACK-TRACE; echo SECRET-STDERR >&2'), junit: ['junit.xml'] } } });
+  const repo = await makeSealedRepo({
+    config: {
+      test: {
+        command: shWritingJunit(PASS_FAIL_XML, 1, 'echo SECRET-STACK-TRACE; echo SECRET-STDERR >&2'),
+        junit: ['junit.xml'],
+      },
+    },
+  });
   try {
     assert.equal((await repo.cli('run', '--runner-job', RUNNER)).exit, 0);
     // The other user can reach the repository: what stops it below is the barrier, not the path.
     const control = asOther(repo.dir, ['cat', 'review/proposal.json']);
     assert.equal(control.status, 0, `uid ${OTHER} cannot even read the record: ${control.stderr}`);
 
-    for (const file of ['review/runner/logs/stdout.log', 'review/runner/logs/stderr.log', 'review/runner/logs/junit-1.xml', 'review/runner/results.json', 'review/runner/journal.jsonl']) {
+    for (const file of [
+      'review/runner/logs/stdout.log',
+      'review/runner/logs/stderr.log',
+      'review/runner/logs/junit-1.xml',
+      'review/runner/results.json',
+      'review/runner/journal.jsonl',
+    ]) {
       const r = asOther(repo.dir, ['cat', file]);
       assert.notEqual(r.status, 0, `uid ${OTHER} read ${file} before publish`);
       assert.doesNotMatch(r.stdout, /SECRET/);
@@ -54,7 +79,11 @@ test('another uid cannot read the logs before publish, and can read the publishe
     assert.equal(after.status, 0, after.stderr);
     assert.equal(after.stdout, 'SECRET-STACK-TRACE\n');
     assert.equal(asOther(repo.dir, ['cat', 'review/runner/results.json']).status, 0, 'results readable after publish');
-    assert.notEqual(asOther(repo.dir, ['cat', 'review/runner/logs/stdout.log']).status, 0, 'the hidden store itself stays private');
+    assert.notEqual(
+      asOther(repo.dir, ['cat', 'review/runner/logs/stdout.log']).status,
+      0,
+      'the hidden store itself stays private',
+    );
     const reader = sealgateAsOther(['logs', '--repo', repo.dir, 'stdout.log']);
     assert.equal(reader.status, 0, reader.stdout + reader.stderr);
     assert.equal(reader.stdout, 'SECRET-STACK-TRACE\n');

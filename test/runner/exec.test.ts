@@ -23,7 +23,11 @@ function opts(dir: string, command: string[], extra: Partial<ExecOptions> = {}):
 test('exit status, both streams to files with mode 0600, and only the given environment', async () => {
   const t = tempDir();
   try {
-    const r = await execInGroup(opts(t.dir, ['sh', '-c', 'echo "out $SEALGATE_X ${HOME:-nohome}"; echo err >&2; exit 7'], { env: { PATH: process.env.PATH ?? '', SEALGATE_X: 'x1' } }));
+    const r = await execInGroup(
+      opts(t.dir, ['sh', '-c', 'echo "out $SEALGATE_X ${HOME:-nohome}"; echo err >&2; exit 7'], {
+        env: { PATH: process.env.PATH ?? '', SEALGATE_X: 'x1' },
+      }),
+    );
     assert.equal(r.exit_code, 7);
     assert.equal(r.signal, null);
     assert.equal(r.timed_out, false);
@@ -40,7 +44,9 @@ test('exit status, both streams to files with mode 0600, and only the given envi
 test('output beyond the cap is counted, cut, and noted; the process is not stopped by it', async () => {
   const t = tempDir();
   try {
-    const r = await execInGroup(opts(t.dir, ['sh', '-c', 'head -c 200000 /dev/zero | tr "\\0" a; echo tail-marker >&2'], { capBytes: 1000 }));
+    const r = await execInGroup(
+      opts(t.dir, ['sh', '-c', 'head -c 200000 /dev/zero | tr "\\0" a; echo tail-marker >&2'], { capBytes: 1000 }),
+    );
     assert.equal(r.exit_code, 0);
     assert.deepEqual(r.stdout, { bytes: 200000, truncated: true });
     const out = readFileSync(join(t.dir, 'out.log'), 'utf8');
@@ -52,19 +58,28 @@ test('output beyond the cap is counted, cut, and noted; the process is not stopp
   }
 });
 
-test('a log that cannot be written (disk full) fails the run after the command ends; the command is not blocked', { skip: existsSync('/dev/full') ? false : 'no /dev/full here to simulate a full disk' }, async () => {
-  const t = tempDir();
-  try {
-    // 300 kB exceeds any pipe buffer: were the output no longer read after the failed write,
-    // the command would block and this test would time out; were the pipe closed instead,
-    // `head` would die of SIGPIPE (status 141). It must finish normally.
-    const run = execInGroup(opts(t.dir, ['sh', '-c', 'head -c 300000 /dev/zero; echo $? > marker'], { stdoutPath: '/dev/full', capBytes: 1_000_000 }));
-    await assert.rejects(run, (e: NodeJS.ErrnoException) => e.code === 'ENOSPC');
-    assert.equal(readFileSync(join(t.dir, 'marker'), 'utf8'), '0\n');
-  } finally {
-    t.dispose();
-  }
-});
+test(
+  'a log that cannot be written (disk full) fails the run after the command ends; the command is not blocked',
+  { skip: existsSync('/dev/full') ? false : 'no /dev/full here to simulate a full disk' },
+  async () => {
+    const t = tempDir();
+    try {
+      // 300 kB exceeds any pipe buffer: were the output no longer read after the failed write,
+      // the command would block and this test would time out; were the pipe closed instead,
+      // `head` would die of SIGPIPE (status 141). It must finish normally.
+      const run = execInGroup(
+        opts(t.dir, ['sh', '-c', 'head -c 300000 /dev/zero; echo $? > marker'], {
+          stdoutPath: '/dev/full',
+          capBytes: 1_000_000,
+        }),
+      );
+      await assert.rejects(run, (e: NodeJS.ErrnoException) => e.code === 'ENOSPC');
+      assert.equal(readFileSync(join(t.dir, 'marker'), 'utf8'), '0\n');
+    } finally {
+      t.dispose();
+    }
+  },
+);
 
 test('a timeout kills the whole process group, grandchildren included', async () => {
   const t = tempDir();
@@ -86,7 +101,9 @@ test('a timeout kills the whole process group, grandchildren included', async ()
 test('a command that ignores SIGTERM is killed after the grace period', async () => {
   const t = tempDir();
   try {
-    const r = await execInGroup(opts(t.dir, ['sh', '-c', 'trap "" TERM; sleep 30'], { timeoutMs: 200, killGraceMs: 200 }));
+    const r = await execInGroup(
+      opts(t.dir, ['sh', '-c', 'trap "" TERM; sleep 30'], { timeoutMs: 200, killGraceMs: 200 }),
+    );
     assert.equal(r.timed_out, true);
     assert.equal(r.signal, 'SIGKILL');
   } finally {
@@ -114,8 +131,23 @@ const INPUTS = { seed: '42', clock: 'live', locale: 'C.UTF-8', digest: 'ab'.repe
 
 test('pinnedEnv: an allowlist: PATH and CI from the caller, test.env, the sealed values; nothing else (tokens, agents, HOME, NODE_OPTIONS ...)', () => {
   const caller = {
-    PATH: '/bin', CI: 'true', HOME: '/root', LC_CTYPE: 'de_DE', LANGUAGE: 'de', TZ: 'Europe/Berlin', SEED: '9', FAKETIME: '+1d', LD_PRELOAD: '/x.so', SEALGATE_DIGEST: 'forged',
-    NODE_TEST_CONTEXT: 'child-v8', GITHUB_TOKEN: 'ghs_x', ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'y', NPM_TOKEN: 'z', SSH_AUTH_SOCK: '/tmp/ssh/agent', NODE_OPTIONS: '--require=/x.js', UNSET: undefined,
+    PATH: '/bin',
+    CI: 'true',
+    HOME: '/root',
+    LC_CTYPE: 'de_DE',
+    LANGUAGE: 'de',
+    TZ: 'Europe/Berlin',
+    SEED: '9',
+    FAKETIME: '+1d',
+    LD_PRELOAD: '/x.so',
+    SEALGATE_DIGEST: 'forged',
+    NODE_TEST_CONTEXT: 'child-v8',
+    GITHUB_TOKEN: 'ghs_x',
+    ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'y',
+    NPM_TOKEN: 'z',
+    SSH_AUTH_SOCK: '/tmp/ssh/agent',
+    NODE_OPTIONS: '--require=/x.js',
+    UNSET: undefined,
   };
   const env = pinnedEnv(caller, INPUTS, { kind: 'live' }, { FEATURE_FLAG: 'on', SEED_DIR: 'fixtures' });
   assert.deepEqual(env, {
@@ -134,7 +166,11 @@ test('pinnedEnv: an allowlist: PATH and CI from the caller, test.env, the sealed
   assert.equal(pinnedEnv({}, INPUTS, { kind: 'live' }).PATH, '/usr/local/bin:/usr/bin:/bin');
   // test.env cannot override a sealed value (the config schema also refuses such names).
   assert.equal(pinnedEnv({}, INPUTS, { kind: 'live' }, { SEED: '7' }).SEED, '42');
-  const frozen = pinnedEnv({}, { ...INPUTS, clock: 'frozen:2001-02-03T04:05:06Z' }, { kind: 'faketime', faketime: '2001-02-03 04:05:06', library: '/lib/libfaketime.so.1' });
+  const frozen = pinnedEnv(
+    {},
+    { ...INPUTS, clock: 'frozen:2001-02-03T04:05:06Z' },
+    { kind: 'faketime', faketime: '2001-02-03 04:05:06', library: '/lib/libfaketime.so.1' },
+  );
   assert.equal(frozen.LD_PRELOAD, '/lib/libfaketime.so.1');
   assert.equal(frozen.FAKETIME, '2001-02-03 04:05:06');
   assert.equal(frozen.DONT_FAKE_MONOTONIC, '1');
@@ -155,7 +191,11 @@ test('property: PYTHONHASHSEED is a deterministic decimal in [0, 4294967295]', (
 test('planClock: live and frozen need nothing; frozen:<instant> needs libfaketime and is refused without it', () => {
   assert.deepEqual(planClock('live', null), { kind: 'live' });
   assert.deepEqual(planClock('frozen', null), { kind: 'fixture' });
-  assert.deepEqual(planClock('frozen:2001-02-03T05:05:06+01:00', '/lib/f.so'), { kind: 'faketime', faketime: '2001-02-03 04:05:06', library: '/lib/f.so' });
+  assert.deepEqual(planClock('frozen:2001-02-03T05:05:06+01:00', '/lib/f.so'), {
+    kind: 'faketime',
+    faketime: '2001-02-03 04:05:06',
+    library: '/lib/f.so',
+  });
   const refused = planClock('frozen:2001-02-03T04:05:06Z', null);
   assert.ok('problem' in refused);
   assert.match(refused.problem, /libfaketime.*not installed.*faketime/);

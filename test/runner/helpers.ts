@@ -38,12 +38,34 @@ export async function makeSealedRepo(
   write(
     'review/proposal.json',
     JSON.stringify(
-      { proposal_id: 'p-1', author_job: AUTHOR, runner_job: RUNNER, patch_path: 'patches/1.diff', digest_status: 'open', logs_present: false, logs_after_seal: true, log_visibility: 'hidden' },
+      {
+        proposal_id: 'p-1',
+        author_job: AUTHOR,
+        runner_job: RUNNER,
+        patch_path: 'patches/1.diff',
+        digest_status: 'open',
+        logs_present: false,
+        logs_after_seal: true,
+        log_visibility: 'hidden',
+      },
       null,
       2,
     ) + '\n',
   );
-  write('sealgate.config.json', JSON.stringify({ fixtures: ['fixtures/**'], clock: opts.clock ?? 'live', locale: 'C.UTF-8', test: { junit: ['junit.xml'] }, ...(opts.config ?? {}) }, null, 2) + '\n');
+  write(
+    'sealgate.config.json',
+    JSON.stringify(
+      {
+        fixtures: ['fixtures/**'],
+        clock: opts.clock ?? 'live',
+        locale: 'C.UTF-8',
+        test: { junit: ['junit.xml'] },
+        ...(opts.config ?? {}),
+      },
+      null,
+      2,
+    ) + '\n',
+  );
   for (const [p, c] of Object.entries(opts.files ?? {})) write(p, c);
   write('src/app.txt', 'base\n');
   git(dir, 'init', '-q', '-b', 'main');
@@ -75,7 +97,12 @@ export async function makeSealedRepo(
  * A prefix for `run -- ...` commands: writes a one-case junit.xml, then execs the command
  * unchanged (its output, status and signal are its own). A run with no case is refused.
  */
-export const ONE_CASE = ['sh', '-c', `printf '%s\\n' '<testsuite name="s" tests="1"><testcase classname="s" name="one"/></testsuite>' > junit.xml; exec "$@"`, 'sh'];
+export const ONE_CASE = [
+  'sh',
+  '-c',
+  `printf '%s\\n' '<testsuite name="s" tests="1"><testcase classname="s" name="one"/></testsuite>' > junit.xml; exec "$@"`,
+  'sh',
+];
 
 /** A shell command that writes `xml` to junit.xml and exits with `exit`. */
 export function shWritingJunit(xml: string, exit = 0, extra = ''): string[] {

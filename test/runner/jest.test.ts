@@ -8,7 +8,8 @@ import { parseTestReport } from '../../src/runner/report.js';
 // jest's own --json report, as jest 30.5.2 wrote it (test/fixtures/junit/README.md).
 const REAL = readFileSync('test/fixtures/junit/jest.json');
 const ROOTS = ['/work/repo'];
-const parse = (bytes: Uint8Array | string) => parseJestJson(typeof bytes === 'string' ? Buffer.from(bytes) : bytes, 'jest.json', { roots: ROOTS });
+const parse = (bytes: Uint8Array | string) =>
+  parseJestJson(typeof bytes === 'string' ? Buffer.from(bytes) : bytes, 'jest.json', { roots: ROOTS });
 interface JestDoc {
   [field: string]: unknown;
   testResults: { [field: string]: unknown; assertionResults: Record<string, unknown>[] }[];
@@ -42,12 +43,18 @@ test('jest JSON: every case with its file, describe chain and status; a file tha
 test('jest JSON: a title jest kept as given (a number, a list: dayjs `it(testArr, ...)` in a loop) is its text where fullName says so', () => {
   const r = parse(
     edit((d) => {
-      Object.assign(d.testResults[0]!.assertionResults[0]!, { title: [2010, 6, 10], fullName: 'pricing discount 2010,6,10' });
+      Object.assign(d.testResults[0]!.assertionResults[0]!, {
+        title: [2010, 6, 10],
+        fullName: 'pricing discount 2010,6,10',
+      });
       Object.assign(d.testResults[0]!.assertionResults[1]!, { title: 7, fullName: 'pricing 7' });
     }),
   );
   assert.ok(r.ok, JSON.stringify(r));
-  assert.deepEqual(r.value.slice(0, 2).map((c) => c.id), ['test/a.test.js::pricing > discount::2010,6,10', 'test/a.test.js::pricing::7']);
+  assert.deepEqual(
+    r.value.slice(0, 2).map((c) => c.id),
+    ['test/a.test.js::pricing > discount::2010,6,10', 'test/a.test.js::pricing::7'],
+  );
 });
 
 test('jest JSON: hostile input is a finding, never a pass', () => {
@@ -63,15 +70,54 @@ test('jest JSON: hostile input is a finding, never a pass', () => {
     ['deep nesting', `{"testResults": ${'['.repeat(100)}${']'.repeat(100)}}`, /nesting/],
     ['no testResults', '{"numTotalTests": 0}', /testResults/],
     ['a total that disagrees', edit((r) => (r['numTotalTests'] = 4)), /numTotalTests.*says 4, the test lists hold 5/],
-    ['a pass count that disagrees (a case dropped)', edit((r) => r.testResults[0]!.assertionResults.splice(0, 1)), /numTotalTests|numPassedTests/],
-    ['a failure rewritten as a pass', edit((r) => (r.testResults[0]!.assertionResults[1]!.status = 'passed')), /numPassedTests|numFailedTests/],
-    ['an unknown status', edit((r) => (r.testResults[0]!.assertionResults[0]!['status'] = 'ok')), /unknown test status/],
-    ['a status as a boolean', edit((r) => (r.testResults[0]!.assertionResults[0]!.status = true)), /unknown test status/],
+    [
+      'a pass count that disagrees (a case dropped)',
+      edit((r) => r.testResults[0]!.assertionResults.splice(0, 1)),
+      /numTotalTests|numPassedTests/,
+    ],
+    [
+      'a failure rewritten as a pass',
+      edit((r) => (r.testResults[0]!.assertionResults[1]!.status = 'passed')),
+      /numPassedTests|numFailedTests/,
+    ],
+    [
+      'an unknown status',
+      edit((r) => (r.testResults[0]!.assertionResults[0]!['status'] = 'ok')),
+      /unknown test status/,
+    ],
+    [
+      'a status as a boolean',
+      edit((r) => (r.testResults[0]!.assertionResults[0]!.status = true)),
+      /unknown test status/,
+    ],
     ['a title missing', edit((r) => delete r.testResults[0]!.assertionResults[0]!.title), /without a title/],
-    ['a list title whose fullName says otherwise', edit((r) => Object.assign(r.testResults[0]!.assertionResults[0]!, { title: [2010, 6] })), /without a title/],
-    ['an object title', edit((r) => Object.assign(r.testResults[0]!.assertionResults[0]!, { title: { a: 1 }, fullName: 'pricing discount [object Object]' })), /without a title/],
-    ['a title of lists within a list', edit((r) => Object.assign(r.testResults[0]!.assertionResults[0]!, { title: [[1], 2], fullName: 'pricing discount 1,2' })), /without a title/],
-    ['ancestors not strings', edit((r) => (r.testResults[0]!.assertionResults[0]!.ancestorTitles = [1])), /ancestorTitles/],
+    [
+      'a list title whose fullName says otherwise',
+      edit((r) => Object.assign(r.testResults[0]!.assertionResults[0]!, { title: [2010, 6] })),
+      /without a title/,
+    ],
+    [
+      'an object title',
+      edit((r) =>
+        Object.assign(r.testResults[0]!.assertionResults[0]!, {
+          title: { a: 1 },
+          fullName: 'pricing discount [object Object]',
+        }),
+      ),
+      /without a title/,
+    ],
+    [
+      'a title of lists within a list',
+      edit((r) =>
+        Object.assign(r.testResults[0]!.assertionResults[0]!, { title: [[1], 2], fullName: 'pricing discount 1,2' }),
+      ),
+      /without a title/,
+    ],
+    [
+      'ancestors not strings',
+      edit((r) => (r.testResults[0]!.assertionResults[0]!.ancestorTitles = [1])),
+      /ancestorTitles/,
+    ],
     ['a negative duration', edit((r) => (r.testResults[0]!.assertionResults[0]!.duration = -1)), /duration/],
     ['a test file outside the folder', edit((r) => (r.testResults[0]!.name = '/etc/a.test.js')), /outside the folder/],
     ['a file status unknown', edit((r) => (r.testResults[0]!.status = 'great')), /unknown test file status/],
@@ -88,10 +134,12 @@ test('jest JSON: hostile input is a finding, never a pass', () => {
 });
 
 test('jest JSON: control characters in titles become spaces; relative names are kept as repository paths', () => {
-  const r = parse(edit((x) => {
-    x.testResults[0]!.assertionResults[0]!.title = 'a\nb';
-    x.testResults[1]!.name = './test/b.test.js';
-  }));
+  const r = parse(
+    edit((x) => {
+      x.testResults[0]!.assertionResults[0]!.title = 'a\nb';
+      x.testResults[1]!.name = './test/b.test.js';
+    }),
+  );
   assert.ok(r.ok);
   assert.equal(r.value[0]?.name, 'a b');
   assert.equal(r.value.at(-1)?.file, 'test/b.test.js');

@@ -19,10 +19,19 @@ test('appendJournalEvents: one chained, verified append; an illegal batch writes
       { ...base, type: 'log', file: 'stdout.log', sha256: D, bytes: 3 },
       { ...base, type: 'run-end', exit_code: 0, signal: null, timed_out: false },
     ]);
-    assert.deepEqual(written.map((e) => e.seq), [3, 4]);
-    assert.deepEqual(readJournal(t.dir).map((e) => e.type), ['seal', 'run-start', 'log', 'run-end']);
+    assert.deepEqual(
+      written.map((e) => e.seq),
+      [3, 4],
+    );
+    assert.deepEqual(
+      readJournal(t.dir).map((e) => e.type),
+      ['seal', 'run-start', 'log', 'run-end'],
+    );
     const before = readFileSync(join(t.dir, 'review/runner/journal.jsonl'), 'utf8');
-    assert.throws(() => appendJournalEvents(t.dir, [{ ...base, type: 'log', file: 'late.log', sha256: D, bytes: 1 }]), /outside a run/);
+    assert.throws(
+      () => appendJournalEvents(t.dir, [{ ...base, type: 'log', file: 'late.log', sha256: D, bytes: 1 }]),
+      /outside a run/,
+    );
     assert.equal(readFileSync(join(t.dir, 'review/runner/journal.jsonl'), 'utf8'), before);
   } finally {
     t.dispose();

@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { appendJournal, checkJournal, deriveLogState, readJournal, type NewJournalEvent } from '../../src/runner/journal.js';
+import {
+  appendJournal,
+  checkJournal,
+  deriveLogState,
+  readJournal,
+  type NewJournalEvent,
+} from '../../src/runner/journal.js';
 import { tempDir } from '../helpers/git.js';
 
 const AT = '2026-10-12T12:00:00Z';
@@ -21,7 +27,10 @@ function journalFiles(events: readonly NewJournalEvent[]): { text: string; head:
   try {
     mkdirSync(join(t.dir, 'review/runner'), { recursive: true });
     for (const e of events) appendJournal(t.dir, e);
-    return { text: readFileSync(join(t.dir, 'review/runner/journal.jsonl'), 'utf8'), head: readFileSync(join(t.dir, 'review/runner/journal.head'), 'utf8') };
+    return {
+      text: readFileSync(join(t.dir, 'review/runner/journal.jsonl'), 'utf8'),
+      head: readFileSync(join(t.dir, 'review/runner/journal.head'), 'utf8'),
+    };
   } finally {
     t.dispose();
   }
@@ -31,7 +40,17 @@ const journalText = (events: readonly NewJournalEvent[]): string => journalFiles
 test('a well-formed run verifies and reads back in order', () => {
   const r = checkJournal(journalText(RUN));
   assert.ok(r.ok);
-  if (r.ok) assert.deepEqual(r.value.map((e) => [e.seq, e.type]), [[1, 'seal'], [2, 'run-start'], [3, 'log'], [4, 'run-end'], [5, 'publish']]);
+  if (r.ok)
+    assert.deepEqual(
+      r.value.map((e) => [e.seq, e.type]),
+      [
+        [1, 'seal'],
+        [2, 'run-start'],
+        [3, 'log'],
+        [4, 'run-end'],
+        [5, 'publish'],
+      ],
+    );
 });
 
 test('edited, reordered, removed and truncated lines are detected', () => {
@@ -83,8 +102,14 @@ test('order: no run without a live seal; no log outside a run; no publish before
     appendJournal(t.dir, RUN[0] as NewJournalEvent);
     assert.throws(() => appendJournal(t.dir, RUN[2] as NewJournalEvent), /outside a run/);
     assert.throws(() => appendJournal(t.dir, RUN[4] as NewJournalEvent), /publish without a finished run/);
-    assert.throws(() => appendJournal(t.dir, { ...(RUN[1] as NewJournalEvent), digest: 'def456' }), /without a live seal/);
-    assert.throws(() => appendJournal(t.dir, { ...(RUN[1] as NewJournalEvent), runner_job: 'other-job' }), /without a live seal/);
+    assert.throws(
+      () => appendJournal(t.dir, { ...(RUN[1] as NewJournalEvent), digest: 'def456' }),
+      /without a live seal/,
+    );
+    assert.throws(
+      () => appendJournal(t.dir, { ...(RUN[1] as NewJournalEvent), runner_job: 'other-job' }),
+      /without a live seal/,
+    );
     appendJournal(t.dir, { ...base, type: 'reopen', reason: 'fixture drift' });
     assert.throws(() => appendJournal(t.dir, RUN[1] as NewJournalEvent), /without a live seal/);
     assert.equal(readJournal(t.dir).length, 2);
@@ -99,14 +124,26 @@ test('log state: derived from the journal and the files actually in the store', 
   if (!r.ok) return;
   const events = r.value;
   const store = new Map([['stdout.log', 'a'.repeat(64)]]);
-  assert.deepEqual(deriveLogState(events, store), { logs_present: true, logs_after_seal: true, log_visibility: 'published' });
-  assert.deepEqual(deriveLogState(events.slice(0, 4), store), { logs_present: true, logs_after_seal: true, log_visibility: 'hidden' });
+  assert.deepEqual(deriveLogState(events, store), {
+    logs_present: true,
+    logs_after_seal: true,
+    log_visibility: 'published',
+  });
+  assert.deepEqual(deriveLogState(events.slice(0, 4), store), {
+    logs_present: true,
+    logs_after_seal: true,
+    log_visibility: 'hidden',
+  });
   // A file the journal does not account for, or one whose bytes changed, is early.
   assert.equal(deriveLogState(events, new Map([...store, ['junit.xml', 'b'.repeat(64)]])).logs_after_seal, false);
   assert.equal(deriveLogState(events, new Map([['stdout.log', 'c'.repeat(64)]])).logs_after_seal, false);
   // Logs in the store with no seal at all are early; no logs at all is not.
   assert.equal(deriveLogState([], store).logs_after_seal, false);
-  assert.deepEqual(deriveLogState([], new Map()), { logs_present: false, logs_after_seal: true, log_visibility: 'hidden' });
+  assert.deepEqual(deriveLogState([], new Map()), {
+    logs_present: false,
+    logs_after_seal: true,
+    log_visibility: 'hidden',
+  });
   // After a reseal, the old run's logs no longer count.
   const resealed = [...events, { ...events[0], seq: 6, type: 'seal' as const }];
   assert.equal(deriveLogState(resealed as typeof events, store).logs_after_seal, false);

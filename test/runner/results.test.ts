@@ -44,7 +44,10 @@ test('cross-field rules: unique ids equal to file::suite::name, no cases without
   const c = GOOD.cases[0] as Results['cases'][number];
   bad({ ...GOOD, cases: [c, c] }, /duplicate case id/);
   bad({ ...GOOD, cases: [{ ...c, id: 'forged::id' }] }, /not file::suite::name/);
-  bad({ ...GOOD, junit: [{ path: 'junit.xml', sha256: null, status: 'missing', detail: 'gone' }] }, /without any readable JUnit file/);
+  bad(
+    { ...GOOD, junit: [{ path: 'junit.xml', sha256: null, status: 'missing', detail: 'gone' }] },
+    /without any readable JUnit file/,
+  );
   bad({ ...GOOD, junit: [{ path: 'junit.xml', sha256: null, status: 'ok' }] }, /null exactly when the file is missing/);
   bad({ ...GOOD, junit: [{ path: 'junit.xml', sha256: 'cd'.repeat(32), status: 'malformed' }] }, /needs a detail/);
   bad({ ...GOOD, signal: 'SIGKILL' }, /not both/);
@@ -60,7 +63,11 @@ test('hostile bytes: every truncation, trailing garbage, duplicate keys and a BO
   const content = bytes.toString('utf8').trimEnd().length;
   for (let n = 0; n < content; n++) assert.equal(parseResults(bytes.subarray(0, n)).ok, false, `cut at ${n}`);
   assert.equal(parseResults(Buffer.concat([bytes, Buffer.from('{}\n')])).ok, false);
-  assert.equal(parseResults(Buffer.from(toJsonText(GOOD).replace('"timed_out": false', '"timed_out": false, "timed_out": true'))).ok, false);
+  assert.equal(
+    parseResults(Buffer.from(toJsonText(GOOD).replace('"timed_out": false', '"timed_out": false, "timed_out": true')))
+      .ok,
+    false,
+  );
   assert.equal(parseResults(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes])).ok, false);
   assert.equal(parseResults(Buffer.from(toJsonText(GOOD).replace(/\n/g, '\r\n'))).ok, true, 'CRLF is JSON whitespace');
 });

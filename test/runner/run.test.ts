@@ -15,7 +15,11 @@ import { AUTHOR, ENV, ONE_CASE, PASS_FAIL_XML, RUNNER, makeSealedRepo, shWriting
 const mode = (p: string): number => statSync(p).mode & 0o777;
 
 test('a failing test command is a result: exit 0, results and journal recorded, logs private, record derived', async () => {
-  const repo = await makeSealedRepo({ config: { test: { command: shWritingJunit(PASS_FAIL_XML, 1, 'echo to-stdout; echo to-stderr >&2'), junit: ['junit.xml'] } } });
+  const repo = await makeSealedRepo({
+    config: {
+      test: { command: shWritingJunit(PASS_FAIL_XML, 1, 'echo to-stdout; echo to-stderr >&2'), junit: ['junit.xml'] },
+    },
+  });
   try {
     const r = await repo.cli('run', '--runner-job', RUNNER);
     assert.equal(r.exit, 0, r.stdout + r.stderr);
@@ -24,7 +28,13 @@ test('a failing test command is a result: exit 0, results and journal recorded, 
     assert.equal(results.exit_code, 1);
     assert.equal(results.runner_job, RUNNER);
     assert.equal(results.digest, repo.read('review/runner/digest.txt').trim());
-    assert.deepEqual(results.cases.map((c) => [c.id, c.status]), [['demo.Spec::passes', 'passed'], ['demo.Spec::fails', 'failed']]);
+    assert.deepEqual(
+      results.cases.map((c) => [c.id, c.status]),
+      [
+        ['demo.Spec::passes', 'passed'],
+        ['demo.Spec::fails', 'failed'],
+      ],
+    );
     assert.equal(results.junit[0]?.status, 'ok');
     // Everything the run produced is in the store, private; nothing is left in the working tree.
     const store = join(repo.dir, 'review/runner/logs');
@@ -35,7 +45,10 @@ test('a failing test command is a result: exit 0, results and journal recorded, 
     assert.equal(repo.read('review/runner/logs/stdout.log'), 'to-stdout\n');
     assert.equal(mode(join(repo.dir, 'review/runner/results.json')), 0o600);
     assert.equal(existsSync(join(repo.dir, 'review/logs')), false);
-    assert.deepEqual(readJournal(repo.dir).map((e) => e.type), ['seal', 'run-start', 'log', 'log', 'log', 'run-end']);
+    assert.deepEqual(
+      readJournal(repo.dir).map((e) => e.type),
+      ['seal', 'run-start', 'log', 'log', 'log', 'run-end'],
+    );
     const rec = repo.record();
     assert.deepEqual([rec.logs_present, rec.logs_after_seal, rec.log_visibility], [true, true, 'hidden']);
   } finally {
@@ -48,7 +61,13 @@ test('the sealed inputs are pinned in the environment of the test command', asyn
   try {
     const r = await repo.cli('run', '--runner-job', RUNNER, '--', ...ONE_CASE, 'sh', '-c', 'env | sort');
     assert.equal(r.exit, 0, r.stderr);
-    const env = Object.fromEntries(repo.read('review/runner/logs/stdout.log').trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    const env = Object.fromEntries(
+      repo
+        .read('review/runner/logs/stdout.log')
+        .trim()
+        .split('\n')
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
     assert.equal(env.SEED, '1234');
     assert.equal(env.TZ, 'UTC');
     assert.equal(env.LC_ALL, 'C.UTF-8');
@@ -152,7 +171,10 @@ test('a readable copy that no publish made is E_LOGS_EARLY', async () => {
 });
 
 test('publish, then the author reader: refused before, readable after', async () => {
-  const repo = await makeSealedRepo({ seal: false, config: { test: { command: shWritingJunit(PASS_FAIL_XML, 1, 'echo hello-log'), junit: ['junit.xml'] } } });
+  const repo = await makeSealedRepo({
+    seal: false,
+    config: { test: { command: shWritingJunit(PASS_FAIL_XML, 1, 'echo hello-log'), junit: ['junit.xml'] } },
+  });
   try {
     let r = await repo.cli('logs');
     assert.equal(r.stdout, 'E_DIGEST_OPEN\n');
@@ -189,16 +211,33 @@ test('publish, then the author reader: refused before, readable after', async ()
   }
 });
 
-test('a stale JUnit file in the tree is never read (the run\'s copy drops it) nor touched; missing and malformed files give no cases, and a run with no case is refused naming them', async () => {
-  const repo = await makeSealedRepo({ files: { 'junit.xml': PASS_FAIL_XML.replace('<failure message="boom">stack</failure>', '') }, config: { test: { junit: ['junit.xml', 'out/bad.xml'] } } });
+test("a stale JUnit file in the tree is never read (the run's copy drops it) nor touched; missing and malformed files give no cases, and a run with no case is refused naming them", async () => {
+  const repo = await makeSealedRepo({
+    files: { 'junit.xml': PASS_FAIL_XML.replace('<failure message="boom">stack</failure>', '') },
+    config: { test: { junit: ['junit.xml', 'out/bad.xml'] } },
+  });
   try {
-    const r = await repo.cli('run', '--runner-job', RUNNER, '--', 'sh', '-c', 'mkdir -p out; printf "<testsuite><testcase name=\\"x\\">" > out/bad.xml');
+    const r = await repo.cli(
+      'run',
+      '--runner-job',
+      RUNNER,
+      '--',
+      'sh',
+      '-c',
+      'mkdir -p out; printf "<testsuite><testcase name=\\"x\\">" > out/bad.xml',
+    );
     assert.equal(r.stdout, 'E_INPUT_INVALID\n');
     assert.equal(r.exit, 1);
-    assert.match(r.stderr, /the run reported no test case; JUnit read: junit\.xml \(missing: the test command did not write it\), out\/bad\.xml \(malformed: /);
+    assert.match(
+      r.stderr,
+      /the run reported no test case; JUnit read: junit\.xml \(missing: the test command did not write it\), out\/bad\.xml \(malformed: /,
+    );
     assert.equal(r.stderr.split('E_INPUT_INVALID').length, 2, 'the code is stated once');
     const results = readResults(repo.dir);
-    assert.deepEqual(results.junit.map((j) => j.status), ['missing', 'malformed']);
+    assert.deepEqual(
+      results.junit.map((j) => j.status),
+      ['missing', 'malformed'],
+    );
     assert.deepEqual(results.cases, []);
     // The user's tree is never written: the stale file is still there, and out/ was made only in the run's copy.
     assert.equal(existsSync(join(repo.dir, 'junit.xml')), true);
@@ -210,7 +249,11 @@ test('a stale JUnit file in the tree is never read (the run\'s copy drops it) no
 
 test('zero test cases: a JUnit file with no <testcase>, or no JUnit path configured, is refused (results still recorded)', async () => {
   for (const [config, argv, why] of [
-    [{ test: { junit: ['junit.xml'] } }, shWritingJunit('<testsuites name="vitest tests" tests="0"></testsuites>', 0), /JUnit read: junit\.xml \(ok, no <testcase>\); the command exited 0/],
+    [
+      { test: { junit: ['junit.xml'] } },
+      shWritingJunit('<testsuites name="vitest tests" tests="0"></testsuites>', 0),
+      /JUnit read: junit\.xml \(ok, no <testcase>\); the command exited 0/,
+    ],
     [{ test: { junit: [] } }, ['true'], /no JUnit path is configured/],
   ] as const) {
     const repo = await makeSealedRepo({ config });
@@ -242,7 +285,18 @@ test('the timeout kills the command; the run is still recorded and exits 0', asy
   const repo = await makeSealedRepo();
   try {
     const t0 = Date.now();
-    const r = await repo.cli('run', '--runner-job', RUNNER, '--timeout', '1', '--', ...ONE_CASE, 'sh', '-c', 'echo started; sleep 30');
+    const r = await repo.cli(
+      'run',
+      '--runner-job',
+      RUNNER,
+      '--timeout',
+      '1',
+      '--',
+      ...ONE_CASE,
+      'sh',
+      '-c',
+      'echo started; sleep 30',
+    );
     assert.equal(r.exit, 0, r.stderr);
     assert.ok(Date.now() - t0 < 10_000);
     assert.match(r.stdout, /timed out \(process group killed\)/);
@@ -277,12 +331,25 @@ test('clock frozen:<instant> is refused, not run live, where libfaketime is miss
         const tree = buildRecordTree(repo.dir);
         const policy = readPolicy({ repo: repo.dir, baseCommit: tree.baseCommit });
         try {
-          return await runSealedTests({ repo: repo.dir, runnerJob: RUNNER, command: ['true'], config: policy.config, policy, tree, baseEnv: ENV, clock: () => new Date(), libfaketime: null });
+          return await runSealedTests({
+            repo: repo.dir,
+            runnerJob: RUNNER,
+            command: ['true'],
+            config: policy.config,
+            policy,
+            tree,
+            baseEnv: ENV,
+            clock: () => new Date(),
+            libfaketime: null,
+          });
         } finally {
           tree.dispose();
         }
       })(),
-      (err: unknown) => err instanceof SealgateError && err.code === 'E_INPUT_INVALID' && /libfaketime.*not installed/.test(err.message),
+      (err: unknown) =>
+        err instanceof SealgateError &&
+        err.code === 'E_INPUT_INVALID' &&
+        /libfaketime.*not installed/.test(err.message),
     );
     assert.equal(existsSync(join(repo.dir, 'review/runner/logs')), false);
   } finally {
@@ -297,8 +364,18 @@ test('clock frozen:<instant> holds the wall clock of the test process (libfaketi
   }
   const repo = await makeSealedRepo({ clock: 'frozen:2001-02-03T04:05:06Z' });
   try {
-    const script = 'console.log(new Date().toISOString()); setTimeout(() => console.log(new Date().toISOString(), "timers run"), 50);';
-    const r = await repo.cli('run', '--runner-job', RUNNER, '--', ...ONE_CASE, 'sh', '-c', `date -u +%Y-%m-%dT%H:%M:%SZ; sleep 1; date -u +%Y-%m-%dT%H:%M:%SZ; ${JSON.stringify(process.execPath)} -e '${script}'`);
+    const script =
+      'console.log(new Date().toISOString()); setTimeout(() => console.log(new Date().toISOString(), "timers run"), 50);';
+    const r = await repo.cli(
+      'run',
+      '--runner-job',
+      RUNNER,
+      '--',
+      ...ONE_CASE,
+      'sh',
+      '-c',
+      `date -u +%Y-%m-%dT%H:%M:%SZ; sleep 1; date -u +%Y-%m-%dT%H:%M:%SZ; ${JSON.stringify(process.execPath)} -e '${script}'`,
+    );
     assert.equal(r.exit, 0, r.stderr);
     assert.match(r.stdout, /wall clock frozen at 2001-02-03 04:05:06 UTC/);
     assert.equal(
@@ -344,17 +421,25 @@ test('options end at --: a --help after it belongs to the test command', async (
 });
 
 test('a JUnit file over the size limit (here a sparse one claiming 8 GiB) is not taken into the store, hashed or journaled: the run refused', async () => {
-  const repo = await makeSealedRepo({ config: { test: { command: ['sh', '-c', 'truncate -s 8G junit.xml'], junit: ['junit.xml'] } } });
+  const repo = await makeSealedRepo({
+    config: { test: { command: ['sh', '-c', 'truncate -s 8G junit.xml'], junit: ['junit.xml'] } },
+  });
   try {
     const r = await repo.cli('run', '--runner-job', RUNNER);
     assert.equal(r.stdout.trim(), 'E_INPUT_INVALID', r.stderr);
     const results = readResults(repo.dir);
     assert.equal(results.junit[0]?.status, 'missing');
     assert.equal(results.junit[0]?.sha256, null);
-    assert.match(results.junit[0]?.detail ?? '', /8589934592 bytes, over the 67108864-byte limit of a report: not taken/);
+    assert.match(
+      results.junit[0]?.detail ?? '',
+      /8589934592 bytes, over the 67108864-byte limit of a report: not taken/,
+    );
     assert.match(r.stderr, /the run reported no test case; JUnit read: junit\.xml \(missing: 8589934592 bytes/);
     assert.deepEqual(readdirSync(join(repo.dir, 'review/runner/logs')).sort(), ['stderr.log', 'stdout.log']);
-    assert.ok(!readJournal(repo.dir).some((e) => e.type === 'log' && e.file.startsWith('junit')), 'no journaled hash of it');
+    assert.ok(
+      !readJournal(repo.dir).some((e) => e.type === 'log' && e.file.startsWith('junit')),
+      'no journaled hash of it',
+    );
   } finally {
     repo.dispose();
   }

@@ -18,32 +18,63 @@ const published: JournalEvent[] = [
 const store = [{ name: 'stdout.log', sha256: H, bytes: 1 }];
 
 test('deriveFullLogState: the journal decides for the store; a published copy must be exactly the published store', () => {
-  assert.deepEqual(deriveFullLogState(published, store, store), { logs_present: true, logs_after_seal: true, log_visibility: 'published' });
-  assert.deepEqual(deriveFullLogState(published.slice(0, 4), store, []), { logs_present: true, logs_after_seal: true, log_visibility: 'hidden' });
-  assert.deepEqual(deriveFullLogState(published.slice(0, 4), store, store), { logs_present: true, logs_after_seal: false, log_visibility: 'hidden' }, 'copied without a publish');
-  assert.deepEqual(deriveFullLogState([], [], []), { logs_present: false, logs_after_seal: true, log_visibility: 'hidden' });
-  assert.deepEqual(deriveFullLogState([], [], store), { logs_present: true, logs_after_seal: false, log_visibility: 'hidden' });
+  assert.deepEqual(deriveFullLogState(published, store, store), {
+    logs_present: true,
+    logs_after_seal: true,
+    log_visibility: 'published',
+  });
+  assert.deepEqual(deriveFullLogState(published.slice(0, 4), store, []), {
+    logs_present: true,
+    logs_after_seal: true,
+    log_visibility: 'hidden',
+  });
+  assert.deepEqual(
+    deriveFullLogState(published.slice(0, 4), store, store),
+    { logs_present: true, logs_after_seal: false, log_visibility: 'hidden' },
+    'copied without a publish',
+  );
+  assert.deepEqual(deriveFullLogState([], [], []), {
+    logs_present: false,
+    logs_after_seal: true,
+    log_visibility: 'hidden',
+  });
+  assert.deepEqual(deriveFullLogState([], [], store), {
+    logs_present: true,
+    logs_after_seal: false,
+    log_visibility: 'hidden',
+  });
 });
 
 test('property: any published copy that differs from the store means logs not after the seal', () => {
-  const fileArb = fc.record({ name: fc.constantFrom('stdout.log', 'stderr.log', 'junit-1.xml'), sha256: fc.constantFrom(H, D), bytes: fc.nat(10) });
+  const fileArb = fc.record({
+    name: fc.constantFrom('stdout.log', 'stderr.log', 'junit-1.xml'),
+    sha256: fc.constantFrom(H, D),
+    bytes: fc.nat(10),
+  });
   fc.assert(
-    fc.property(fc.uniqueArray(fileArb, { selector: (f) => f.name, maxLength: 3 }), fc.uniqueArray(fileArb, { selector: (f) => f.name, minLength: 1, maxLength: 3 }), (st, pub) => {
-      const same = st.length === pub.length && pub.every((p) => st.some((s) => s.name === p.name && s.sha256 === p.sha256));
-      const state = deriveFullLogState(published, st, pub);
-      if (!same) assert.deepEqual(state, { logs_present: true, logs_after_seal: false, log_visibility: 'hidden' });
-      if (state.log_visibility === 'published') assert.ok(same && state.logs_after_seal);
-    }),
+    fc.property(
+      fc.uniqueArray(fileArb, { selector: (f) => f.name, maxLength: 3 }),
+      fc.uniqueArray(fileArb, { selector: (f) => f.name, minLength: 1, maxLength: 3 }),
+      (st, pub) => {
+        const same =
+          st.length === pub.length && pub.every((p) => st.some((s) => s.name === p.name && s.sha256 === p.sha256));
+        const state = deriveFullLogState(published, st, pub);
+        if (!same) assert.deepEqual(state, { logs_present: true, logs_after_seal: false, log_visibility: 'hidden' });
+        if (state.log_visibility === 'published') assert.ok(same && state.logs_after_seal);
+      },
+    ),
   );
 });
 
 test('editRecordText with the log fields: JSON keeps key order; YAML keeps comments and other fields', () => {
-  const json = '{\n  "proposal_id": "p",\n  "logs_present": false,\n  "logs_after_seal": true,\n  "log_visibility": "hidden",\n  "z": 1\n}\n';
+  const json =
+    '{\n  "proposal_id": "p",\n  "logs_present": false,\n  "logs_after_seal": true,\n  "log_visibility": "hidden",\n  "z": 1\n}\n';
   assert.equal(
     editRecordText(json, 'json', { logs_present: true, logs_after_seal: false, log_visibility: 'hidden' }),
     '{\n  "proposal_id": "p",\n  "logs_present": true,\n  "logs_after_seal": false,\n  "log_visibility": "hidden",\n  "z": 1\n}\n',
   );
-  const yaml = '# the record\nproposal_id: p # id\nlogs_present: false\nlogs_after_seal: true\nlog_visibility: hidden\n';
+  const yaml =
+    '# the record\nproposal_id: p # id\nlogs_present: false\nlogs_after_seal: true\nlog_visibility: hidden\n';
   assert.equal(
     editRecordText(yaml, 'yaml', { logs_present: true, logs_after_seal: true, log_visibility: 'published' }),
     '# the record\nproposal_id: p # id\nlogs_present: true\nlogs_after_seal: true\nlog_visibility: published\n',

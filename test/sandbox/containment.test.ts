@@ -5,7 +5,18 @@ import { join } from 'node:path';
 import { packageRoot } from '../../src/core/package-root.js';
 import { SANDBOX_WORK } from '../../src/sandbox/plan.js';
 import { RUNNER } from '../runner/helpers.js';
-import { TOKENS, daemons, makeProject, observe, runCliIn, treeHash, viaCredit, viaRun, type Observed, type Project } from './probe.js';
+import {
+  TOKENS,
+  daemons,
+  makeProject,
+  observe,
+  runCliIn,
+  treeHash,
+  viaCredit,
+  viaRun,
+  type Observed,
+  type Project,
+} from './probe.js';
 
 // Acceptance of the sandbox (issue 13), each property checked from outside on a throwaway
 // project whose test is an attack (./probe.ts), once through `sealgate run` and once through
@@ -17,14 +28,20 @@ const ways: [string, (p: Project) => Promise<Observed>][] = [
   ['the credit step', viaCredit],
 ];
 
-const seen = (o: Observed): string[] => o.lines.filter((l) => /^(SEEN|READ|WROTE) /.test(l) && !/^SEEN \/tmp\/left-behind$|^SEEN .*left-behind$/.test(l));
+const seen = (o: Observed): string[] =>
+  o.lines.filter((l) => /^(SEEN|READ|WROTE) /.test(l) && !/^SEEN \/tmp\/left-behind$|^SEEN .*left-behind$/.test(l));
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 for (const [way, run] of ways) {
   test(`${way}: the test sees no evidence, key, install, cache or repository, and writes none of them, nor the dependency folders or the user's tree`, async () => {
     const p = await makeProject();
     try {
-      const before = { tree: treeHash(p.repo.dir), deps: treeHash(join(p.repo.dir, 'node_modules')), pkg: readFileSync(join(packageRoot(), 'bin', 'sealgate.js')), review: treeHash(join(p.repo.dir, 'review')) };
+      const before = {
+        tree: treeHash(p.repo.dir),
+        deps: treeHash(join(p.repo.dir, 'node_modules')),
+        pkg: readFileSync(join(packageRoot(), 'bin', 'sealgate.js')),
+        review: treeHash(join(p.repo.dir, 'review')),
+      };
       const o = await run(p);
       assert.deepEqual(seen(o), [], o.out);
       for (const h of p.targets.hidden) assert.ok(o.lines.includes(`hidden ${h}`), `${h} was probed: ${o.out}`);
@@ -53,12 +70,34 @@ for (const [way, run] of ways) {
         assert.ok(!o.out.includes(v), `${k}'s value is in the output`);
       }
       // Only the allowlist: PATH, CI, HOME, TMPDIR and the pinned inputs (and what the shell adds itself).
-      const allowed = new Set(['PATH', 'HOME', 'TMPDIR', 'SEED', 'PYTHONHASHSEED', 'TZ', 'LC_ALL', 'LANG', 'SEALGATE_DIGEST', 'SEALGATE_CLOCK', 'PYTHONDONTWRITEBYTECODE', 'PWD', 'SHLVL', 'OLDPWD', '_']);
-      assert.deepEqual(names.filter((n) => !allowed.has(n)), [], o.env.join('\n'));
+      const allowed = new Set([
+        'PATH',
+        'HOME',
+        'TMPDIR',
+        'SEED',
+        'PYTHONHASHSEED',
+        'TZ',
+        'LC_ALL',
+        'LANG',
+        'SEALGATE_DIGEST',
+        'SEALGATE_CLOCK',
+        'PYTHONDONTWRITEBYTECODE',
+        'PWD',
+        'SHLVL',
+        'OLDPWD',
+        '_',
+      ]);
+      assert.deepEqual(
+        names.filter((n) => !allowed.has(n)),
+        [],
+        o.env.join('\n'),
+      );
       if (way === 'sealgate run') {
         const pub = await runCliIn(p, ['publish', '--runner-job', RUNNER]);
         assert.equal(pub.exit, 0, pub.stdout + pub.stderr);
-        const published = readFileSync(join(p.repo.dir, 'review', 'logs', 'stdout.log'), 'utf8') + readFileSync(join(p.repo.dir, 'review', 'logs', 'stderr.log'), 'utf8');
+        const published =
+          readFileSync(join(p.repo.dir, 'review', 'logs', 'stdout.log'), 'utf8') +
+          readFileSync(join(p.repo.dir, 'review', 'logs', 'stderr.log'), 'utf8');
         for (const v of Object.values(TOKENS)) assert.ok(!published.includes(v), 'a token is in the published logs');
       }
     } finally {
@@ -70,7 +109,10 @@ for (const [way, run] of ways) {
     const p = await makeProject();
     try {
       const o = await run(p);
-      assert.ok(o.lines.some((l) => l.startsWith('noconnect ')), o.out);
+      assert.ok(
+        o.lines.some((l) => l.startsWith('noconnect ')),
+        o.out,
+      );
       assert.ok(!o.lines.includes('CONNECTED'));
       assert.equal(p.server.connections(), 0);
     } finally {
@@ -100,7 +142,8 @@ for (const [way, run] of ways) {
       const first = await run(p);
       const second = await run(p);
       for (const o of [first, second]) {
-        for (const f of ['/tmp/left-behind', '/sealgate/home/left-behind', './left-behind']) assert.ok(o.lines.includes(`hidden ${f}`), `${f} in a run: ${o.out}`);
+        for (const f of ['/tmp/left-behind', '/sealgate/home/left-behind', './left-behind'])
+          assert.ok(o.lines.includes(`hidden ${f}`), `${f} in a run: ${o.out}`);
         assert.equal(o.cwd, SANDBOX_WORK);
       }
     } finally {

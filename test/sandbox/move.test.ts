@@ -12,7 +12,10 @@ import { openBox, runInFreshCopy } from '../../src/sandbox/run.js';
 // nothing ran in before.
 
 const bwrap = findBwrap();
-const kinds = [['none', false], ['bwrap', probeSandbox(bwrap) !== null ? 'bubblewrap cannot run here' : false]] as const;
+const kinds = [
+  ['none', false],
+  ['bwrap', probeSandbox(bwrap) !== null ? 'bubblewrap cannot run here' : false],
+] as const;
 
 function makeSource(): string {
   const dir = mkdtempSync(join(tmpdir(), 'sealgate-move-src-'));
@@ -28,35 +31,45 @@ function makeSource(): string {
 
 for (const [isolation, skip] of kinds) {
   for (const moveSource of [true, false]) {
-    test(`${isolation}: a run in a ${moveSource ? 'moved' : 'copied'} tree sees the tree without .git, review/ or node_modules, plus the helper files`, { skip }, async () => {
-      const source = makeSource();
-      const out = mkdtempSync(join(tmpdir(), 'sealgate-move-out-'));
-      try {
-        const box = openBox({ isolation, bwrap, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, secrets: readSecrets(source, {}, installRoot()), path: 'test' });
-        const listing = await runInFreshCopy(
-          box,
-          {
-            source,
-            deps: [],
-            command: ['sh', '-c', 'find . -mindepth 1 | LC_ALL=C sort; touch left-behind'],
-            env: { PATH: '/usr/bin:/bin' },
-            limits: { timeoutMs: 30_000, capBytes: 1 << 20 },
-            output: { stdoutPath: join(out, 'stdout'), stderrPath: join(out, 'stderr') },
-            ...(moveSource ? { moveSource } : {}),
-          },
-          (outcome) => {
-            assert.equal(outcome.exit_code, 0, readFileSync(join(out, 'stderr'), 'utf8'));
-            return readFileSync(join(out, 'stdout'), 'utf8').trim().split('\n');
-          },
-        );
-        assert.deepEqual(listing, ['./.sealgate', './.sealgate/node-test-reporter.mjs', './src', './src/a.js']);
-        // A copy leaves its source as it was; a move uses it up. The run's own file is nowhere after.
-        assert.equal(existsSync(source), !moveSource);
-        if (!moveSource) assert.equal(existsSync(join(source, 'left-behind')), false);
-      } finally {
-        rmSync(source, { recursive: true, force: true });
-        rmSync(out, { recursive: true, force: true });
-      }
-    });
+    test(
+      `${isolation}: a run in a ${moveSource ? 'moved' : 'copied'} tree sees the tree without .git, review/ or node_modules, plus the helper files`,
+      { skip },
+      async () => {
+        const source = makeSource();
+        const out = mkdtempSync(join(tmpdir(), 'sealgate-move-out-'));
+        try {
+          const box = openBox({
+            isolation,
+            bwrap,
+            env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+            secrets: readSecrets(source, {}, installRoot()),
+            path: 'test',
+          });
+          const listing = await runInFreshCopy(
+            box,
+            {
+              source,
+              deps: [],
+              command: ['sh', '-c', 'find . -mindepth 1 | LC_ALL=C sort; touch left-behind'],
+              env: { PATH: '/usr/bin:/bin' },
+              limits: { timeoutMs: 30_000, capBytes: 1 << 20 },
+              output: { stdoutPath: join(out, 'stdout'), stderrPath: join(out, 'stderr') },
+              ...(moveSource ? { moveSource } : {}),
+            },
+            (outcome) => {
+              assert.equal(outcome.exit_code, 0, readFileSync(join(out, 'stderr'), 'utf8'));
+              return readFileSync(join(out, 'stdout'), 'utf8').trim().split('\n');
+            },
+          );
+          assert.deepEqual(listing, ['./.sealgate', './.sealgate/node-test-reporter.mjs', './src', './src/a.js']);
+          // A copy leaves its source as it was; a move uses it up. The run's own file is nowhere after.
+          assert.equal(existsSync(source), !moveSource);
+          if (!moveSource) assert.equal(existsSync(join(source, 'left-behind')), false);
+        } finally {
+          rmSync(source, { recursive: true, force: true });
+          rmSync(out, { recursive: true, force: true });
+        }
+      },
+    );
   }
 }

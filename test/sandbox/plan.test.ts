@@ -4,7 +4,16 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { readDependencyFolders, pathRoots } from '../../src/sandbox/host.js';
-import { SANDBOX_HOME, SANDBOX_TMP, SANDBOX_WORK, isWithin, planMounts, planSandbox, type HostView, type SandboxRequest } from '../../src/sandbox/plan.js';
+import {
+  SANDBOX_HOME,
+  SANDBOX_TMP,
+  SANDBOX_WORK,
+  isWithin,
+  planMounts,
+  planSandbox,
+  type HostView,
+  type SandboxRequest,
+} from '../../src/sandbox/plan.js';
 import { resolveOutput } from '../../src/sandbox/run.js';
 import { SECCOMP_FD, keyringFilter } from '../../src/sandbox/seccomp.js';
 import { checkCreditIsolation, checkRunIsolation } from '../../src/verify/audit.js';
@@ -12,9 +21,16 @@ import type { JournalEvent } from '../../src/runner/journal.js';
 import { tempDir } from '../helpers/git.js';
 
 const HOST: HostView = {
-  system: [{ path: '/usr', link: null }, { path: '/bin', link: 'usr/bin' }],
+  system: [
+    { path: '/usr', link: null },
+    { path: '/bin', link: 'usr/bin' },
+  ],
   readOnly: ['/etc/passwd', '/opt/pyenv'],
-  hidden: [{ path: '/usr/lib/node_modules/sealgate', dir: true }, { path: '/opt/pyenv/secret.key', dir: false }, { path: '/repo', dir: true }],
+  hidden: [
+    { path: '/usr/lib/node_modules/sealgate', dir: true },
+    { path: '/opt/pyenv/secret.key', dir: false },
+    { path: '/repo', dir: true },
+  ],
 };
 const REQ: SandboxRequest = {
   isolation: 'bwrap',
@@ -32,18 +48,42 @@ const REQ: SandboxRequest = {
 test('planSandbox: every namespace, no way back to the parent session, an unprivileged uid, the tree at one fixed path, HOME and TMPDIR inside', () => {
   const p = planSandbox(REQ);
   const a = p.argv.join(' ');
-  for (const flag of ['--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent', '--new-session', '--uid 1000', '--gid 1000', `--chdir ${SANDBOX_WORK}`, '--remount-ro /', `--seccomp ${SECCOMP_FD}`]) assert.ok(a.includes(flag), flag);
+  for (const flag of [
+    '--unshare-user',
+    '--unshare-pid',
+    '--unshare-net',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    '--die-with-parent',
+    '--new-session',
+    '--uid 1000',
+    '--gid 1000',
+    `--chdir ${SANDBOX_WORK}`,
+    '--remount-ro /',
+    `--seccomp ${SECCOMP_FD}`,
+  ])
+    assert.ok(a.includes(flag), flag);
   assert.deepEqual(p.argv.slice(p.argv.indexOf('--') + 1), ['node', '--test']);
   assert.equal(p.argv[0], '/usr/bin/bwrap');
   assert.equal(p.cwd, SANDBOX_WORK);
   assert.equal(p.hostCwd, '/tmp/r/work');
-  assert.deepEqual(p.env, { PATH: '/usr/bin', SEED: '1', SEALGATE_TRACE_FILE: `${SANDBOX_TMP}/trace.txt`, HOME: SANDBOX_HOME, TMPDIR: SANDBOX_TMP });
+  assert.deepEqual(p.env, {
+    PATH: '/usr/bin',
+    SEED: '1',
+    SEALGATE_TRACE_FILE: `${SANDBOX_TMP}/trace.txt`,
+    HOME: SANDBOX_HOME,
+    TMPDIR: SANDBOX_TMP,
+  });
   // The run's three fresh folders are the only writable binds.
-  assert.deepEqual(p.mounts.filter((m) => m.kind === 'bind'), [
-    { kind: 'bind', src: '/tmp/r/tmp', dest: SANDBOX_TMP },
-    { kind: 'bind', src: '/tmp/r/home', dest: SANDBOX_HOME },
-    { kind: 'bind', src: '/tmp/r/work', dest: SANDBOX_WORK },
-  ]);
+  assert.deepEqual(
+    p.mounts.filter((m) => m.kind === 'bind'),
+    [
+      { kind: 'bind', src: '/tmp/r/tmp', dest: SANDBOX_TMP },
+      { kind: 'bind', src: '/tmp/r/home', dest: SANDBOX_HOME },
+      { kind: 'bind', src: '/tmp/r/work', dest: SANDBOX_WORK },
+    ],
+  );
   // The dependency folder is read-only at its place in the tree; the hidden install under /usr is covered; a hidden key file under a bound root is /dev/null.
   assert.ok(p.mounts.some((m) => m.kind === 'ro-bind' && m.dest === `${SANDBOX_WORK}/node_modules`));
   assert.ok(p.mounts.some((m) => m.kind === 'tmpfs' && m.dest === '/usr/lib/node_modules/sealgate'));
@@ -52,23 +92,30 @@ test('planSandbox: every namespace, no way back to the parent session, an unpriv
 });
 
 test('keyringFilter: classic BPF for every ABI of the host (x86-64 with i386 and x32, arm64 with arm), none for an unknown architecture', () => {
-  const insns = (b: Buffer): { code: number; k: number }[] => Array.from({ length: b.length / 8 }, (_, i) => ({ code: b.readUInt16LE(i * 8), k: b.readUInt32LE(i * 8 + 4) }));
+  const insns = (b: Buffer): { code: number; k: number }[] =>
+    Array.from({ length: b.length / 8 }, (_, i) => ({ code: b.readUInt16LE(i * 8), k: b.readUInt32LE(i * 8 + 4) }));
   const x64 = keyringFilter('x64', 'LE') as Buffer;
   assert.equal(x64.length % 8, 0);
   const ks = insns(x64).map((i) => i.k);
   // Both ABIs checked, the x86-64, x32 and i386 numbers of add_key, request_key and keyctl refused, a foreign ABI killed.
-  for (const k of [0xc000003e, 0x40000003, 248, 249, 250, 286, 287, 288, 0xbfffffff, 0x80000000, 0x00050001, 0x7fff0000]) assert.ok(ks.includes(k), k.toString(16));
+  for (const k of [
+    0xc000003e, 0x40000003, 248, 249, 250, 286, 287, 288, 0xbfffffff, 0x80000000, 0x00050001, 0x7fff0000,
+  ])
+    assert.ok(ks.includes(k), k.toString(16));
   assert.ok(insns(keyringFilter('arm64', 'LE') as Buffer).some((i) => i.k === 0xc00000b7));
   assert.equal(keyringFilter('mips', 'LE'), null);
   assert.equal(keyringFilter('x64', 'BE')?.readUInt32BE(4), 4);
 });
 
-test('planSandbox, unsandboxed: the command alone, in the run\'s fresh copy, HOME and TMPDIR the run\'s own', () => {
+test("planSandbox, unsandboxed: the command alone, in the run's fresh copy, HOME and TMPDIR the run's own", () => {
   const p = planSandbox({ ...REQ, isolation: 'none' });
   assert.deepEqual(p.argv, ['node', '--test']);
   assert.deepEqual(p.mounts, []);
   assert.equal(p.cwd, '/tmp/r/work');
-  assert.deepEqual([p.env.HOME, p.env.TMPDIR, p.env.SEALGATE_TRACE_FILE], ['/tmp/r/home', '/tmp/r/tmp', '/tmp/r/tmp/trace.txt']);
+  assert.deepEqual(
+    [p.env.HOME, p.env.TMPDIR, p.env.SEALGATE_TRACE_FILE],
+    ['/tmp/r/home', '/tmp/r/tmp', '/tmp/r/tmp/trace.txt'],
+  );
 });
 
 const seg = fc.constantFrom('a', 'b', 'c', 'key', 'node_modules');
@@ -76,18 +123,26 @@ const absPath = fc.array(seg, { minLength: 1, maxLength: 4 }).map((xs) => `/${xs
 
 test('property: a hidden path is never the source of a bind, and wherever a bind would show it, a later mount covers it', () => {
   fc.assert(
-    fc.property(fc.array(absPath, { maxLength: 5 }), fc.array(absPath, { maxLength: 5 }), fc.array(fc.record({ path: absPath, dir: fc.boolean() }), { maxLength: 4 }), (system, readOnly, hidden) => {
-      const host: HostView = { system: system.map((path) => ({ path, link: null })), readOnly, hidden };
-      const mounts = planMounts({ host, run: REQ.run, deps: [] });
-      for (const [i, m] of mounts.entries()) {
-        if (m.kind !== 'ro-bind' || m.src === '/dev/null') continue;
-        assert.ok(!hidden.some((h) => isWithin(m.src, h.path)), `${m.src} is hidden`);
-        for (const h of hidden.filter((x) => isWithin(x.path, m.src))) {
-          const dest = join(m.dest, h.path.slice(m.src.length));
-          assert.ok(mounts.slice(i + 1).some((n) => (n.kind === 'tmpfs' || n.kind === 'null') && n.dest === dest), `${h.path} shows through ${m.src}`);
+    fc.property(
+      fc.array(absPath, { maxLength: 5 }),
+      fc.array(absPath, { maxLength: 5 }),
+      fc.array(fc.record({ path: absPath, dir: fc.boolean() }), { maxLength: 4 }),
+      (system, readOnly, hidden) => {
+        const host: HostView = { system: system.map((path) => ({ path, link: null })), readOnly, hidden };
+        const mounts = planMounts({ host, run: REQ.run, deps: [] });
+        for (const [i, m] of mounts.entries()) {
+          if (m.kind !== 'ro-bind' || m.src === '/dev/null') continue;
+          assert.ok(!hidden.some((h) => isWithin(m.src, h.path)), `${m.src} is hidden`);
+          for (const h of hidden.filter((x) => isWithin(x.path, m.src))) {
+            const dest = join(m.dest, h.path.slice(m.src.length));
+            assert.ok(
+              mounts.slice(i + 1).some((n) => (n.kind === 'tmpfs' || n.kind === 'null') && n.dest === dest),
+              `${h.path} shows through ${m.src}`,
+            );
+          }
         }
-      }
-    }),
+      },
+    ),
   );
 });
 
@@ -96,11 +151,29 @@ test('dependency folders: real folders and links to a dependency folder; a link 
   try {
     const tree = join(t.dir, 'tree');
     const install = join(t.dir, 'sealgate');
-    for (const d of [join(tree, '.venv'), join(install, 'node_modules'), join(install, 'dist'), join(t.dir, 'repo', 'review'), join(t.dir, 'other', 'node_modules')]) mkdirSync(d, { recursive: true });
+    for (const d of [
+      join(tree, '.venv'),
+      join(install, 'node_modules'),
+      join(install, 'dist'),
+      join(t.dir, 'repo', 'review'),
+      join(t.dir, 'other', 'node_modules'),
+    ])
+      mkdirSync(d, { recursive: true });
     symlinkSync(join(install, 'node_modules'), join(tree, 'node_modules'));
     const forbidden = [join(t.dir, 'repo', 'review'), install];
-    assert.deepEqual(readDependencyFolders(tree, forbidden, install), { deps: [{ name: 'node_modules', src: join(install, 'node_modules') }, { name: '.venv', src: join(tree, '.venv') }], refused: [] });
-    for (const [target, why] of [[join(t.dir, 'repo', 'review'), /not a dependency folder/], [join(install, 'dist'), /not a dependency folder/], [install, /not a dependency folder/], [join(t.dir, 'nowhere'), /not a folder/]] as const) {
+    assert.deepEqual(readDependencyFolders(tree, forbidden, install), {
+      deps: [
+        { name: 'node_modules', src: join(install, 'node_modules') },
+        { name: '.venv', src: join(tree, '.venv') },
+      ],
+      refused: [],
+    });
+    for (const [target, why] of [
+      [join(t.dir, 'repo', 'review'), /not a dependency folder/],
+      [join(install, 'dist'), /not a dependency folder/],
+      [install, /not a dependency folder/],
+      [join(t.dir, 'nowhere'), /not a folder/],
+    ] as const) {
       const evil = join(t.dir, `evil-${String(Math.random()).slice(2)}`);
       mkdirSync(evil);
       symlinkSync(target, join(evil, 'venv'));
@@ -119,7 +192,7 @@ test('dependency folders: real folders and links to a dependency folder; a link 
   }
 });
 
-test('resolveOutput: a report is read only through real folders to a regular file in the run\'s copy', () => {
+test("resolveOutput: a report is read only through real folders to a regular file in the run's copy", () => {
   const t = tempDir();
   try {
     mkdirSync(join(t.dir, 'out'));
@@ -138,11 +211,24 @@ test('resolveOutput: a report is read only through real folders to a regular fil
   }
 });
 
-test('pathRoots: a version manager\'s shims bring its whole root; system folders and missing entries bring nothing', () => {
+test("pathRoots: a version manager's shims bring its whole root; system folders and missing entries bring nothing", () => {
   const t = tempDir();
   try {
-    for (const d of ['pyenv/shims', 'pyenv/versions/3.11/bin', 'tools/bin']) mkdirSync(join(t.dir, d), { recursive: true });
-    assert.deepEqual(pathRoots([join(t.dir, 'pyenv', 'shims'), join(t.dir, 'pyenv', 'versions', '3.11', 'bin'), join(t.dir, 'tools', 'bin'), '/usr/bin', 'relative/bin', join(t.dir, 'missing')].join(':')), [join(t.dir, 'pyenv'), join(t.dir, 'tools', 'bin')]);
+    for (const d of ['pyenv/shims', 'pyenv/versions/3.11/bin', 'tools/bin'])
+      mkdirSync(join(t.dir, d), { recursive: true });
+    assert.deepEqual(
+      pathRoots(
+        [
+          join(t.dir, 'pyenv', 'shims'),
+          join(t.dir, 'pyenv', 'versions', '3.11', 'bin'),
+          join(t.dir, 'tools', 'bin'),
+          '/usr/bin',
+          'relative/bin',
+          join(t.dir, 'missing'),
+        ].join(':'),
+      ),
+      [join(t.dir, 'pyenv'), join(t.dir, 'tools', 'bin')],
+    );
   } finally {
     t.dispose();
   }
@@ -156,13 +242,22 @@ test('verify: an unsandboxed run or credit is E_SANDBOX_UNAVAILABLE unless the p
     { ...base, seq: 3, type: 'run-end', exit_code: 0, signal: null, timed_out: false },
     { ...base, seq: 4, type: 'run-start', command: ['t'], sandbox: 'none' },
   ];
-  assert.deepEqual(checkRunIsolation('bwrap', journal).map((f) => [f.code, f.path]), [['E_SANDBOX_UNAVAILABLE', 'review/runner/journal.jsonl#4.sandbox']]);
+  assert.deepEqual(
+    checkRunIsolation('bwrap', journal).map((f) => [f.code, f.path]),
+    [['E_SANDBOX_UNAVAILABLE', 'review/runner/journal.jsonl#4.sandbox']],
+  );
   assert.deepEqual(checkRunIsolation('none', journal), []);
   assert.deepEqual(checkRunIsolation('bwrap', journal.slice(0, 3)), []);
   assert.deepEqual(checkCreditIsolation('bwrap', 'bwrap', 'bwrap'), []);
   assert.deepEqual(checkCreditIsolation('bwrap', 'bwrap', undefined), []);
-  assert.deepEqual(checkCreditIsolation('bwrap', 'none', 'bwrap').map((f) => f.code), ['E_SANDBOX_UNAVAILABLE']);
+  assert.deepEqual(
+    checkCreditIsolation('bwrap', 'none', 'bwrap').map((f) => f.code),
+    ['E_SANDBOX_UNAVAILABLE'],
+  );
   assert.match(checkCreditIsolation('bwrap', undefined, undefined)[0]?.detail ?? '', /does not say/);
-  assert.deepEqual(checkCreditIsolation('bwrap', 'bwrap', 'none').map((f) => f.path), ['review/runner/cases.json#sandbox']);
+  assert.deepEqual(
+    checkCreditIsolation('bwrap', 'bwrap', 'none').map((f) => f.path),
+    ['review/runner/cases.json#sandbox'],
+  );
   assert.deepEqual(checkCreditIsolation('none', 'none', 'none'), []);
 });

@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -126,7 +135,11 @@ export async function makeProject(config: Record<string, unknown> = {}, unsandbo
   mkdirSync(join(cache, 'sealgate', 'credit'), { recursive: true });
   writeFileSync(join(cache, 'sealgate', 'credit', 'entry.json'), '{}\n');
   const repo = await makeSealedRepo({
-    files: { 'src.txt': 'source\n', 'node_modules/dep/index.js': 'module.exports = 1;\n', '.git/config': '[remote "origin"]\n\turl = https://x-access-token:ghs_inconfig@example.invalid/r\n' },
+    files: {
+      'src.txt': 'source\n',
+      'node_modules/dep/index.js': 'module.exports = 1;\n',
+      '.git/config': '[remote "origin"]\n\turl = https://x-access-token:ghs_inconfig@example.invalid/r\n',
+    },
     config: { test: { command: ['sh', 'attack.sh'], junit: ['junit.xml'] }, ...config },
     seal: false, // the attack names repo.dir, so it goes into the recorded patch first, then the seal binds that tree
   });
@@ -197,21 +210,48 @@ export async function viaRun(p: Project): Promise<Observed & { stdout: string; s
   if (r.exit !== 0) throw new Error(`sealgate run failed: ${r.stdout}${r.stderr}`);
   const results = JSON.parse(p.repo.read('review/runner/results.json')) as { cases: { name: string }[]; cwd: string };
   const name = results.cases[0]?.name ?? null;
-  return { ...observe(p.repo.read('review/runner/logs/stdout.log'), name?.startsWith('cwd ') ? name.slice(4) : null), stdout: r.stdout, stderr: r.stderr };
+  return {
+    ...observe(p.repo.read('review/runner/logs/stdout.log'), name?.startsWith('cwd ') ? name.slice(4) : null),
+    stdout: r.stdout,
+    stderr: r.stderr,
+  };
 }
 
 /** The credit step's run: its box (openCreditBox), its workspace and its chokepoint (runTestCommand), as `sealgate credit` builds them. */
-export async function viaCredit(p: Project, config: Config = readProjectConfig(p)): Promise<Observed & { run: TestRun }> {
+export async function viaCredit(
+  p: Project,
+  config: Config = readProjectConfig(p),
+): Promise<Observed & { run: TestRun }> {
   const scratch = makeScratch();
   try {
-    const box = openCreditBox({ repo: p.repo.dir, config, env: p.env, cacheDir: join(p.cache, 'sealgate', 'credit'), clock: { kind: 'live' } });
-    const env = { ...pinnedEnv(p.env, { seed: '1234', clock: 'live', locale: 'C.UTF-8', digest: 'ab'.repeat(32) }, { kind: 'live' }, config.test.env), PYTHONDONTWRITEBYTECODE: '1' };
+    const box = openCreditBox({
+      repo: p.repo.dir,
+      config,
+      env: p.env,
+      cacheDir: join(p.cache, 'sealgate', 'credit'),
+      clock: { kind: 'live' },
+    });
+    const env = {
+      ...pinnedEnv(
+        p.env,
+        { seed: '1234', clock: 'live', locale: 'C.UTF-8', digest: 'ab'.repeat(32) },
+        { kind: 'live' },
+        config.test.env,
+      ),
+      PYTHONDONTWRITEBYTECODE: '1',
+    };
     const ws = makeWorkspace(p.repo.dir, scratch.dir);
     const logDir = join(scratch.dir, 'log');
     mkdirSync(logDir);
     const run = await runTestCommand(ws.root, ['sh', 'attack.sh'], ['junit.xml'], env, 60_000, logDir, box);
     const name = run.cases[0]?.name ?? null;
-    return { ...observe(existsSync(join(logDir, 'stdout.log')) ? readFileSync(join(logDir, 'stdout.log'), 'utf8') : '', name?.startsWith('cwd ') ? name.slice(4) : null), run };
+    return {
+      ...observe(
+        existsSync(join(logDir, 'stdout.log')) ? readFileSync(join(logDir, 'stdout.log'), 'utf8') : '',
+        name?.startsWith('cwd ') ? name.slice(4) : null,
+      ),
+      run,
+    };
   } finally {
     scratch.dispose();
   }

@@ -1,6 +1,16 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +23,7 @@ function scratch(): { dir: string; dispose: () => void } {
 }
 
 describe('runner caches: what the first control leaves in its TMPDIR for the runs after it', () => {
-  it('keeps jest\'s and tsx\'s cache folders, nothing else, and seeds a later run with them, every file at the tree\'s one time', () => {
+  it("keeps jest's and tsx's cache folders, nothing else, and seeds a later run with them, every file at the tree's one time", () => {
     const s = scratch();
     try {
       const tmp = join(s.dir, 'tmp');
@@ -31,7 +41,13 @@ describe('runner caches: what the first control leaves in its TMPDIR for the run
       seedRunnerCaches(kept, next);
       assert.equal(readFileSync(join(next, 'jest_rs', 'haste', 'a.map'), 'utf8'), 'transformed');
       assert.ok(!existsSync(join(next, 'marker')) && !existsSync(join(next, 'other')));
-      for (const p of [next, join(next, 'jest_rs'), join(next, 'jest_rs', 'haste'), join(next, 'jest_rs', 'haste', 'a.map'), join(next, 'tsx-1000', '1-abc')]) {
+      for (const p of [
+        next,
+        join(next, 'jest_rs'),
+        join(next, 'jest_rs', 'haste'),
+        join(next, 'jest_rs', 'haste', 'a.map'),
+        join(next, 'tsx-1000', '1-abc'),
+      ]) {
         assert.equal(lstatSync(p).mtime.getTime(), TREE_TIME.getTime(), p);
       }
       // A second keep replaces what the first kept.
@@ -48,14 +64,20 @@ describe('runner caches: what the first control leaves in its TMPDIR for the run
     try {
       const cases: [string, (cache: string) => void][] = [
         ['a link in it', (c) => symlinkSync('/etc/passwd', join(c, 'x'))],
-        ['a link for the folder', (c) => {
-          rmSync(c, { recursive: true });
-          symlinkSync('/etc', c);
-        }],
+        [
+          'a link for the folder',
+          (c) => {
+            rmSync(c, { recursive: true });
+            symlinkSync('/etc', c);
+          },
+        ],
         ['a pipe', (c) => execFileSync('mkfifo', [join(c, 'p')])],
-        ['too many entries', (c) => {
-          for (let i = 0; i <= MAX_RUNNER_CACHE_ENTRIES; i++) writeFileSync(join(c, `f${i}`), '');
-        }],
+        [
+          'too many entries',
+          (c) => {
+            for (let i = 0; i <= MAX_RUNNER_CACHE_ENTRIES; i++) writeFileSync(join(c, `f${i}`), '');
+          },
+        ],
       ];
       for (const [what, plant] of cases) {
         const tmp = join(s.dir, `tmp-${what.replace(/\W/g, '-')}`);
@@ -74,8 +96,19 @@ describe('runner caches: what the first control leaves in its TMPDIR for the run
     }
   });
 
-  it('the names kept are exactly the runners\' own cache folders', () => {
+  it("the names kept are exactly the runners' own cache folders", () => {
     for (const n of ['jest_rs', 'jest_0', 'tsx-1000', 'tsx-0']) assert.ok(RUNNER_CACHE.test(n), n);
-    for (const n of ['jest_', 'jest_RS', 'tsx-', 'tsx-abc', 'jest_rs/..', '../jest_rs', 'x-jest_rs', 'jest_rs2 ', 'tsx']) assert.ok(!RUNNER_CACHE.test(n), n);
+    for (const n of [
+      'jest_',
+      'jest_RS',
+      'tsx-',
+      'tsx-abc',
+      'jest_rs/..',
+      '../jest_rs',
+      'x-jest_rs',
+      'jest_rs2 ',
+      'tsx',
+    ])
+      assert.ok(!RUNNER_CACHE.test(n), n);
   });
 });

@@ -1,6 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -15,7 +26,10 @@ import { openBox, removeInCopy, runInFreshCopy } from '../../src/sandbox/run.js'
 // runner's tree carries one fixed time, and what a run writes into its copy gets it back.
 
 const bwrap = findBwrap();
-const kinds = [['none', false], ['bwrap', probeSandbox(bwrap) !== null ? 'bubblewrap cannot run here' : false]] as const;
+const kinds = [
+  ['none', false],
+  ['bwrap', probeSandbox(bwrap) !== null ? 'bubblewrap cannot run here' : false],
+] as const;
 const T = TREE_TIME.getTime() / 1000;
 
 function makeSource(): string {
@@ -43,7 +57,11 @@ test('stampTree: every file, folder and link (the link itself) below a root carr
     const r = listTimes(dir);
     assert.ok(r.length >= 8);
     for (const [p, t] of r) assert.equal(t, T, p);
-    assert.deepEqual([lstatSync(outside).mtimeMs, lstatSync(join(outside, 'host.txt')).mtimeMs], before, 'a link target outside the tree was stamped');
+    assert.deepEqual(
+      [lstatSync(outside).mtimeMs, lstatSync(join(outside, 'host.txt')).mtimeMs],
+      before,
+      'a link target outside the tree was stamped',
+    );
     rmSync(outside, { recursive: true, force: true });
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -74,43 +92,61 @@ function listTimes(dir: string, rel = '.'): [string, number][] {
 }
 
 for (const [isolation, skip] of kinds) {
-  test(`${isolation}: in a control and in a mutant run alike, every file and folder the run sees carries the tree time (the written file and its folders too)`, { skip }, async () => {
-    const source = makeSource();
-    const out = mkdtempSync(join(tmpdir(), 'sealgate-times-out-'));
-    try {
-      const box = openBox({ isolation, bwrap, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, secrets: readSecrets(source, {}, installRoot()), path: 'test' });
-      const seen = async (files?: ReadonlyMap<string, string>): Promise<string[]> =>
-        runInFreshCopy(
-          box,
-          {
-            source,
-            deps: [],
-            clean: ['junit.xml'],
-            command: ['sh', '-c', "find . -mindepth 0 -printf '%p %T@\\n' | LC_ALL=C sort"],
-            env: { PATH: '/usr/bin:/bin' },
-            limits: { timeoutMs: 30_000, capBytes: 1 << 20 },
-            output: { stdoutPath: join(out, 'stdout'), stderrPath: join(out, 'stderr') },
-            ...(files ? { files } : {}),
-          },
-          (outcome) => {
-            assert.equal(outcome.exit_code, 0, readFileSync(join(out, 'stderr'), 'utf8'));
-            return readFileSync(join(out, 'stdout'), 'utf8').trim().split('\n');
-          },
+  test(
+    `${isolation}: in a control and in a mutant run alike, every file and folder the run sees carries the tree time (the written file and its folders too)`,
+    { skip },
+    async () => {
+      const source = makeSource();
+      const out = mkdtempSync(join(tmpdir(), 'sealgate-times-out-'));
+      try {
+        const box = openBox({
+          isolation,
+          bwrap,
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+          secrets: readSecrets(source, {}, installRoot()),
+          path: 'test',
+        });
+        const seen = async (files?: ReadonlyMap<string, string>): Promise<string[]> =>
+          runInFreshCopy(
+            box,
+            {
+              source,
+              deps: [],
+              clean: ['junit.xml'],
+              command: ['sh', '-c', "find . -mindepth 0 -printf '%p %T@\\n' | LC_ALL=C sort"],
+              env: { PATH: '/usr/bin:/bin' },
+              limits: { timeoutMs: 30_000, capBytes: 1 << 20 },
+              output: { stdoutPath: join(out, 'stdout'), stderrPath: join(out, 'stderr') },
+              ...(files ? { files } : {}),
+            },
+            (outcome) => {
+              assert.equal(outcome.exit_code, 0, readFileSync(join(out, 'stderr'), 'utf8'));
+              return readFileSync(join(out, 'stdout'), 'utf8').trim().split('\n');
+            },
+          );
+        const control = await seen();
+        const mutant = await seen(
+          new Map([
+            ['src/deep/b.py', 'B = 3  # a mutant\n'],
+            ['src/new/c.py', 'C = 1\n'],
+          ]),
         );
-      const control = await seen();
-      const mutant = await seen(new Map([['src/deep/b.py', 'B = 3  # a mutant\n'], ['src/new/c.py', 'C = 1\n']]));
-      for (const listing of [control, mutant]) {
-        assert.ok(listing.length >= 6, listing.join('\n'));
-        for (const line of listing) assert.equal(Number(line.slice(line.lastIndexOf(' ') + 1)), T, line);
+        for (const listing of [control, mutant]) {
+          assert.ok(listing.length >= 6, listing.join('\n'));
+          for (const line of listing) assert.equal(Number(line.slice(line.lastIndexOf(' ') + 1)), T, line);
+        }
+        // The report the source left was removed before the run.
+        assert.equal(
+          control.some((l) => l.startsWith('./junit.xml ')),
+          false,
+        );
+        assert.ok(mutant.some((l) => l.startsWith('./src/new/c.py ')));
+      } finally {
+        rmSync(source, { recursive: true, force: true });
+        rmSync(out, { recursive: true, force: true });
       }
-      // The report the source left was removed before the run.
-      assert.equal(control.some((l) => l.startsWith('./junit.xml ')), false);
-      assert.ok(mutant.some((l) => l.startsWith('./src/new/c.py ')));
-    } finally {
-      rmSync(source, { recursive: true, force: true });
-      rmSync(out, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 }
 
 test('removeInCopy never follows a link in place of a folder: a report path through a link out of the copy removes nothing outside', () => {

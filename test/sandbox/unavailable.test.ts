@@ -1,6 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCli } from '../helpers/cli.js';
@@ -11,7 +21,8 @@ import { ENV, ONE_CASE, RUNNER, makeSealedRepo } from '../runner/helpers.js';
 // refuse with E_SANDBOX_UNAVAILABLE and the next step, before any test code runs, unless the
 // policy says sandbox "none". SEALGATE_BWRAP points them at a missing or a failing bwrap.
 
-const NEXT = /install bubblewrap.*kernel\.unprivileged_userns_clone.*user\.max_user_namespaces.*kernel\.apparmor_restrict_unprivileged_userns/s;
+const NEXT =
+  /install bubblewrap.*kernel\.unprivileged_userns_clone.*user\.max_user_namespaces.*kernel\.apparmor_restrict_unprivileged_userns/s;
 
 function fakeBwraps(): { missing: string; denied: string; dispose: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'sealgate-fake-bwrap-'));
@@ -25,11 +36,17 @@ function fakeBwraps(): { missing: string; denied: string; dispose: () => void } 
 test('sealgate run refuses with E_SANDBOX_UNAVAILABLE where bwrap is missing or cannot make namespaces; nothing ran, nothing was journaled', async () => {
   const fake = fakeBwraps();
   try {
-    for (const [label, bwrap, says] of [['missing', fake.missing, /not installed/], ['denied', fake.denied, /cannot create its namespaces.*Permission denied/]] as const) {
+    for (const [label, bwrap, says] of [
+      ['missing', fake.missing, /not installed/],
+      ['denied', fake.denied, /cannot create its namespaces.*Permission denied/],
+    ] as const) {
       const repo = await makeSealedRepo({ config: { test: { command: ['sh', '-c', 'echo ran > ran.txt'] } } });
       try {
         const journal = repo.read('review/runner/journal.jsonl');
-        const r = await runCli(['run', '--runner-job', RUNNER], { cwd: repo.dir, env: { ...ENV, SEALGATE_BWRAP: bwrap } });
+        const r = await runCli(['run', '--runner-job', RUNNER], {
+          cwd: repo.dir,
+          env: { ...ENV, SEALGATE_BWRAP: bwrap },
+        });
         assert.deepEqual([r.stdout, r.exit], ['E_SANDBOX_UNAVAILABLE\n', 1], `${label}: ${r.stderr}`);
         assert.match(r.stderr, says, label);
         assert.match(r.stderr, NEXT, label);
@@ -48,9 +65,14 @@ test('sealgate run refuses with E_SANDBOX_UNAVAILABLE where bwrap is missing or 
 test('with sandbox "none" in the policy the run goes ahead unsandboxed and says so in results.json, the journal and its summary', async () => {
   const fake = fakeBwraps();
   // One JUnit case (a run with none is refused), then `pwd`: its output is the run's working directory.
-  const repo = await makeSealedRepo({ config: { sandbox: 'none', test: { command: [...ONE_CASE, 'pwd'], junit: ['junit.xml'] } } });
+  const repo = await makeSealedRepo({
+    config: { sandbox: 'none', test: { command: [...ONE_CASE, 'pwd'], junit: ['junit.xml'] } },
+  });
   try {
-    const r = await runCli(['run', '--runner-job', RUNNER], { cwd: repo.dir, env: { ...ENV, SEALGATE_BWRAP: fake.missing } });
+    const r = await runCli(['run', '--runner-job', RUNNER], {
+      cwd: repo.dir,
+      env: { ...ENV, SEALGATE_BWRAP: fake.missing },
+    });
     assert.equal(r.exit, 0, r.stderr);
     assert.match(r.stdout, /sandbox: NONE/);
     const results = JSON.parse(repo.read('review/runner/results.json')) as { sandbox: string; cwd: string };
@@ -84,9 +106,20 @@ test('sealgate credit refuses with E_SANDBOX_UNAVAILABLE before any control or m
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'NODE_TEST_CONTEXT') env[k] = v;
     env.SEED = '42';
-    const cli = (argv: string[], extra: Record<string, string> = {}) => runCli(argv, { cwd: repo.dir, env: { ...env, ...extra } });
+    const cli = (argv: string[], extra: Record<string, string> = {}) =>
+      runCli(argv, { cwd: repo.dir, env: { ...env, ...extra } });
     for (const s of [
-      ['propose', '--author-job', 'model-session-17', '--runner-job', 'server-job-88', '--patch', 'patches/1.diff', '--proposal-id', 'p-1'],
+      [
+        'propose',
+        '--author-job',
+        'model-session-17',
+        '--runner-job',
+        'server-job-88',
+        '--patch',
+        'patches/1.diff',
+        '--proposal-id',
+        'p-1',
+      ],
       ['seal', '--runner-job', 'server-job-88'],
       ['symbols', '--patch', 'patches/1.diff'],
       ['run', '--runner-job', 'server-job-88'],

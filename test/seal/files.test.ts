@@ -10,7 +10,8 @@ const DEFAULT = { config: DEFAULT_POLICY, bytes: null, digest: 'default', source
 import { editRecordText } from '../../src/record/file.js';
 import { has, seal, sealRepo, snapshot } from './setup.js';
 
-const isInvalid = (re: RegExp) => (err: Error & { code?: string }) => err.code === 'E_INPUT_INVALID' && re.test(err.message);
+const isInvalid = (re: RegExp) => (err: Error & { code?: string }) =>
+  err.code === 'E_INPUT_INVALID' && re.test(err.message);
 
 test('seal.json is strict: truncation, trailing garbage, CRLF, BOM, duplicates, unknown keys, deep nesting, oversize', async () => {
   const t = sealRepo();
@@ -66,7 +67,8 @@ test('digest.status is sealed only for exactly "sealed\\n"; anything malformed i
     ];
     for (const [bytes, want] of table) {
       writeFileSync(path, bytes);
-      if (want === 'invalid') assert.throws(() => readSealStatus(t.dir), isInvalid(/digest\.status/), JSON.stringify(bytes.toString()));
+      if (want === 'invalid')
+        assert.throws(() => readSealStatus(t.dir), isInvalid(/digest\.status/), JSON.stringify(bytes.toString()));
       else assert.equal(readSealStatus(t.dir), want, JSON.stringify(bytes.toString()));
     }
   } finally {
@@ -76,7 +78,10 @@ test('digest.status is sealed only for exactly "sealed\\n"; anything malformed i
 
 test('editRecordText changes only the named keys, in place, and deletes on undefined', () => {
   const json = '{\n  "b": 1,\n  "a": "x",\n  "c": [1, 2]\n}\n';
-  assert.equal(editRecordText(json, 'json', { a: 'y', d: 'z' }), '{\n  "b": 1,\n  "a": "y",\n  "c": [\n    1,\n    2\n  ],\n  "d": "z"\n}\n');
+  assert.equal(
+    editRecordText(json, 'json', { a: 'y', d: 'z' }),
+    '{\n  "b": 1,\n  "a": "y",\n  "c": [\n    1,\n    2\n  ],\n  "d": "z"\n}\n',
+  );
   assert.equal(editRecordText(json, 'json', { a: undefined }), '{\n  "b": 1,\n  "c": [\n    1,\n    2\n  ]\n}\n');
   const yaml = '# top\nb: 1 # one\na: "x"\nc: [1, 2]\n';
   assert.equal(editRecordText(yaml, 'yaml', { a: 'y', d: 'z' }), '# top\nb: 1 # one\na: "y"\nc: [1, 2]\nd: z\n');

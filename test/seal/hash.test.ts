@@ -27,7 +27,32 @@ test('hashFiles agrees with sha256sum at every chunk boundary: on the main threa
   const t = tempDir();
   try {
     // Around one chunk (1 MiB), the overlapped path's threshold (4 MiB), its 8 MiB reads and its ring of two buffers.
-    const sizes = [0, 1, 55, 64, 4096, 65535, 65536, 65537, 3 * 65536 + 7, MiB - 1, MiB, MiB + 1, 2 * MiB, 3 * MiB + 5, 4 * MiB - 1, 4 * MiB, 4 * MiB + 1, 6 * MiB, 8 * MiB - 1, 8 * MiB, 8 * MiB + 1, 16 * MiB, 16 * MiB + 1, 24 * MiB + 5];
+    const sizes = [
+      0,
+      1,
+      55,
+      64,
+      4096,
+      65535,
+      65536,
+      65537,
+      3 * 65536 + 7,
+      MiB - 1,
+      MiB,
+      MiB + 1,
+      2 * MiB,
+      3 * MiB + 5,
+      4 * MiB - 1,
+      4 * MiB,
+      4 * MiB + 1,
+      6 * MiB,
+      8 * MiB - 1,
+      8 * MiB,
+      8 * MiB + 1,
+      16 * MiB,
+      16 * MiB + 1,
+      24 * MiB + 5,
+    ];
     const files = sizes.map((s, i) => {
       const name = `f${i}.bin`;
       writeFileSync(join(t.dir, name), randomBytes(s));
@@ -67,8 +92,15 @@ test('hashFiles refuses a missing file or a link, naming it, on the main thread 
     for (const workers of [0, 2]) {
       // With workers, the main thread is busy with the lead file, so a worker meets the bad one.
       const first = workers === 0 ? 'a' : 'lead';
-      await assert.rejects(hashFiles(t.dir, [first, 'gone'], { workers }), (err: Error & { code?: string }) => err.code === 'E_INPUT_INVALID' && err.message.includes('gone: disappeared'));
-      await assert.rejects(hashFiles(t.dir, [first, 'link'], { workers }), (err: Error & { code?: string }) => err.code === 'E_INPUT_INVALID' && err.message.includes('link: is a symbolic link'));
+      await assert.rejects(
+        hashFiles(t.dir, [first, 'gone'], { workers }),
+        (err: Error & { code?: string }) => err.code === 'E_INPUT_INVALID' && err.message.includes('gone: disappeared'),
+      );
+      await assert.rejects(
+        hashFiles(t.dir, [first, 'link'], { workers }),
+        (err: Error & { code?: string }) =>
+          err.code === 'E_INPUT_INVALID' && err.message.includes('link: is a symbolic link'),
+      );
     }
   } finally {
     t.dispose();
@@ -78,36 +110,45 @@ test('hashFiles refuses a missing file or a link, naming it, on the main thread 
 // The walk refuses links, but a folder can be swapped for one between the walk and the open;
 // the open itself refuses a link only as the last component. hashFiles is given the path the
 // walk saw (fixtures/sub/f.bin) after the swap: it must refuse, not hash the file outside.
-test('a folder on the path swapped for a link after the walk is refused, small or large, on the main thread and on workers', { skip: existsSync('/proc/self/fd') ? false : 'needs /proc/self/fd (Linux)' }, async () => {
-  const t = tempDir();
-  const outside = tempDir();
-  try {
-    mkdirSync(join(outside.dir, 'sub'));
-    writeFileSync(join(outside.dir, 'sub', 'f.bin'), 'secret outside the repository\n');
-    writeFileSync(join(outside.dir, 'sub', 'big.bin'), randomBytes(5 * MiB));
-    mkdirSync(join(t.dir, 'fixtures'));
-    writeFileSync(join(t.dir, 'fixtures', 'a.bin'), 'a');
-    writeFileSync(join(t.dir, 'fixtures', 'lead.bin'), Buffer.alloc(LEAD_BYTES));
-    symlinkSync(join(outside.dir, 'sub'), join(t.dir, 'fixtures', 'sub'));
-    for (const workers of [0, 1, 2]) {
-      // With workers, the main thread is busy with the lead file, so a worker opens the detour.
-      const first = workers === 0 ? 'fixtures/a.bin' : 'fixtures/lead.bin';
-      for (const f of ['fixtures/sub/f.bin', 'fixtures/sub/big.bin']) {
-        await assert.rejects(
-          hashFiles(t.dir, [first, f], { workers }),
-          (err: Error & { code?: string }) => err.code === 'E_INPUT_INVALID' && err.message.includes(`${f}: was reached through a symbolic link`),
-          `${f}, ${workers} workers`,
-        );
-        await assert.rejects(hashFiles(t.dir, [f], { workers }), /reached through a symbolic link/, `${f} alone, ${workers} workers`);
+test(
+  'a folder on the path swapped for a link after the walk is refused, small or large, on the main thread and on workers',
+  { skip: existsSync('/proc/self/fd') ? false : 'needs /proc/self/fd (Linux)' },
+  async () => {
+    const t = tempDir();
+    const outside = tempDir();
+    try {
+      mkdirSync(join(outside.dir, 'sub'));
+      writeFileSync(join(outside.dir, 'sub', 'f.bin'), 'secret outside the repository\n');
+      writeFileSync(join(outside.dir, 'sub', 'big.bin'), randomBytes(5 * MiB));
+      mkdirSync(join(t.dir, 'fixtures'));
+      writeFileSync(join(t.dir, 'fixtures', 'a.bin'), 'a');
+      writeFileSync(join(t.dir, 'fixtures', 'lead.bin'), Buffer.alloc(LEAD_BYTES));
+      symlinkSync(join(outside.dir, 'sub'), join(t.dir, 'fixtures', 'sub'));
+      for (const workers of [0, 1, 2]) {
+        // With workers, the main thread is busy with the lead file, so a worker opens the detour.
+        const first = workers === 0 ? 'fixtures/a.bin' : 'fixtures/lead.bin';
+        for (const f of ['fixtures/sub/f.bin', 'fixtures/sub/big.bin']) {
+          await assert.rejects(
+            hashFiles(t.dir, [first, f], { workers }),
+            (err: Error & { code?: string }) =>
+              err.code === 'E_INPUT_INVALID' && err.message.includes(`${f}: was reached through a symbolic link`),
+            `${f}, ${workers} workers`,
+          );
+          await assert.rejects(
+            hashFiles(t.dir, [f], { workers }),
+            /reached through a symbolic link/,
+            `${f} alone, ${workers} workers`,
+          );
+        }
       }
+      // The same files reached without a link hash as usual (the check refuses only the detour).
+      assert.deepEqual(await hashFiles(outside.dir, ['sub/f.bin']), sha256sum(outside.dir, ['sub/f.bin']));
+    } finally {
+      t.dispose();
+      outside.dispose();
     }
-    // The same files reached without a link hash as usual (the check refuses only the detour).
-    assert.deepEqual(await hashFiles(outside.dir, ['sub/f.bin']), sha256sum(outside.dir, ['sub/f.bin']));
-  } finally {
-    t.dispose();
-    outside.dispose();
-  }
-});
+  },
+);
 
 test('a repository reached through a link is hashed from its real path, not refused', async () => {
   const t = tempDir();
@@ -137,8 +178,14 @@ test('property: the digest changes when any fixture byte, the seed, the clock or
           contents.forEach((c, i) => writeFileSync(join(dir, 'fx', `f${i}.bin`), c));
           const inputs = { seed, clock: 'frozen', locale: 'C.UTF-8' };
           const base = await computeInputs(dir, ['fx/*'], inputs, BOUND);
-          assert.notEqual((await computeInputs(dir, ['fx/*'], { ...inputs, seed: seed + '0' }, BOUND)).digest, base.digest);
-          assert.notEqual((await computeInputs(dir, ['fx/*'], { ...inputs, clock: 'live' }, BOUND)).digest, base.digest);
+          assert.notEqual(
+            (await computeInputs(dir, ['fx/*'], { ...inputs, seed: seed + '0' }, BOUND)).digest,
+            base.digest,
+          );
+          assert.notEqual(
+            (await computeInputs(dir, ['fx/*'], { ...inputs, clock: 'live' }, BOUND)).digest,
+            base.digest,
+          );
           assert.notEqual((await computeInputs(dir, ['fx/*'], { ...inputs, locale: 'C' }, BOUND)).digest, base.digest);
           const which = pick % contents.length;
           const file = contents[which] as Uint8Array;

@@ -2,7 +2,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
-import { checkClock, checkFixtureName, checkLocale, checkSeed, compareBytewise, diffInputs, digestOfInputs, toInputsText } from '../../src/seal/inputs.js';
+import {
+  checkClock,
+  checkFixtureName,
+  checkLocale,
+  checkSeed,
+  compareBytewise,
+  diffInputs,
+  digestOfInputs,
+  toInputsText,
+} from '../../src/seal/inputs.js';
 
 const LONE = /[\uD800-\uDFFF]/u;
 const BOUND = { tree: 'a'.repeat(40), policy: 'default' };
@@ -18,7 +27,10 @@ test('inputs.sha256 is sha256sum lines sorted bytewise, then seed, clock, locale
     { seed: '42', clock: 'frozen', locale: 'C.UTF-8' },
     BOUND,
   );
-  assert.equal(text, `${h('B')}  fixtures/B.json\n${h('a')}  fixtures/a.json\n${h('b')}  fixtures/b.json\nseed=42\nclock=frozen\nlocale=C.UTF-8\ntree=${'a'.repeat(40)}\npolicy=default\n`);
+  assert.equal(
+    text,
+    `${h('B')}  fixtures/B.json\n${h('a')}  fixtures/a.json\n${h('b')}  fixtures/b.json\nseed=42\nclock=frozen\nlocale=C.UTF-8\ntree=${'a'.repeat(40)}\npolicy=default\n`,
+  );
   assert.equal(digestOfInputs(text), h(text));
 });
 
@@ -52,10 +64,13 @@ test('seed, clock and locale values that would forge or blur a line are refused'
     if (problem === undefined) assert.equal(got, undefined, seed);
     else assert.match(got ?? '', new RegExp(problem), JSON.stringify(seed));
   }
-  for (const ok of ['frozen', 'live', 'frozen:2026-10-12T12:00:00Z', 'frozen:2026-10-12T12:00:00+02:00']) assert.equal(checkClock(ok), undefined, ok);
-  for (const bad of ['', 'Frozen', 'frozen:', 'frozen:2026-10-12 12:00', 'frozen:2026-13-01T00:00:00Z', 'system']) assert.notEqual(checkClock(bad), undefined, bad);
+  for (const ok of ['frozen', 'live', 'frozen:2026-10-12T12:00:00Z', 'frozen:2026-10-12T12:00:00+02:00'])
+    assert.equal(checkClock(ok), undefined, ok);
+  for (const bad of ['', 'Frozen', 'frozen:', 'frozen:2026-10-12 12:00', 'frozen:2026-13-01T00:00:00Z', 'system'])
+    assert.notEqual(checkClock(bad), undefined, bad);
   for (const ok of ['C', 'C.UTF-8', 'en_US.UTF-8', 'de_DE@euro', 'POSIX']) assert.equal(checkLocale(ok), undefined, ok);
-  for (const bad of ['', 'C UTF-8', 'C.UTF-8\n', 'x'.repeat(65), 'en/US']) assert.notEqual(checkLocale(bad), undefined, bad);
+  for (const bad of ['', 'C UTF-8', 'C.UTF-8\n', 'x'.repeat(65), 'en/US'])
+    assert.notEqual(checkLocale(bad), undefined, bad);
 });
 
 test('file names a sha256sum line cannot carry are refused', () => {
@@ -76,23 +91,30 @@ test('diffInputs names removed and added lines, grouped by path', () => {
 });
 
 test('property: the digest changes with any line content and never for reordered input', () => {
-  const file = fc.record({ path: fc.stringMatching(/^[a-z]{1,6}(\/[a-z]{1,6}){0,2}\.json$/), sha256: fc.stringMatching(/^[0-9a-f]{64}$/) });
+  const file = fc.record({
+    path: fc.stringMatching(/^[a-z]{1,6}(\/[a-z]{1,6}){0,2}\.json$/),
+    sha256: fc.stringMatching(/^[0-9a-f]{64}$/),
+  });
   fc.assert(
-    fc.property(fc.uniqueArray(file, { selector: (f) => f.path, minLength: 1, maxLength: 8 }), fc.string({ minLength: 1, maxLength: 8 }).filter((s) => checkSeed(s) === undefined), (files, seed) => {
-      const inputs = { seed, clock: 'frozen', locale: 'C.UTF-8' };
-      const d = digestOfInputs(toInputsText(files, inputs, BOUND));
-      assert.equal(digestOfInputs(toInputsText([...files].reverse(), inputs, BOUND)), d);
-      assert.notEqual(digestOfInputs(toInputsText(files, { ...inputs, seed: seed + 'x' }, BOUND)), d);
-      assert.notEqual(digestOfInputs(toInputsText(files, { ...inputs, clock: 'live' }, BOUND)), d);
-      assert.notEqual(digestOfInputs(toInputsText(files, { ...inputs, locale: 'C' }, BOUND)), d);
-      assert.notEqual(digestOfInputs(toInputsText(files, inputs, { ...BOUND, tree: 'b'.repeat(40) })), d);
-      assert.notEqual(digestOfInputs(toInputsText(files, inputs, { ...BOUND, policy: 'c'.repeat(64) })), d);
-      const [first, ...rest] = files;
-      if (first) {
-        const flipped = { ...first, sha256: (first.sha256.startsWith('0') ? '1' : '0') + first.sha256.slice(1) };
-        assert.notEqual(digestOfInputs(toInputsText([flipped, ...rest], inputs, BOUND)), d);
-      }
-    }),
+    fc.property(
+      fc.uniqueArray(file, { selector: (f) => f.path, minLength: 1, maxLength: 8 }),
+      fc.string({ minLength: 1, maxLength: 8 }).filter((s) => checkSeed(s) === undefined),
+      (files, seed) => {
+        const inputs = { seed, clock: 'frozen', locale: 'C.UTF-8' };
+        const d = digestOfInputs(toInputsText(files, inputs, BOUND));
+        assert.equal(digestOfInputs(toInputsText([...files].reverse(), inputs, BOUND)), d);
+        assert.notEqual(digestOfInputs(toInputsText(files, { ...inputs, seed: seed + 'x' }, BOUND)), d);
+        assert.notEqual(digestOfInputs(toInputsText(files, { ...inputs, clock: 'live' }, BOUND)), d);
+        assert.notEqual(digestOfInputs(toInputsText(files, { ...inputs, locale: 'C' }, BOUND)), d);
+        assert.notEqual(digestOfInputs(toInputsText(files, inputs, { ...BOUND, tree: 'b'.repeat(40) })), d);
+        assert.notEqual(digestOfInputs(toInputsText(files, inputs, { ...BOUND, policy: 'c'.repeat(64) })), d);
+        const [first, ...rest] = files;
+        if (first) {
+          const flipped = { ...first, sha256: (first.sha256.startsWith('0') ? '1' : '0') + first.sha256.slice(1) };
+          assert.notEqual(digestOfInputs(toInputsText([flipped, ...rest], inputs, BOUND)), d);
+        }
+      },
+    ),
     { numRuns: 300 },
   );
 });

@@ -29,7 +29,10 @@ test('seal writes inputs.sha256, digest.txt, seal.json and digest.status, binds 
     assert.equal(read(t.dir, 'review/runner/digest.txt'), `${digest}\n`);
     assert.equal(read(t.dir, 'review/runner/digest.status'), 'sealed\n');
     const lines = inputs.split('\n');
-    assert.deepEqual(lines.slice(0, 3).map((l) => l.slice(66)), SORTED);
+    assert.deepEqual(
+      lines.slice(0, 3).map((l) => l.slice(66)),
+      SORTED,
+    );
     for (const l of lines.slice(0, 3)) assert.match(l, /^[0-9a-f]{64} {2}fixtures\//);
     const tree = git(t.dir, 'rev-parse', 'HEAD^{tree}').trim();
     assert.equal(lines.length, 9);
@@ -94,16 +97,27 @@ test("a reviewer reproduces the digest with coreutils alone: the spec's shell re
       `sha256sum "$out/inputs.sha256" | awk '{print $1}' > "$out/digest.txt"`,
       'cat "$out/digest.txt"; cmp "$out/inputs.sha256" review/runner/inputs.sha256; rm -r "$out"',
     ].join('\n');
-    const out = execFileSync('sh', ['-c', recipe, 'sh', ...files], { cwd: t.dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', SEED: '42', LC_ALL: 'C', GIT_CONFIG_NOSYSTEM: '1', HOME: t.dir }, encoding: 'utf8' });
+    const out = execFileSync('sh', ['-c', recipe, 'sh', ...files], {
+      cwd: t.dir,
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        SEED: '42',
+        LC_ALL: 'C',
+        GIT_CONFIG_NOSYSTEM: '1',
+        HOME: t.dir,
+      },
+      encoding: 'utf8',
+    });
     assert.equal(out, read(t.dir, 'review/runner/digest.txt'));
     // And the order is what `LC_ALL=C sort` gives for the matched files.
-    const sorted = execFileSync('sh', ['-c', "find fixtures -type f | LC_ALL=C sort"], { cwd: t.dir, encoding: 'utf8' }).trim().split('\n');
+    const sorted = execFileSync('sh', ['-c', 'find fixtures -type f | LC_ALL=C sort'], { cwd: t.dir, encoding: 'utf8' })
+      .trim()
+      .split('\n');
     assert.deepEqual(files, sorted);
   } finally {
     t.dispose();
   }
 });
-
 
 test('a YAML record keeps its comments, order and styles; only the seal fields change', async () => {
   const yaml = [
@@ -135,7 +149,10 @@ test('a YAML record keeps its comments, order and styles; only the seal fields c
         .replace('digest_status: open', 'digest_status: sealed')
         .concat(`digest: ${digest}\n`),
     );
-    assert.equal((JSON.parse(read(t.dir, 'review/runner/seal.json')) as Record<string, unknown>).record, 'review/proposal.yaml');
+    assert.equal(
+      (JSON.parse(read(t.dir, 'review/runner/seal.json')) as Record<string, unknown>).record,
+      'review/proposal.yaml',
+    );
   } finally {
     t.dispose();
   }
@@ -174,10 +191,15 @@ test('fixtures, clock and locale come from sealgate.config.json and the seed fro
   const t = sealRepo();
   try {
     // The policy is read at the base commit: commit it there.
-    writeFileSync(join(t.dir, 'sealgate.config.json'), JSON.stringify({ fixtures: ['fixtures/*.json'], clock: 'frozen', locale: 'C.UTF-8' }) + '\n');
+    writeFileSync(
+      join(t.dir, 'sealgate.config.json'),
+      JSON.stringify({ fixtures: ['fixtures/*.json'], clock: 'frozen', locale: 'C.UTF-8' }) + '\n',
+    );
     git(t.dir, 'add', 'sealgate.config.json');
     git(t.dir, 'commit', '-q', '-m', 'policy');
-    const disagree = await runSeal(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', '--seed', '1'], { env: { SEED: '2' } });
+    const disagree = await runSeal(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', '--seed', '1'], {
+      env: { SEED: '2' },
+    });
     assert.equal(disagree.exit, 2);
     assert.match(disagree.stderr, /disagree/);
     const r = await runSeal(['seal', '--repo', t.dir, '--runner-job', 'server-job-88'], { env: { SEED: '7' } });
@@ -185,7 +207,10 @@ test('fixtures, clock and locale come from sealgate.config.json and the seed fro
     const inputs = read(t.dir, 'review/runner/inputs.sha256');
     assert.match(inputs, /seed=7\nclock=frozen\nlocale=C\.UTF-8\ntree=[0-9a-f]{40}\npolicy=[0-9a-f]{64}\n$/);
     assert.deepEqual(
-      inputs.split('\n').filter((l) => l.includes('  ')).map((l) => l.slice(66)),
+      inputs
+        .split('\n')
+        .filter((l) => l.includes('  '))
+        .map((l) => l.slice(66)),
       ['fixtures/clock.json', 'fixtures/orders.json'],
     );
   } finally {
@@ -210,7 +235,10 @@ test('job rules: runner equal to author is E_SHARED_JOB; a record naming another
     writeFileSync(join(t.dir, 'review/proposal.json'), JSON.stringify({ ...RECORD, runner_job: null }, null, 2) + '\n');
     const ok = await seal(t.dir, [], 'server-job-99');
     assert.equal(ok.exit, 0, ok.stderr);
-    assert.equal((JSON.parse(read(t.dir, 'review/proposal.json')) as Record<string, unknown>).runner_job, 'server-job-99');
+    assert.equal(
+      (JSON.parse(read(t.dir, 'review/proposal.json')) as Record<string, unknown>).runner_job,
+      'server-job-99',
+    );
     // An invalid record is refused before anything is hashed.
     writeFileSync(join(t.dir, 'review/proposal.json'), '{"proposal_id": "p", "proposal_id": "q"}\n');
     const bad = await seal(t.dir, [], 'server-job-99');
@@ -253,9 +281,16 @@ test('a seal under a new runner job replaces the old one: its credit and logs ar
   const t = sealRepo();
   try {
     assert.equal((await seal(t.dir)).exit, 0);
-    writeFiles(t.dir, { 'review/runner/credit.json': '{}\n', 'review/runner/logs/junit.xml': '<x/>\n', 'review/logs/junit.xml': '<x/>\n' });
+    writeFiles(t.dir, {
+      'review/runner/credit.json': '{}\n',
+      'review/runner/logs/junit.xml': '<x/>\n',
+      'review/logs/junit.xml': '<x/>\n',
+    });
     appendFileSync(join(t.dir, 'fixtures/orders.json'), ' ');
-    writeFileSync(join(t.dir, 'review/proposal.json'), JSON.stringify({ ...RECORD, runner_job: 'server-job-89' }, null, 2) + '\n');
+    writeFileSync(
+      join(t.dir, 'review/proposal.json'),
+      JSON.stringify({ ...RECORD, runner_job: 'server-job-89' }, null, 2) + '\n',
+    );
     const r = await seal(t.dir, [], 'server-job-89');
     assert.equal(r.exit, 0, r.stderr);
     assert.match(r.stderr, /earlier seal by server-job-88 was reopened/);
@@ -292,10 +327,26 @@ test('seal --verify: a match prints the digest and writes nothing', async () => 
 });
 
 for (const [what, change, expect] of [
-  ['a changed byte', (dir: string) => writeFileSync(join(dir, 'fixtures/orders.json'), '{"orders":[1,2,4]}\n'), [/^ {2}- [0-9a-f]{64} {2}fixtures\/orders\.json$/m, /^ {2}\+ [0-9a-f]{64} {2}fixtures\/orders\.json$/m]],
-  ['a new file matching the glob', (dir: string) => writeFileSync(join(dir, 'fixtures/nested/new.csv'), 'x\n'), [/^ {2}\+ [0-9a-f]{64} {2}fixtures\/nested\/new\.csv$/m]],
-  ['a deleted file', (dir: string) => rmSync(join(dir, 'fixtures/clock.json')), [/^ {2}- [0-9a-f]{64} {2}fixtures\/clock\.json$/m]],
-  ['every file deleted', (dir: string) => rmSync(join(dir, 'fixtures'), { recursive: true }), [/- [0-9a-f]{64} {2}fixtures\/orders\.json/]],
+  [
+    'a changed byte',
+    (dir: string) => writeFileSync(join(dir, 'fixtures/orders.json'), '{"orders":[1,2,4]}\n'),
+    [/^ {2}- [0-9a-f]{64} {2}fixtures\/orders\.json$/m, /^ {2}\+ [0-9a-f]{64} {2}fixtures\/orders\.json$/m],
+  ],
+  [
+    'a new file matching the glob',
+    (dir: string) => writeFileSync(join(dir, 'fixtures/nested/new.csv'), 'x\n'),
+    [/^ {2}\+ [0-9a-f]{64} {2}fixtures\/nested\/new\.csv$/m],
+  ],
+  [
+    'a deleted file',
+    (dir: string) => rmSync(join(dir, 'fixtures/clock.json')),
+    [/^ {2}- [0-9a-f]{64} {2}fixtures\/clock\.json$/m],
+  ],
+  [
+    'every file deleted',
+    (dir: string) => rmSync(join(dir, 'fixtures'), { recursive: true }),
+    [/- [0-9a-f]{64} {2}fixtures\/orders\.json/],
+  ],
 ] as const) {
   test(`seal --verify on drift (${what}): reopen, delete credit and logs, name the changed lines, E_DIGEST_OPEN`, async () => {
     const t = sealRepo();
@@ -314,7 +365,13 @@ for (const [what, change, expect] of [
       assert.equal(r.stdout, 'E_DIGEST_OPEN\n');
       assert.equal(r.exit, 1);
       for (const re of expect) assert.match(r.stderr, re);
-      for (const gone of ['review/runner/credit.json', 'review/runner/cases.json', 'review/runner/results.json', 'review/runner/logs', 'review/logs']) {
+      for (const gone of [
+        'review/runner/credit.json',
+        'review/runner/cases.json',
+        'review/runner/results.json',
+        'review/runner/logs',
+        'review/logs',
+      ]) {
         assert.equal(has(t.dir, gone), false, gone);
       }
       assert.equal(read(t.dir, 'review/runner/digest.status'), 'open\n');
@@ -355,14 +412,21 @@ test('the digest ignores mtimes, hostnames, time zones and the wall clock', asyn
     const a = await seal(t.dir);
     rmSync(join(t.dir, 'review/runner'), { recursive: true });
     writeFileSync(join(t.dir, 'review/proposal.json'), JSON.stringify(RECORD, null, 2) + '\n');
-    for (const f of SORTED) utimesSync(join(t.dir, f), new Date('1999-09-09T09:09:09Z'), new Date('1999-09-09T09:09:09Z'));
-    const b = await runSeal(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', ...ARGS], { env: { HOSTNAME: 'elsewhere', TZ: 'Asia/Tokyo' }, now: new Date('2030-01-01T00:00:00Z') });
+    for (const f of SORTED)
+      utimesSync(join(t.dir, f), new Date('1999-09-09T09:09:09Z'), new Date('1999-09-09T09:09:09Z'));
+    const b = await runSeal(['seal', '--repo', t.dir, '--runner-job', 'server-job-88', ...ARGS], {
+      env: { HOSTNAME: 'elsewhere', TZ: 'Asia/Tokyo' },
+      now: new Date('2030-01-01T00:00:00Z'),
+    });
     assert.equal(b.exit, 0, b.stderr);
     assert.equal(b.stdout, a.stdout);
     // A different host, for real, where the kernel allows a private UTS namespace.
     const probe = (() => {
       try {
-        return execFileSync('unshare', ['--uts', 'sh', '-c', 'hostname sealgate-elsewhere && hostname'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+        return execFileSync('unshare', ['--uts', 'sh', '-c', 'hostname sealgate-elsewhere && hostname'], {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'ignore'],
+        }).trim();
       } catch {
         return '';
       }
@@ -381,7 +445,18 @@ const policy = readPolicy({ repo, baseCommit: tree.baseCommit });
 const o = await sealFixtures({ repo, tree, policy, runnerJob: 'server-job-88', fixtures: ['fixtures/**'], seed: '42', clock: 'frozen', locale: 'C.UTF-8', now: new Date() });
 tree.dispose();
 process.stdout.write(o.digest + '\\n');`;
-      const out = execFileSync('unshare', ['--uts', 'sh', '-c', `hostname sealgate-elsewhere && "$0" --import tsx --input-type=module -e "$1"`, process.execPath, script], { encoding: 'utf8' });
+      const out = execFileSync(
+        'unshare',
+        [
+          '--uts',
+          'sh',
+          '-c',
+          `hostname sealgate-elsewhere && "$0" --import tsx --input-type=module -e "$1"`,
+          process.execPath,
+          script,
+        ],
+        { encoding: 'utf8' },
+      );
       assert.equal(out, a.stdout);
     }
   } finally {
@@ -405,7 +480,10 @@ test('crash safety: a failure at the first write leaves nothing sealed; a refuse
   try {
     assert.equal((await seal(u.dir)).exit, 0);
     appendFileSync(join(u.dir, 'fixtures/orders.json'), ' ');
-    writeFileSync(join(u.dir, 'review/proposal.json'), JSON.stringify({ ...RECORD, runner_job: 'server-job-89', digest_status: 'sealed' }, null, 2) + '\n');
+    writeFileSync(
+      join(u.dir, 'review/proposal.json'),
+      JSON.stringify({ ...RECORD, runner_job: 'server-job-89', digest_status: 'sealed' }, null, 2) + '\n',
+    );
     rmSync(join(u.dir, 'review/runner/inputs.sha256'));
     mkdirSync(join(u.dir, 'review/runner/inputs.sha256/x'), { recursive: true });
     const r = await seal(u.dir, [], 'server-job-89');
@@ -438,7 +516,9 @@ for (let k = 0; ; k++) {
   await sealFixtures({ repo: dir, tree, policy, runnerJob: job, fixtures: ['fixtures/**'], seed: '42', clock: 'frozen', locale: 'C.UTF-8', now: new Date() });
   if (k === 1) process.stdout.write('looping\\n');
 }`;
-      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let err = '';
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
       await new Promise<void>((resolveLoop, rejectLoop) => {
@@ -452,7 +532,11 @@ for (let k = 0; ; k++) {
       const rec = JSON.parse(read(t.dir, 'review/proposal.json')) as { digest_status: string; digest?: string };
       const digest = read(t.dir, 'review/runner/digest.txt').trim();
       if (status === 'sealed\n') {
-        assert.equal(sha256Hex(read(t.dir, 'review/runner/inputs.sha256')), digest, 'sealed beside an inputs file that does not match digest.txt');
+        assert.equal(
+          sha256Hex(read(t.dir, 'review/runner/inputs.sha256')),
+          digest,
+          'sealed beside an inputs file that does not match digest.txt',
+        );
         assert.equal((JSON.parse(read(t.dir, 'review/runner/seal.json')) as Record<string, unknown>).digest, digest);
         assert.equal(rec.digest_status, 'sealed');
       }
@@ -475,7 +559,10 @@ test('after a drift reopen, the same runner job cannot seal the new bytes; a new
     const same = await seal(t.dir);
     assert.equal(same.stdout, 'E_DIGEST_OPEN\n');
     assert.match(same.stderr, /allocate a new runner job/);
-    writeFileSync(join(t.dir, 'review/proposal.json'), JSON.stringify({ ...RECORD, runner_job: 'server-job-90' }, null, 2) + '\n');
+    writeFileSync(
+      join(t.dir, 'review/proposal.json'),
+      JSON.stringify({ ...RECORD, runner_job: 'server-job-90' }, null, 2) + '\n',
+    );
     const fresh = await seal(t.dir, [], 'server-job-90');
     assert.equal(fresh.exit, 0, fresh.stderr);
     assert.equal(read(t.dir, 'review/runner/digest.status'), 'sealed\n');
@@ -488,20 +575,26 @@ test('after a drift reopen, the same runner job cannot seal the new bytes; a new
 test('empty fixtures: "fixtures": [] seals no file, and the digest still covers seed, clock and locale', async () => {
   const t = sealRepo({ 'sealgate.config.json': '{"fixtures": [], "clock": "frozen", "locale": "C.UTF-8"}\n' });
   try {
-    const sealWith = (job: string, seed: string, clock = 'frozen') => runCli(['seal', '--repo', t.dir, '--runner-job', job, '--seed', seed, '--clock', clock], {});
+    const sealWith = (job: string, seed: string, clock = 'frozen') =>
+      runCli(['seal', '--repo', t.dir, '--runner-job', job, '--seed', seed, '--clock', clock], {});
     const a = await sealWith('server-job-88', '42');
     assert.equal(a.exit, 0, a.stderr);
     assert.match(a.stderr, /0 fixture file\(s\)/);
     // No fixture line: seed, clock, locale, and the tree and policy the runner built and read.
     const inputs = read(t.dir, 'review/runner/inputs.sha256');
-    assert.match(inputs, /^seed=42\nclock=frozen\nlocale=C\.UTF-8\ntree=[0-9a-f]{40}\npolicy=(?:[0-9a-f]{64}|default)\n$/);
+    assert.match(
+      inputs,
+      /^seed=42\nclock=frozen\nlocale=C\.UTF-8\ntree=[0-9a-f]{40}\npolicy=(?:[0-9a-f]{64}|default)\n$/,
+    );
     const digest = read(t.dir, 'review/runner/digest.txt').trim();
     assert.equal(digest, sha256Hex(Buffer.from(inputs)));
     assert.equal((await runCli(['seal', '--verify', '--repo', t.dir], {})).exit, 0, 'verify recomputes the empty set');
     // Another seed (or clock) gives another digest: the seal still binds the verdict inputs.
     const b = await sealWith('server-job-88', '43');
     assert.notEqual(b.exit, 0, 'the same runner job cannot reseal other inputs');
-    writeFiles(t.dir, { 'review/proposal.json': JSON.stringify({ ...RECORD, runner_job: 'server-job-89' }, null, 2) + '\n' });
+    writeFiles(t.dir, {
+      'review/proposal.json': JSON.stringify({ ...RECORD, runner_job: 'server-job-89' }, null, 2) + '\n',
+    });
     bindRecord(t.dir);
     const c = await sealWith('server-job-89', '43', 'live');
     assert.equal(c.exit, 0, c.stderr);
@@ -509,7 +602,10 @@ test('empty fixtures: "fixtures": [] seals no file, and the digest still covers 
     // Without a fixtures field at all it is still a usage error: nothing is defaulted silently.
     const policy = `${t.dir}-policy.json`;
     writeFileSync(policy, '{"clock": "frozen", "locale": "C.UTF-8"}\n');
-    const d = await runCli(['seal', '--repo', t.dir, '--runner-job', 'server-job-89', '--seed', '43', '--policy', policy], {});
+    const d = await runCli(
+      ['seal', '--repo', t.dir, '--runner-job', 'server-job-89', '--seed', '43', '--policy', policy],
+      {},
+    );
     rmSync(policy, { force: true });
     assert.equal(d.exit, 2);
     assert.match(d.stderr, /no fixtures/);

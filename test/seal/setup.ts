@@ -26,14 +26,20 @@ export const FIXTURES = {
  * work tree holds: `seal` below turns it into the recorded patch, `verifySeal` into the patch
  * on disk (a change after the seal is a changed patch, as an agent would have to make it).
  */
-export function sealRepo(files: Record<string, string | Uint8Array> = FIXTURES, record: object | string = RECORD): { dir: string; dispose: () => void } {
+export function sealRepo(
+  files: Record<string, string | Uint8Array> = FIXTURES,
+  record: object | string = RECORD,
+): { dir: string; dispose: () => void } {
   const t = tempDir('sealgate-seal-');
   git(t.dir, 'init', '-q', '-b', 'main');
   git(t.dir, 'config', 'core.autocrlf', 'false');
   writeFiles(t.dir, { ...files, 'src/app.txt': 'base\n' });
   git(t.dir, 'add', '-A');
   git(t.dir, 'commit', '-q', '-m', 'base');
-  writeFiles(t.dir, { 'src/app.txt': 'patched\n', 'review/proposal.json': typeof record === 'string' ? record : JSON.stringify(record, null, 2) + '\n' });
+  writeFiles(t.dir, {
+    'src/app.txt': 'patched\n',
+    'review/proposal.json': typeof record === 'string' ? record : JSON.stringify(record, null, 2) + '\n',
+  });
   if (typeof record !== 'string' && 'patch_path' in record) bindRecord(t.dir);
   return t;
 }
@@ -46,7 +52,12 @@ export function verifySealCli(dir: string, extra: readonly string[] = []): Promi
 
 export const ARGS = ['--fixtures', 'fixtures/**', '--seed', '42', '--clock', 'frozen', '--locale', 'C.UTF-8'];
 
-export function seal(dir: string, extra: readonly string[] = [], job = 'server-job-88', env: Record<string, string> = {}): Promise<CliRun> {
+export function seal(
+  dir: string,
+  extra: readonly string[] = [],
+  job = 'server-job-88',
+  env: Record<string, string> = {},
+): Promise<CliRun> {
   const k = extra.indexOf('--record');
   const record = k >= 0 ? relative(dir, extra[k + 1] as string) : 'review/proposal.json';
   if (existsSync(join(dir, record))) bindRecord(dir, record);

@@ -9,8 +9,14 @@ import { runCli } from '../helpers/cli.js';
 import { git, makeRepo, writeFiles } from '../helpers/git.js';
 
 function fixture() {
-  const repo = makeRepo({ 'src/a.ts': 'export function f(): number {\n  return 1;\n}\n', 'src/b.py': 'def g():\n    return 1\n' });
-  writeFiles(repo.dir, { 'src/a.ts': 'export function f(): number {\n  return 2;\n}\n', 'src/b.py': 'def g():\n    return 1  # same\n' });
+  const repo = makeRepo({
+    'src/a.ts': 'export function f(): number {\n  return 1;\n}\n',
+    'src/b.py': 'def g():\n    return 1\n',
+  });
+  writeFiles(repo.dir, {
+    'src/a.ts': 'export function f(): number {\n  return 2;\n}\n',
+    'src/b.py': 'def g():\n    return 1  # same\n',
+  });
   const patch = git(repo.dir, 'diff');
   git(repo.dir, 'checkout', '-q', '--', '.');
   const patchPath = join(repo.dir, 'change.diff');

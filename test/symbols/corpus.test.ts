@@ -21,16 +21,21 @@ function baseFiles(dir: string, prefix = ''): Record<string, Uint8Array> {
   return out;
 }
 
-const scenarios = readdirSync(corpus).filter((n) => statSync(join(corpus, n)).isDirectory()).sort();
+const scenarios = readdirSync(corpus)
+  .filter((n) => statSync(join(corpus, n)).isDirectory())
+  .sort();
 
 test('the corpus has at least 40 scenarios across five languages', () => {
   assert.ok(scenarios.length >= 40, `${scenarios.length} scenarios`);
   const langs = new Set<string>();
   for (const s of scenarios) {
-    const exp = JSON.parse(readFileSync(join(corpus, s, 'expected.json'), 'utf8')) as { files: { language: string | null }[] };
+    const exp = JSON.parse(readFileSync(join(corpus, s, 'expected.json'), 'utf8')) as {
+      files: { language: string | null }[];
+    };
     for (const f of exp.files) if (f.language) langs.add(f.language);
   }
-  for (const l of ['typescript', 'javascript', 'python', 'go', 'java', 'rust']) assert.ok(langs.has(l), `no scenario in ${l}`);
+  for (const l of ['typescript', 'javascript', 'python', 'go', 'java', 'rust'])
+    assert.ok(langs.has(l), `no scenario in ${l}`);
 });
 
 for (const name of scenarios) {
@@ -39,10 +44,15 @@ for (const name of scenarios) {
     const repo = makeRepo(existsSync(join(dir, 'base')) ? baseFiles(join(dir, 'base')) : {});
     try {
       const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as Record<string, unknown>;
-      const got = await extractChanged({ repo: repo.dir, patchBytes: readFileSync(join(dir, 'patch.diff')), config: readConfig(repo.dir) });
+      const got = await extractChanged({
+        repo: repo.dir,
+        patchBytes: readFileSync(join(dir, 'patch.diff')),
+        config: readConfig(repo.dir),
+      });
       const actual: Record<string, unknown> = { ...got };
       for (const key of Object.keys(expected)) assert.deepEqual(actual[key], expected[key], `${name}: ${key}`);
-      for (const key of ['files', 'changed', 'moved', 'deleted', 'typeOnly', 'uncreditable']) assert.ok(key in expected, `${name}: expected.json lacks ${key}`);
+      for (const key of ['files', 'changed', 'moved', 'deleted', 'typeOnly', 'uncreditable'])
+        assert.ok(key in expected, `${name}: expected.json lacks ${key}`);
     } finally {
       repo.dispose();
     }

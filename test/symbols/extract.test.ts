@@ -51,15 +51,47 @@ interface I { a: 1 }
 type T = string;
 exports.cjs = function () {};
 `;
-  assert.deepEqual(await names('typescript', 'a.ts', src), [
-    MODULE, 'Cart', 'Cart.#secret', 'Cart.constructor', 'Cart.handler', 'Cart.make', 'Cart.method', 'Cart.n',
-    'I', 'N.M', 'N.M.g', 'T', 'default', 'exports.cjs', 'obj.m', 'obj.sub.z', 'outer', 'outer.arrow', 'outer.inner', 'wrapped',
-  ].sort());
+  assert.deepEqual(
+    await names('typescript', 'a.ts', src),
+    [
+      MODULE,
+      'Cart',
+      'Cart.#secret',
+      'Cart.constructor',
+      'Cart.handler',
+      'Cart.make',
+      'Cart.method',
+      'Cart.n',
+      'I',
+      'N.M',
+      'N.M.g',
+      'T',
+      'default',
+      'exports.cjs',
+      'obj.m',
+      'obj.sub.z',
+      'outer',
+      'outer.arrow',
+      'outer.inner',
+      'wrapped',
+    ].sort(),
+  );
   const s = await symbolsOf('typescript', 'a.ts', src);
   assert.equal(s.symbols.get('Cart.n')?.length, 2, 'getter and setter are one symbol');
-  assert.deepEqual(s.symbols.get('Cart.method')?.map((p) => p.typeOnly), [true, false], 'overload signature is type-only');
-  assert.deepEqual(s.symbols.get('I')?.map((p) => p.typeOnly), [true]);
-  assert.deepEqual(await names('typescript', 'd.ts', 'export default class { m() {} }\n'), [MODULE, 'default', 'default.m']);
+  assert.deepEqual(
+    s.symbols.get('Cart.method')?.map((p) => p.typeOnly),
+    [true, false],
+    'overload signature is type-only',
+  );
+  assert.deepEqual(
+    s.symbols.get('I')?.map((p) => p.typeOnly),
+    [true],
+  );
+  assert.deepEqual(await names('typescript', 'd.ts', 'export default class { m() {} }\n'), [
+    MODULE,
+    'default',
+    'default.m',
+  ]);
   assert.deepEqual(await names('typescript', 'n.ts', 'export default function render() {}\n'), [MODULE, 'render']);
 });
 
@@ -82,7 +114,10 @@ g = lambda: 1
 if __name__ == "__main__":
     def main(): pass
 `;
-  assert.deepEqual(await names('python', 'a.py', src), [MODULE, 'C', 'C.D', 'C.D.m', 'C.p', 'conditional', 'f', 'f.inner', 'g'].sort());
+  assert.deepEqual(
+    await names('python', 'a.py', src),
+    [MODULE, 'C', 'C.D', 'C.D.m', 'C.p', 'conditional', 'f', 'f.inner', 'g'].sort(),
+  );
 });
 
 test('Python: symbols deep in bodies are found; bodies that spell no def, class or lambda hold none', async () => {
@@ -105,24 +140,48 @@ def plain():
     return y
 class Empty: pass
 `;
-  assert.deepEqual(await names('python', 'a.py', src), [MODULE, 'Empty', 'outer', 'outer.Local', 'outer.deep', 'outer.h', 'plain'].sort());
+  assert.deepEqual(
+    await names('python', 'a.py', src),
+    [MODULE, 'Empty', 'outer', 'outer.Local', 'outer.deep', 'outer.h', 'plain'].sort(),
+  );
   assert.deepEqual(await names('python', 'b.py', 'x = 1\nprint(x)\n'), [MODULE]);
 });
 
 test('Go, Java and Rust naming', async () => {
-  assert.deepEqual(await names('go', 'a.go', 'package a\ntype T struct{}\nfunc (t *T) M() {}\nfunc (t G[K]) N() {}\nfunc F() {}\nvar h = func() {}\n'), [MODULE, 'G.N', 'F', 'T', 'T.M', 'h'].sort());
   assert.deepEqual(
-    await names('java', 'A.java', 'class A { A() {} void m() {} void m(int x) {} class B { void n() {} } Runnable r = () -> {}; }\ninterface I { void s(); }\n'),
+    await names(
+      'go',
+      'a.go',
+      'package a\ntype T struct{}\nfunc (t *T) M() {}\nfunc (t G[K]) N() {}\nfunc F() {}\nvar h = func() {}\n',
+    ),
+    [MODULE, 'G.N', 'F', 'T', 'T.M', 'h'].sort(),
+  );
+  assert.deepEqual(
+    await names(
+      'java',
+      'A.java',
+      'class A { A() {} void m() {} void m(int x) {} class B { void n() {} } Runnable r = () -> {}; }\ninterface I { void s(); }\n',
+    ),
     [MODULE, 'A', 'A.B', 'A.B.n', 'A.constructor', 'A.m', 'A.r', 'I', 'I.s'].sort(),
   );
   assert.deepEqual(
-    await names('rust', 'a.rs', 'struct S;\nimpl S { fn a() { fn nested() {} } }\nimpl X for S { fn a() {} }\ntrait Tr { fn req(&self); fn d(&self) {} }\nmod m { fn f() {} }\n#[cfg(test)]\nmod tests { fn t() {} }\nmacro_rules! mac { () => {} }\n'),
+    await names(
+      'rust',
+      'a.rs',
+      'struct S;\nimpl S { fn a() { fn nested() {} } }\nimpl X for S { fn a() {} }\ntrait Tr { fn req(&self); fn d(&self) {} }\nmod m { fn f() {} }\n#[cfg(test)]\nmod tests { fn t() {} }\nmacro_rules! mac { () => {} }\n',
+    ),
     [MODULE, 'S', 'S.a', 'S.a.nested', 'Tr', 'Tr.d', 'Tr.req', 'm', 'm.f', 'mac'].sort(),
   );
 });
 
 test('a file that does not parse is reported, and counts as a changed module', async () => {
-  for (const [lang, path, text] of [['typescript', 'a.ts', 'function ('], ['python', 'a.py', 'def f(:\n'], ['go', 'a.go', 'package\nfunc {'], ['java', 'A.java', 'class {'], ['rust', 'a.rs', 'fn f( {']] as const) {
+  for (const [lang, path, text] of [
+    ['typescript', 'a.ts', 'function ('],
+    ['python', 'a.py', 'def f(:\n'],
+    ['go', 'a.go', 'package\nfunc {'],
+    ['java', 'A.java', 'class {'],
+    ['rust', 'a.rs', 'fn f( {'],
+  ] as const) {
     const s = await symbolsOf(lang, path, text);
     assert.equal(s.parsed, false, path);
   }
@@ -139,19 +198,56 @@ test('Python: indentation that moves a statement is a change; docstrings count o
   assert.deepEqual((await diff('python', 'a.py', d1, d2)).changed, []);
   assert.deepEqual((await diff('python', 'a.py', d1, d2, true)).changed, ['a.py::f']);
   // A string that is not the first statement is code, not a docstring.
-  assert.deepEqual((await diff('python', 'a.py', 'def f():\n    x = 1\n    "a"\n', 'def f():\n    x = 1\n    "b"\n')).changed, ['a.py::f']);
+  assert.deepEqual(
+    (await diff('python', 'a.py', 'def f():\n    x = 1\n    "a"\n', 'def f():\n    x = 1\n    "b"\n')).changed,
+    ['a.py::f'],
+  );
 });
 
 test('string contents are compared exactly; quote style in TypeScript is not behaviour', async () => {
-  assert.deepEqual((await diff('typescript', 'a.ts', 'export const f = () => "a  b";\n', 'export const f = () => "a b";\n')).changed, ['a.ts::f']);
-  assert.deepEqual((await diff('typescript', 'a.ts', "export const f = () => 'x';\n", 'export const f = () => "x";\n')).changed, []);
-  assert.deepEqual((await diff('go', 'a.go', 'package a\nfunc F() string { return "a  b" }\n', 'package a\nfunc F() string { return "a b" }\n')).changed, ['a.go::F']);
-  assert.deepEqual((await diff('typescript', 'a.ts', 'export const r = () => /a b/;\n', 'export const r = () => /ab/;\n')).changed, ['a.ts::r']);
-  assert.deepEqual((await diff('typescript', 'a.ts', 'export const t = (x: number) => `a ${x}  b`;\n', 'export const t = (x: number) => `a ${x} b`;\n')).changed, ['a.ts::t']);
+  assert.deepEqual(
+    (await diff('typescript', 'a.ts', 'export const f = () => "a  b";\n', 'export const f = () => "a b";\n')).changed,
+    ['a.ts::f'],
+  );
+  assert.deepEqual(
+    (await diff('typescript', 'a.ts', "export const f = () => 'x';\n", 'export const f = () => "x";\n')).changed,
+    [],
+  );
+  assert.deepEqual(
+    (
+      await diff(
+        'go',
+        'a.go',
+        'package a\nfunc F() string { return "a  b" }\n',
+        'package a\nfunc F() string { return "a b" }\n',
+      )
+    ).changed,
+    ['a.go::F'],
+  );
+  assert.deepEqual(
+    (await diff('typescript', 'a.ts', 'export const r = () => /a b/;\n', 'export const r = () => /ab/;\n')).changed,
+    ['a.ts::r'],
+  );
+  assert.deepEqual(
+    (
+      await diff(
+        'typescript',
+        'a.ts',
+        'export const t = (x: number) => `a ${x}  b`;\n',
+        'export const t = (x: number) => `a ${x} b`;\n',
+      )
+    ).changed,
+    ['a.ts::t'],
+  );
 });
 
 test('TypeScript: a newline that automatic semicolon insertion reads is a change', async () => {
-  const r = await diff('typescript', 'a.ts', 'export function f(x: number) {\n  return x;\n}\n', 'export function f(x: number) {\n  return\n  x;\n}\n');
+  const r = await diff(
+    'typescript',
+    'a.ts',
+    'export function f(x: number) {\n  return x;\n}\n',
+    'export function f(x: number) {\n  return\n  x;\n}\n',
+  );
   assert.deepEqual(r.changed, ['a.ts::f']);
 });
 
@@ -159,7 +255,12 @@ test('moves: a unique body match is a move; two candidates are not', async () =>
   const r = await diff('typescript', 'a.ts', 'function a() { return 1 }\n', 'function b() { return 1 }\n');
   assert.deepEqual(r.moved, [{ from: 'a.ts::a', to: 'a.ts::b' }]);
   assert.deepEqual(r.changed, []);
-  const amb = await diff('typescript', 'a.ts', 'function a() { return 1 }\nfunction b() { return 1 }\n', 'function c() { return 1 }\n');
+  const amb = await diff(
+    'typescript',
+    'a.ts',
+    'function a() { return 1 }\nfunction b() { return 1 }\n',
+    'function c() { return 1 }\n',
+  );
   assert.deepEqual(amb.moved, []);
   assert.deepEqual(amb.changed, ['a.ts::c']);
   assert.deepEqual(amb.deleted, ['a.ts::a', 'a.ts::b']);
@@ -174,27 +275,43 @@ const gap = fc.constantFrom(' ', '  ', '\n', ' /* note */ ', ' // note\n', '\n\n
 function renderTs(fns: { param: string; k: number; op: string }[], gaps: string[]): string {
   let g = 0;
   const s = () => gaps[g++ % gaps.length] ?? ' ';
-  return fns.map((f, i) => ['function', `f${i}`, '(', f.param, ')', '{', `return ${f.param}`, f.op, String(f.k), ';', '}'].join(s()) + '\n').join('');
+  return fns
+    .map(
+      (f, i) =>
+        ['function', `f${i}`, '(', f.param, ')', '{', `return ${f.param}`, f.op, String(f.k), ';', '}'].join(s()) +
+        '\n',
+    )
+    .join('');
 }
 
 test('property: comments and whitespace between TypeScript tokens never change a symbol', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(fnSpec, { minLength: 1, maxLength: 5 }), fc.array(gap, { minLength: 1, maxLength: 7 }), fc.array(gap, { minLength: 1, maxLength: 7 }), async (fns, g1, g2) => {
-      const r = await diff('typescript', 'p.ts', renderTs(fns, [' ']), renderTs(fns, [...g1, ...g2]));
-      assert.deepEqual([r.changed, r.moved, r.deleted, r.typeOnly], [[], [], [], []]);
-    }),
+    fc.asyncProperty(
+      fc.array(fnSpec, { minLength: 1, maxLength: 5 }),
+      fc.array(gap, { minLength: 1, maxLength: 7 }),
+      fc.array(gap, { minLength: 1, maxLength: 7 }),
+      async (fns, g1, g2) => {
+        const r = await diff('typescript', 'p.ts', renderTs(fns, [' ']), renderTs(fns, [...g1, ...g2]));
+        assert.deepEqual([r.changed, r.moved, r.deleted, r.typeOnly], [[], [], [], []]);
+      },
+    ),
     { numRuns: 60 },
   );
 });
 
 test('property: changing one constant changes exactly that TypeScript function', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(fnSpec, { minLength: 1, maxLength: 5 }), fc.nat(), fc.array(gap, { minLength: 1, maxLength: 5 }), async (fns, pick, g) => {
-      const i = pick % fns.length;
-      const edited = fns.map((f, k) => (k === i ? { ...f, k: f.k + 1 } : f));
-      const r = await diff('typescript', 'p.ts', renderTs(fns, [' ']), renderTs(edited, g));
-      assert.deepEqual(r.changed, [`p.ts::f${i}`]);
-    }),
+    fc.asyncProperty(
+      fc.array(fnSpec, { minLength: 1, maxLength: 5 }),
+      fc.nat(),
+      fc.array(gap, { minLength: 1, maxLength: 5 }),
+      async (fns, pick, g) => {
+        const i = pick % fns.length;
+        const edited = fns.map((f, k) => (k === i ? { ...f, k: f.k + 1 } : f));
+        const r = await diff('typescript', 'p.ts', renderTs(fns, [' ']), renderTs(edited, g));
+        assert.deepEqual(r.changed, [`p.ts::f${i}`]);
+      },
+    ),
     { numRuns: 60 },
   );
 });
@@ -210,22 +327,32 @@ function renderPy(fns: { param: string; k: number; op: string }[], comments: boo
 
 test('property: Python comments, blank lines and consistent re-indentation never change a symbol; a constant edit does', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(fnSpec, { minLength: 1, maxLength: 4 }), fc.array(fc.boolean(), { minLength: 1, maxLength: 4 }), fc.constantFrom('  ', '    ', '\t'), fc.nat(), async (fns, comments, indent, pick) => {
-      const base = renderPy(fns, [false], '    ');
-      const same = await diff('python', 'p.py', base, renderPy(fns, comments, indent));
-      assert.deepEqual([same.changed, same.moved, same.deleted], [[], [], []]);
-      const i = pick % fns.length;
-      const edited = fns.map((f, k) => (k === i ? { ...f, op: f.op === '+' ? '-' : '+' } : f));
-      const r = await diff('python', 'p.py', base, renderPy(edited, comments, indent));
-      assert.deepEqual(r.changed, [`p.py::f${i}`]);
-    }),
+    fc.asyncProperty(
+      fc.array(fnSpec, { minLength: 1, maxLength: 4 }),
+      fc.array(fc.boolean(), { minLength: 1, maxLength: 4 }),
+      fc.constantFrom('  ', '    ', '\t'),
+      fc.nat(),
+      async (fns, comments, indent, pick) => {
+        const base = renderPy(fns, [false], '    ');
+        const same = await diff('python', 'p.py', base, renderPy(fns, comments, indent));
+        assert.deepEqual([same.changed, same.moved, same.deleted], [[], [], []]);
+        const i = pick % fns.length;
+        const edited = fns.map((f, k) => (k === i ? { ...f, op: f.op === '+' ? '-' : '+' } : f));
+        const r = await diff('python', 'p.py', base, renderPy(edited, comments, indent));
+        assert.deepEqual(r.changed, [`p.py::f${i}`]);
+      },
+    ),
     { numRuns: 40 },
   );
 });
 
 // ---- the lexical shortcut agrees with the token comparison
 
-type Stmt = { kind: 'assign'; k: number } | { kind: 'if'; body: Stmt[] } | { kind: 'doc'; text: string } | { kind: 'str'; text: string };
+type Stmt =
+  | { kind: 'assign'; k: number }
+  | { kind: 'if'; body: Stmt[] }
+  | { kind: 'doc'; text: string }
+  | { kind: 'str'; text: string };
 const stmtArb: fc.Arbitrary<Stmt> = fc.letrec<{ stmt: Stmt }>((tie) => ({
   stmt: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
@@ -273,8 +400,10 @@ test('property: for Python, exact lexical forms agree with the token comparison'
             const tokensEqual = p1.tokens(false).join('\u0003') === p2.tokens(false).join('\u0003');
             const l1 = p1.lexical();
             const l2 = p2.lexical();
-            if (l1.form !== l2.form) assert.equal(tokensEqual, false, `lexical forms differ but tokens agree:\n${v1}\n----\n${v2}`);
-            else if (l1.exact && l2.exact) assert.equal(tokensEqual, true, `exact lexical forms agree but tokens differ:\n${v1}\n----\n${v2}`);
+            if (l1.form !== l2.form)
+              assert.equal(tokensEqual, false, `lexical forms differ but tokens agree:\n${v1}\n----\n${v2}`);
+            else if (l1.exact && l2.exact)
+              assert.equal(tokensEqual, true, `exact lexical forms agree but tokens differ:\n${v1}\n----\n${v2}`);
             if (sameBody) assert.equal(tokensEqual, true, 'same program, different layout');
           }
         } finally {
@@ -287,22 +416,51 @@ test('property: for Python, exact lexical forms agree with the token comparison'
   );
 });
 
-const tsPiece = fc.constantFrom('a', 'b', '1', '2', '+', '-', '+ +', '++', '"s  t"', "'s t'", '`t ${a}  u`', '/r e/g', '(', ')', 'return', 'x.y', 'a in b', 'ain', 'typeof a', '!', '=== b', '? a : b');
+const tsPiece = fc.constantFrom(
+  'a',
+  'b',
+  '1',
+  '2',
+  '+',
+  '-',
+  '+ +',
+  '++',
+  '"s  t"',
+  "'s t'",
+  '`t ${a}  u`',
+  '/r e/g',
+  '(',
+  ')',
+  'return',
+  'x.y',
+  'a in b',
+  'ain',
+  'typeof a',
+  '!',
+  '=== b',
+  '? a : b',
+);
 test('property: for TypeScript, different lexical forms mean different tokens', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(tsPiece, { maxLength: 8 }), fc.array(tsPiece, { maxLength: 8 }), fc.array(gap, { minLength: 1, maxLength: 4 }), async (x, y, g) => {
-      const render = (parts: string[], gaps: string[]) => `export function f(a: any, b: any) {\n  const v = [${parts.map((p) => `(${p})`).join(',' + (gaps[0] ?? ' '))}];\n  return v;\n}\n`;
-      const s1 = await symbolsOf('typescript', 'p.ts', render(x, [' ']));
-      const s2 = await symbolsOf('typescript', 'p.ts', render(y, g));
-      const p1 = s1.symbols.get('f')?.[0];
-      const p2 = s2.symbols.get('f')?.[0];
-      fc.pre(s1.parsed && s2.parsed && p1 !== undefined && p2 !== undefined);
-      const tokensEqual = p1.tokens(false).join('\u0003') === p2.tokens(false).join('\u0003');
-      const l1 = p1.lexical();
-      const l2 = p2.lexical();
-      if (l1.form !== l2.form) assert.equal(tokensEqual, false, 'different lexical forms, same tokens');
-      else if (l1.exact && l2.exact) assert.equal(tokensEqual, true, 'equal exact lexical forms, different tokens');
-    }),
+    fc.asyncProperty(
+      fc.array(tsPiece, { maxLength: 8 }),
+      fc.array(tsPiece, { maxLength: 8 }),
+      fc.array(gap, { minLength: 1, maxLength: 4 }),
+      async (x, y, g) => {
+        const render = (parts: string[], gaps: string[]) =>
+          `export function f(a: any, b: any) {\n  const v = [${parts.map((p) => `(${p})`).join(',' + (gaps[0] ?? ' '))}];\n  return v;\n}\n`;
+        const s1 = await symbolsOf('typescript', 'p.ts', render(x, [' ']));
+        const s2 = await symbolsOf('typescript', 'p.ts', render(y, g));
+        const p1 = s1.symbols.get('f')?.[0];
+        const p2 = s2.symbols.get('f')?.[0];
+        fc.pre(s1.parsed && s2.parsed && p1 !== undefined && p2 !== undefined);
+        const tokensEqual = p1.tokens(false).join('\u0003') === p2.tokens(false).join('\u0003');
+        const l1 = p1.lexical();
+        const l2 = p2.lexical();
+        if (l1.form !== l2.form) assert.equal(tokensEqual, false, 'different lexical forms, same tokens');
+        else if (l1.exact && l2.exact) assert.equal(tokensEqual, true, 'equal exact lexical forms, different tokens');
+      },
+    ),
     { numRuns: 150 },
   );
 });

@@ -19,7 +19,10 @@ function repoWithPatch() {
   return { ...r, patch, base: git(r.dir, 'rev-parse', 'HEAD').trim() };
 }
 
-const state = (dir: string): string => git(dir, 'status', '--porcelain', '--untracked-files=all') + git(dir, 'ls-files', '--stage') + readFileSync(join(dir, 'a.txt'), 'utf8');
+const state = (dir: string): string =>
+  git(dir, 'status', '--porcelain', '--untracked-files=all') +
+  git(dir, 'ls-files', '--stage') +
+  readFileSync(join(dir, 'a.txt'), 'utf8');
 
 test('buildTree: base + patch in a temporary index; the tree id is what git gives; the work tree and index are unchanged', () => {
   const r = repoWithPatch();
@@ -30,7 +33,8 @@ test('buildTree: base + patch in a temporary index; the tree id is what git give
     assert.equal(readFileSync(join(t.root, 'new.txt'), 'utf8'), 'new\n');
     assert.equal(existsSync(join(t.root, '.git')), false);
     // One fixed modification time for every entry, not the moment of the checkout (core/times.ts).
-    for (const p of ['', 'a.txt', 'new.txt', 'fixtures', 'fixtures/f.json']) assert.equal(lstatSync(join(t.root, p)).mtimeMs, TREE_TIME.getTime(), p || '.');
+    for (const p of ['', 'a.txt', 'new.txt', 'fixtures', 'fixtures/f.json'])
+      assert.equal(lstatSync(join(t.root, p)).mtimeMs, TREE_TIME.getTime(), p || '.');
     assert.equal(state(r.dir), before);
     // The same tree id as applying the patch for real and writing the tree.
     writeFileSync(join(r.dir, '..', `${r.base}.diff`), r.patch);
@@ -67,11 +71,23 @@ test('buildTree: a patch that does not apply, applies twice, or an unknown base 
     const twice = Buffer.concat([r.patch, r.patch]);
     for (const [what, req, re] of [
       ['applied twice', { repo: r.dir, baseCommit: r.base, patchBytes: twice }, /does not apply to [0-9a-f]{12}/],
-      ['not a patch', { repo: r.dir, baseCommit: r.base, patchBytes: Buffer.from('hello\n') }, /does not apply|No valid patches/],
-      ['unknown base', { repo: r.dir, baseCommit: 'f'.repeat(40), patchBytes: r.patch }, /is not a commit of the repository/],
+      [
+        'not a patch',
+        { repo: r.dir, baseCommit: r.base, patchBytes: Buffer.from('hello\n') },
+        /does not apply|No valid patches/,
+      ],
+      [
+        'unknown base',
+        { repo: r.dir, baseCommit: 'f'.repeat(40), patchBytes: r.patch },
+        /is not a commit of the repository/,
+      ],
       ['short base', { repo: r.dir, baseCommit: r.base.slice(0, 12), patchBytes: r.patch }, /is not a commit/],
     ] as const) {
-      assert.throws(() => buildTree(req), (e: unknown) => e instanceof SealgateError && e.code === 'E_INPUT_INVALID' && re.test(e.message), what);
+      assert.throws(
+        () => buildTree(req),
+        (e: unknown) => e instanceof SealgateError && e.code === 'E_INPUT_INVALID' && re.test(e.message),
+        what,
+      );
     }
   } finally {
     r.dispose();
@@ -80,10 +96,14 @@ test('buildTree: a patch that does not apply, applies twice, or an unknown base 
 
 test('tree plan: tree ids, git refusals and hashes, pure', () => {
   assert.equal(parseTreeId(`${'a'.repeat(40)}\n`), 'a'.repeat(40));
-  for (const bad of ['', 'A'.repeat(40), `${'a'.repeat(39)}\n`, `${'a'.repeat(40)}\nx`, `${'a'.repeat(41)}`]) assert.equal(parseTreeId(bad), null, bad);
+  for (const bad of ['', 'A'.repeat(40), `${'a'.repeat(39)}\n`, `${'a'.repeat(40)}\nx`, `${'a'.repeat(41)}`])
+    assert.equal(parseTreeId(bad), null, bad);
   assert.equal(applyRefusal(0, 'Checking patch a.txt...\nApplied patch a.txt cleanly.\n', 'b'.repeat(40)), null);
   assert.match(applyRefusal(0, 'Hunk #1 succeeded at 4 (offset 2 lines).\n', 'b'.repeat(40)) ?? '', /offset/);
-  assert.match(applyRefusal(1, 'error: patch failed: a.txt:1\n', 'b'.repeat(40)) ?? '', /does not apply to bbbbbbbbbbbb: error: patch failed: a\.txt:1/);
+  assert.match(
+    applyRefusal(1, 'error: patch failed: a.txt:1\n', 'b'.repeat(40)) ?? '',
+    /does not apply to bbbbbbbbbbbb: error: patch failed: a\.txt:1/,
+  );
   assert.equal(checkPatchBytes(Buffer.from('x'), null, 'r')?.code, 'E_INPUT_INVALID');
   assert.equal(checkPatchBytes(Buffer.from('x'), '0'.repeat(64), 'r')?.code, 'E_INPUT_INVALID');
   assert.equal(checkTreeMatch('a'.repeat(40), 'a'.repeat(40)), null);

@@ -29,15 +29,25 @@ const SCHEMAS: Record<string, v.GenericSchema> = {
   freeze: FreezeSchema,
 };
 
-const block = (name: string): string => `\`\`\`json\n${JSON.stringify(toJsonSchema(SCHEMAS[name] as v.GenericSchema, { errorMode: 'ignore' }), null, 2)}\n\`\`\``;
+const block = (name: string): string =>
+  `\`\`\`json\n${JSON.stringify(toJsonSchema(SCHEMAS[name] as v.GenericSchema, { errorMode: 'ignore' }), null, 2)}\n\`\`\``;
 const MARK = /<!-- schema:([a-z]+) -->\n[\s\S]*?<!-- \/schema -->/g;
 
 test('docs/formats.md: every file format with its JSON Schema, as the code defines it', () => {
-  const regenerate = (t: string): string => t.replace(MARK, (_m, name: string) => `<!-- schema:${name} -->\n${SCHEMAS[name] ? block(name) : `(no schema named ${name})`}\n<!-- /schema -->`);
+  const regenerate = (t: string): string =>
+    t.replace(
+      MARK,
+      (_m, name: string) =>
+        `<!-- schema:${name} -->\n${SCHEMAS[name] ? block(name) : `(no schema named ${name})`}\n<!-- /schema -->`,
+    );
   if (process.env['UPDATE_SNAPSHOTS'] === '1') writeFileSync(DOC, regenerate(readFileSync(DOC, 'utf8')));
   const text = readFileSync(DOC, 'utf8');
   const want = regenerate(text);
   const named = [...text.matchAll(MARK)].map((m) => m[1]);
   assert.deepEqual(named.slice().sort(), Object.keys(SCHEMAS).sort(), 'each schema appears once');
-  assert.equal(text, want, 'docs/formats.md is stale: run UPDATE_SNAPSHOTS=1 node scripts/test.mjs test/workflow/formats.test.ts');
+  assert.equal(
+    text,
+    want,
+    'docs/formats.md is stale: run UPDATE_SNAPSHOTS=1 node scripts/test.mjs test/workflow/formats.test.ts',
+  );
 });

@@ -5,12 +5,25 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { LAYOUT } from '../../src/core/layout.js';
 import { runCli } from '../helpers/cli.js';
-import { AUTHOR, FLAKE, NOW, PROP_DISCOUNT, PROP_TAX, RUNNER, proposedAndSealed, verify, writeScoring } from './review.js';
+import {
+  AUTHOR,
+  FLAKE,
+  NOW,
+  PROP_DISCOUNT,
+  PROP_TAX,
+  RUNNER,
+  proposedAndSealed,
+  verify,
+  writeScoring,
+} from './review.js';
 
 const LATER = '2026-10-19T00:00:00Z';
 
 async function freeze(dir: string, author: string, testId: string, expires = LATER) {
-  const r = await runCli(['freeze', '--repo', dir, '--author-job', author, '--test-id', testId, '--expires-at', expires, '--now', NOW], { cwd: dir });
+  const r = await runCli(
+    ['freeze', '--repo', dir, '--author-job', author, '--test-id', testId, '--expires-at', expires, '--now', NOW],
+    { cwd: dir },
+  );
   return { code: r.stdout.trim(), exit: r.exit, stderr: r.stderr, written: existsSync(join(dir, LAYOUT.freeze)) };
 }
 
@@ -82,28 +95,49 @@ test('property: freeze never writes a freeze the gate would reject', async () =>
     const tests = [PROP_DISCOUNT, FLAKE, PROP_TAX, 'some other test'];
     const expiries = ['2026-10-11T12:00:00Z', NOW, '2026-10-12T12:00:00.000000001Z', LATER];
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...authors), fc.constantFrom(...tests), fc.constantFrom(...expiries), fc.boolean(), async (author, testId, expires, passing) => {
-        rmSync(join(r.dir, LAYOUT.freeze), { force: true });
-        writeScoring(r, passing ? 'property' : 'tautology');
-        const f = await freeze(r.dir, author, testId, expires);
-        if (f.written) {
-          assert.equal(f.exit, 0);
-          const gate = await runCli(['gate', '--repo', r.dir, '--record', join(r.dir, LAYOUT.record), '--credit', join(r.dir, LAYOUT.credit), '--freeze', join(r.dir, LAYOUT.freeze), '--now', NOW], { cwd: r.dir });
-          assert.equal(gate.stdout.trim(), 'ALLOW');
-          assert.equal((await verify(r.dir)).code, 'ALLOW');
-        } else {
-          assert.notEqual(f.code, 'ALLOW');
-          assert.equal(f.exit, 1);
-          const expected = [AUTHOR, RUNNER].some((j) => j.toLowerCase() === author.toLowerCase())
-            ? 'E_SHARED_JOB'
-            : !passing
-              ? 'E_CREDIT_MISSING'
-              : testId === PROP_DISCOUNT || testId === PROP_TAX
-                ? 'E_FREEZE_COVERS_CREDIT'
-                : 'E_FREEZE_EXPIRED';
-          assert.equal(f.code, expected, `${author} ${testId} ${expires} ${String(passing)}`);
-        }
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...authors),
+        fc.constantFrom(...tests),
+        fc.constantFrom(...expiries),
+        fc.boolean(),
+        async (author, testId, expires, passing) => {
+          rmSync(join(r.dir, LAYOUT.freeze), { force: true });
+          writeScoring(r, passing ? 'property' : 'tautology');
+          const f = await freeze(r.dir, author, testId, expires);
+          if (f.written) {
+            assert.equal(f.exit, 0);
+            const gate = await runCli(
+              [
+                'gate',
+                '--repo',
+                r.dir,
+                '--record',
+                join(r.dir, LAYOUT.record),
+                '--credit',
+                join(r.dir, LAYOUT.credit),
+                '--freeze',
+                join(r.dir, LAYOUT.freeze),
+                '--now',
+                NOW,
+              ],
+              { cwd: r.dir },
+            );
+            assert.equal(gate.stdout.trim(), 'ALLOW');
+            assert.equal((await verify(r.dir)).code, 'ALLOW');
+          } else {
+            assert.notEqual(f.code, 'ALLOW');
+            assert.equal(f.exit, 1);
+            const expected = [AUTHOR, RUNNER].some((j) => j.toLowerCase() === author.toLowerCase())
+              ? 'E_SHARED_JOB'
+              : !passing
+                ? 'E_CREDIT_MISSING'
+                : testId === PROP_DISCOUNT || testId === PROP_TAX
+                  ? 'E_FREEZE_COVERS_CREDIT'
+                  : 'E_FREEZE_EXPIRED';
+            assert.equal(f.code, expected, `${author} ${testId} ${expires} ${String(passing)}`);
+          }
+        },
+      ),
       { numRuns: 24, seed: 7 },
     );
   } finally {

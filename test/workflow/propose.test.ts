@@ -25,7 +25,15 @@ const propose = (dir: string, ...extra: string[]) => runCli(['propose', '--repo'
 test('propose: writes an open record with both jobs, the patch path and its hash', async () => {
   const r = repo();
   try {
-    const out = await propose(r.dir, '--author-job', 'model-session-17', '--runner-job', 'server-job-88', '--patch', 'a.diff');
+    const out = await propose(
+      r.dir,
+      '--author-job',
+      'model-session-17',
+      '--runner-job',
+      'server-job-88',
+      '--patch',
+      'a.diff',
+    );
     assert.equal(out.exit, 0, out.stderr);
     const id = out.stdout.trim();
     assert.match(id, /^p-2026-10-12-[0-9a-f]{12}$/);
@@ -42,7 +50,20 @@ test('propose: writes an open record with both jobs, the patch path and its hash
       logs_after_seal: false,
       log_visibility: 'hidden',
     });
-    const gate = await runCli(['gate', '--repo', r.dir, '--record', join(r.dir, LAYOUT.record), '--credit', join(r.dir, LAYOUT.credit), '--now', '2026-10-12T12:00:00Z'], { cwd: r.dir });
+    const gate = await runCli(
+      [
+        'gate',
+        '--repo',
+        r.dir,
+        '--record',
+        join(r.dir, LAYOUT.record),
+        '--credit',
+        join(r.dir, LAYOUT.credit),
+        '--now',
+        '2026-10-12T12:00:00Z',
+      ],
+      { cwd: r.dir },
+    );
     assert.equal(gate.stdout.trim(), 'E_CREDIT_MISSING', 'a fresh proposal has no property run');
   } finally {
     r.dispose();
@@ -59,7 +80,17 @@ test('propose: a proposal id is bound to its patch bytes; a follow-up needs a ne
     const reused = await propose(r.dir, ...jobs, '--patch', 'b.diff', '--proposal-id', 'p-014');
     assert.deepEqual([reused.stdout.trim(), reused.exit], ['E_INPUT_INVALID', 1]);
     assert.match(reused.stderr, /new proposal id/);
-    const next = await propose(r.dir, '--author-job', 'model-session-17', '--runner-job', 'server-job-89', '--patch', 'b.diff', '--proposal-id', 'p-015');
+    const next = await propose(
+      r.dir,
+      '--author-job',
+      'model-session-17',
+      '--runner-job',
+      'server-job-89',
+      '--patch',
+      'b.diff',
+      '--proposal-id',
+      'p-015',
+    );
     assert.equal(next.exit, 0, next.stderr);
     // The ledger remembers p-014 even after p-015 replaced the record.
     const late = await propose(r.dir, ...jobs, '--patch', 'b.diff', '--proposal-id', 'p-014');
@@ -83,7 +114,17 @@ test('propose: refuses a shared job, a patch outside the repository and a malfor
     assert.equal(bad.stdout.trim(), 'E_INPUT_INVALID');
     const missing = await propose(r.dir, '--author-job', 'a', '--runner-job', 'b');
     assert.deepEqual([missing.stdout.trim(), missing.exit], ['E_INPUT_INVALID', 2]);
-    const badId = await propose(r.dir, '--author-job', 'a', '--runner-job', 'b', '--patch', 'a.diff', '--proposal-id', 'p/1');
+    const badId = await propose(
+      r.dir,
+      '--author-job',
+      'a',
+      '--runner-job',
+      'b',
+      '--patch',
+      'a.diff',
+      '--proposal-id',
+      'p/1',
+    );
     assert.equal(badId.exit, 2);
   } finally {
     r.dispose();
@@ -91,7 +132,13 @@ test('propose: refuses a shared job, a patch outside the repository and a malfor
 });
 
 test('parseLedger: hostile input', () => {
-  const line = JSON.stringify({ proposal_id: 'p-1', patch_sha256: 'a'.repeat(64), author_job: 'a', runner_job: 'b', at: '2026-10-12T12:00:00Z' });
+  const line = JSON.stringify({
+    proposal_id: 'p-1',
+    patch_sha256: 'a'.repeat(64),
+    author_job: 'a',
+    runner_job: 'b',
+    at: '2026-10-12T12:00:00Z',
+  });
   assert.equal(parseLedger(`${line}\n`).ok, true);
   assert.equal(parseLedger(line).ok, false, 'truncated: no final newline');
   assert.equal(parseLedger(`${line}\r\n`).ok, false, 'CRLF');
@@ -105,17 +152,47 @@ test('property: checkProposal never accepts a known id with other bytes, nor equ
   const hex = fc.stringMatching(/^[0-9a-f]{64}$/);
   const job = fc.constantFrom('a', 'A', 'b', 'c');
   fc.assert(
-    fc.property(fc.array(fc.record({ proposal_id: fc.constantFrom('p-1', 'p-2'), patch_sha256: hex, author_job: job, runner_job: job, at: fc.constant('2026-10-12T12:00:00Z') })), fc.constantFrom('p-1', 'p-2', 'p-3'), job, job, hex, (ledger: LedgerEntry[], id, author, runner, sha) => {
-      const r = checkProposal({ proposalId: id, authorJob: author, runnerJob: runner, patchPath: 'x.diff', patchSha256: sha, baseCommit: 'a'.repeat(40), at: '2026-10-12T12:00:00Z' }, ledger, null);
-      if (author.toLowerCase() === runner.toLowerCase()) assert.equal(r.ok, false);
-      if (ledger.some((e) => e.proposal_id === id && e.patch_sha256 !== sha)) assert.equal(r.ok, false);
-      if (r.ok && r.value.kind !== 'unchanged') assert.equal(r.value.record.digest_status, 'open');
-    }),
+    fc.property(
+      fc.array(
+        fc.record({
+          proposal_id: fc.constantFrom('p-1', 'p-2'),
+          patch_sha256: hex,
+          author_job: job,
+          runner_job: job,
+          at: fc.constant('2026-10-12T12:00:00Z'),
+        }),
+      ),
+      fc.constantFrom('p-1', 'p-2', 'p-3'),
+      job,
+      job,
+      hex,
+      (ledger: LedgerEntry[], id, author, runner, sha) => {
+        const r = checkProposal(
+          {
+            proposalId: id,
+            authorJob: author,
+            runnerJob: runner,
+            patchPath: 'x.diff',
+            patchSha256: sha,
+            baseCommit: 'a'.repeat(40),
+            at: '2026-10-12T12:00:00Z',
+          },
+          ledger,
+          null,
+        );
+        if (author.toLowerCase() === runner.toLowerCase()) assert.equal(r.ok, false);
+        if (ledger.some((e) => e.proposal_id === id && e.patch_sha256 !== sha)) assert.equal(r.ok, false);
+        if (r.ok && r.value.kind !== 'unchanged') assert.equal(r.value.record.digest_status, 'open');
+      },
+    ),
   );
 });
 
 test('newProposalId: date and random part', () => {
-  assert.equal(newProposalId(new Date('2026-10-12T23:59:59Z'), new Uint8Array([1, 2, 3, 4, 5, 255])), 'p-2026-10-12-0102030405ff');
+  assert.equal(
+    newProposalId(new Date('2026-10-12T23:59:59Z'), new Uint8Array([1, 2, 3, 4, 5, 255])),
+    'p-2026-10-12-0102030405ff',
+  );
 });
 
 test('propose --base: recorded as the full commit id; a revision git cannot resolve is E_INPUT_INVALID', async () => {
@@ -124,11 +201,20 @@ test('propose --base: recorded as the full commit id; a revision git cannot reso
     writeFileSync(join(r.dir, 'a.diff'), readFileSync(join(EXAMPLE_DIR, AGENT_PATCH)));
     const first = git(r.dir, 'rev-parse', 'HEAD').trim();
     git(r.dir, 'commit', '-q', '--allow-empty', '-m', 'second');
-    const ok = await runCli(['propose', '--author-job', 'a-1', '--runner-job', 'r-1', '--patch', 'a.diff', '--base', 'HEAD~1'], { cwd: r.dir });
+    const ok = await runCli(
+      ['propose', '--author-job', 'a-1', '--runner-job', 'r-1', '--patch', 'a.diff', '--base', 'HEAD~1'],
+      { cwd: r.dir },
+    );
     assert.equal(ok.exit, 0, ok.stderr);
-    assert.equal((JSON.parse(readFileSync(join(r.dir, LAYOUT.record), 'utf8')) as { base_commit: string }).base_commit, first);
+    assert.equal(
+      (JSON.parse(readFileSync(join(r.dir, LAYOUT.record), 'utf8')) as { base_commit: string }).base_commit,
+      first,
+    );
     for (const bad of ['no-such-rev', 'HEAD~9', '--all', 'f'.repeat(40)]) {
-      const out = await runCli(['propose', '--author-job', 'a-1', '--runner-job', 'r-2', '--patch', 'a.diff', '--base', bad], { cwd: r.dir });
+      const out = await runCli(
+        ['propose', '--author-job', 'a-1', '--runner-job', 'r-2', '--patch', 'a.diff', '--base', bad],
+        { cwd: r.dir },
+      );
       assert.equal(out.stdout, 'E_INPUT_INVALID\n', bad);
       assert.match(out.stderr, /--base/, bad);
     }

@@ -58,13 +58,20 @@ async function cli(argv: string[], cwd: string, env: Record<string, string> = {}
  * sealed by the runner with the real `propose` and `seal` commands. No credit yet.
  */
 /** `prepare` runs on the new repository before the base is taken (e.g. commits a trust policy). */
-export async function proposedAndSealed(patch = AGENT_PATCH, proposalId = 'p-2026-10-12-014', prepare?: (dir: string) => void): Promise<Review> {
+export async function proposedAndSealed(
+  patch = AGENT_PATCH,
+  proposalId = 'p-2026-10-12-014',
+  prepare?: (dir: string) => void,
+): Promise<Review> {
   const repo = makeRepo(exampleFiles());
   prepare?.(repo.dir);
   const base = git(repo.dir, 'rev-parse', 'HEAD').trim();
   const bytes = readFileSync(join(EXAMPLE_DIR, patch));
   writeFileSync(join(repo.dir, 'patches.diff'), bytes);
-  await cli(['propose', '--author-job', AUTHOR, '--runner-job', RUNNER, '--patch', 'patches.diff', '--proposal-id', proposalId], repo.dir);
+  await cli(
+    ['propose', '--author-job', AUTHOR, '--runner-job', RUNNER, '--patch', 'patches.diff', '--proposal-id', proposalId],
+    repo.dir,
+  );
   const digest = await cli(['seal', '--runner-job', RUNNER, '--seed', '42'], repo.dir);
   return { ...repo, digest, base, patchSha256: sha256Hex(bytes) };
 }
@@ -81,31 +88,68 @@ export function writeScoring(r: Review, taxTest: 'tautology' | 'property', runne
     toJsonText({
       base: r.base,
       patch_sha256: r.patchSha256,
-      files: [{ path: 'src/pricing.ts', old_path: 'src/pricing.ts', status: 'modified', class: 'production', language: 'typescript' }],
+      files: [
+        {
+          path: 'src/pricing.ts',
+          old_path: 'src/pricing.ts',
+          status: 'modified',
+          class: 'production',
+          language: 'typescript',
+        },
+      ],
       changed: changedIds,
       moved: [],
       deleted: [],
       typeOnly: [],
       uncreditable: [],
       locations: {
-        [DISCOUNT]: { path: 'src/pricing.ts', language: 'typescript', start_line: 4, end_line: 8, changed_lines: [[5, 7]] },
-        [TAX]: { path: 'src/pricing.ts', language: 'typescript', start_line: 11, end_line: 15, changed_lines: [[12, 14]] },
+        [DISCOUNT]: {
+          path: 'src/pricing.ts',
+          language: 'typescript',
+          start_line: 4,
+          end_line: 8,
+          changed_lines: [[5, 7]],
+        },
+        [TAX]: {
+          path: 'src/pricing.ts',
+          language: 'typescript',
+          start_line: 11,
+          end_line: 15,
+          changed_lines: [[12, 14]],
+        },
       },
     }),
   );
   const cases = [
     { id: PROP_DISCOUNT, digest: r.digest, kind: 'property' as const, status: 'passed' as const, symbols: [DISCOUNT] },
     taxTest === 'tautology'
-      ? { id: TAUTOLOGY_TAX, digest: r.digest, kind: 'tautology' as const, status: 'passed' as const, symbols: [TAX], rule: 'same-expression' }
+      ? {
+          id: TAUTOLOGY_TAX,
+          digest: r.digest,
+          kind: 'tautology' as const,
+          status: 'passed' as const,
+          symbols: [TAX],
+          rule: 'same-expression',
+        }
       : { id: PROP_TAX, digest: r.digest, kind: 'property' as const, status: 'passed' as const, symbols: [TAX] },
     { id: FLAKE, digest: r.digest, kind: 'property' as const, status: 'passed' as const, symbols: [] },
   ];
-  writeFileSync(join(r.dir, LAYOUT.cases), toJsonText({ changed: changedIds, cases, digest: r.digest, runner_job: runner, sandbox: 'bwrap' }));
+  writeFileSync(
+    join(r.dir, LAYOUT.cases),
+    toJsonText({ changed: changedIds, cases, digest: r.digest, runner_job: runner, sandbox: 'bwrap' }),
+  );
   // The sealed run the credit was scored on: every case passed.
   const results = toJsonText({
-    runner_job: runner, digest: r.digest, command: ['node', '--test'], exit_code: 0, signal: null, timed_out: false,
-    started_at: '2026-10-12T11:00:00Z', ended_at: '2026-10-12T11:01:00Z',
-    sandbox: 'bwrap', cwd: '/sealgate/work',
+    runner_job: runner,
+    digest: r.digest,
+    command: ['node', '--test'],
+    exit_code: 0,
+    signal: null,
+    timed_out: false,
+    started_at: '2026-10-12T11:00:00Z',
+    ended_at: '2026-10-12T11:01:00Z',
+    sandbox: 'bwrap',
+    cwd: '/sealgate/work',
     junit: [{ path: 'junit.xml', sha256: 'e'.repeat(64), status: 'ok' }],
     cases: cases.map((c) => {
       const [suite, name] = c.id.split('::') as [string, string];
@@ -117,7 +161,16 @@ export function writeScoring(r: Review, taxTest: 'tautology' | 'property', runne
   const credit = propertyCredit(creditId, changedIds, cases, r.digest);
   writeFileSync(
     join(r.dir, LAYOUT.credit),
-    toJsonText({ ...credit, runner_job: runner, proposal_id: 'p-2026-10-12-014', patch_sha256: r.patchSha256, results_sha256: sha256Hex(results), changed: changedIds, uncreditable: [], sandbox: 'bwrap' }),
+    toJsonText({
+      ...credit,
+      runner_job: runner,
+      proposal_id: 'p-2026-10-12-014',
+      patch_sha256: r.patchSha256,
+      results_sha256: sha256Hex(results),
+      changed: changedIds,
+      uncreditable: [],
+      sandbox: 'bwrap',
+    }),
   );
   return { creditId };
 }

@@ -6,7 +6,17 @@ import { join } from 'node:path';
 import { LAYOUT } from '../../src/core/layout.js';
 import { runCli } from '../helpers/cli.js';
 import { patchWith } from '../helpers/git.js';
-import { NOW, RUNNER, proposedAndSealed, verify, writeScoring, DISCOUNT, TAX, PROP_DISCOUNT, TAUTOLOGY_TAX } from './review.js';
+import {
+  NOW,
+  RUNNER,
+  proposedAndSealed,
+  verify,
+  writeScoring,
+  DISCOUNT,
+  TAX,
+  PROP_DISCOUNT,
+  TAUTOLOGY_TAX,
+} from './review.js';
 
 test('verify: sealed but no credit file is E_CREDIT_MISSING', async () => {
   const r = await proposedAndSealed();
@@ -40,7 +50,9 @@ test('verify: a fixture edited after the seal (in the patch: the work tree does 
     writeScoring(r, 'property');
     appendFileSync(join(r.dir, 'fixtures/orders.json'), ' ');
     assert.equal((await verify(r.dir)).code, 'ALLOW', 'the work tree is not what the runner tests');
-    patchWith(r.dir, 'patches.diff', { 'fixtures/orders.json': readFileSync(join(r.dir, 'fixtures/orders.json'), 'utf8') });
+    patchWith(r.dir, 'patches.diff', {
+      'fixtures/orders.json': readFileSync(join(r.dir, 'fixtures/orders.json'), 'utf8'),
+    });
     const v = await verify(r.dir);
     assert.equal(v.code, 'E_DIGEST_OPEN', v.stderr);
     assert.match(v.stderr, /fixtures\/orders\.json/);
@@ -89,8 +101,25 @@ test('verify: a credit file that disagrees with the case file is E_CREDIT_UNBOUN
     // A self-consistent credit file that blesses the tautology: the gate alone would ALLOW it.
     const path = join(r.dir, LAYOUT.credit);
     const c = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-    writeFileSync(path, JSON.stringify({ ...c, credited: [DISCOUNT, TAX], test_ids: [PROP_DISCOUNT, TAUTOLOGY_TAX], missing: [], tautologies: [], pass: true }, null, 2) + '\n');
-    const gate = await runCli(['gate', '--repo', r.dir, '--record', join(r.dir, LAYOUT.record), '--credit', path, '--now', NOW], { cwd: r.dir });
+    writeFileSync(
+      path,
+      JSON.stringify(
+        {
+          ...c,
+          credited: [DISCOUNT, TAX],
+          test_ids: [PROP_DISCOUNT, TAUTOLOGY_TAX],
+          missing: [],
+          tautologies: [],
+          pass: true,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
+    const gate = await runCli(
+      ['gate', '--repo', r.dir, '--record', join(r.dir, LAYOUT.record), '--credit', path, '--now', NOW],
+      { cwd: r.dir },
+    );
     assert.equal(gate.stdout.trim(), 'ALLOW', 'precondition: the forged credit is self-consistent');
     const v = await verify(r.dir);
     assert.equal(v.code, 'E_CREDIT_UNBOUND', v.stderr);
@@ -118,8 +147,23 @@ test('verify: an edited journal line is E_INPUT_INVALID; a truncated journal too
   try {
     writeScoring(r, 'property');
     // A run on the seal, so the seal line has a successor whose hash chain covers it.
-    appendJournal(r.dir, { type: 'run-start', runner_job: RUNNER, digest: r.digest, at: NOW, command: ['node', '--test'], sandbox: 'bwrap' });
-    appendJournal(r.dir, { type: 'run-end', runner_job: RUNNER, digest: r.digest, at: NOW, exit_code: 0, signal: null, timed_out: false });
+    appendJournal(r.dir, {
+      type: 'run-start',
+      runner_job: RUNNER,
+      digest: r.digest,
+      at: NOW,
+      command: ['node', '--test'],
+      sandbox: 'bwrap',
+    });
+    appendJournal(r.dir, {
+      type: 'run-end',
+      runner_job: RUNNER,
+      digest: r.digest,
+      at: NOW,
+      exit_code: 0,
+      signal: null,
+      timed_out: false,
+    });
     const path = join(r.dir, LAYOUT.journal);
     const text = readFileSync(path, 'utf8');
     writeFileSync(path, text.replace('"seal"', '"seal" ').replace(/"at":"[^"]+"/, '"at":"2020-01-01T00:00:00Z"'));

@@ -26,14 +26,22 @@ any later change to a signed file is E_SIGNATURE_INVALID at the gate.
 Prints the key id on stdout. Exit: 0 signed, 1 refused, 2 bad arguments.
 `,
   async run(ctx) {
-    const { values } = parseCommandArgs(ctx.argv, { 'signing-key': { type: 'string' }, repo: { type: 'string' }, policy: { type: 'string' } });
+    const { values } = parseCommandArgs(ctx.argv, {
+      'signing-key': { type: 'string' },
+      repo: { type: 'string' },
+      policy: { type: 'string' },
+    });
     const keyPath = signingKeyPath(values['signing-key'], ctx.env);
     if (keyPath === null) throw usageError(`--signing-key FILE (or $${SIGNING_KEY_ENV}) is required`);
     const { key } = readSigningKey(resolve(ctx.cwd, keyPath));
     const repo = resolve(ctx.cwd, values.repo ?? '.');
     const policy = policyFor(ctx, repo, values.policy);
     const sealed = readSealParams(repo);
-    const r = writeRunnerAttestation(repo, key, policy.config, VERSION, { policy_digest: policy.digest, sandbox: policy.config.sandbox, ...(sealed === null ? {} : { tree_id: sealed.tree, base_commit: sealed.base_commit }) });
+    const r = writeRunnerAttestation(repo, key, policy.config, VERSION, {
+      policy_digest: policy.digest,
+      sandbox: policy.config.sandbox,
+      ...(sealed === null ? {} : { tree_id: sealed.tree, base_commit: sealed.base_commit }),
+    });
     const keyId = r.envelope.signatures[0]?.keyid ?? '';
     ctx.stdout(`${keyId}\n`);
     ctx.stderr(`attest: signed ${r.subjects} evidence file(s) with ${keyId}: review/runner/attestation.dsse.json\n`);

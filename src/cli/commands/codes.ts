@@ -10,7 +10,13 @@ Lists every code sealgate can print, with its condition, next step and exit stat
   async run(ctx) {
     const { values } = parseCommandArgs(ctx.argv, { json: { type: 'boolean' } });
     if (values.json) {
-      ctx.stdout(JSON.stringify(DECISION_CODES.map((code) => ({ code, ...CODE_INFO[code] })), null, 2) + '\n');
+      ctx.stdout(
+        JSON.stringify(
+          DECISION_CODES.map((code) => ({ code, ...CODE_INFO[code] })),
+          null,
+          2,
+        ) + '\n',
+      );
       return 0;
     }
     for (const code of DECISION_CODES) {

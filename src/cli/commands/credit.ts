@@ -14,7 +14,10 @@ import type { Command, CommandContext } from '../context.js';
 import { policyFor, recordBase, treeFor } from '../policy.js';
 import { readSealParams } from '../../seal/seal.js';
 
-const fmtS = (ms: number): string => (ms >= 60_000 ? `${Math.floor(ms / 60_000)}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s` : `${(ms / 1000).toFixed(1)}s`);
+const fmtS = (ms: number): string =>
+  ms >= 60_000
+    ? `${Math.floor(ms / 60_000)}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`
+    : `${(ms / 1000).toFixed(1)}s`;
 
 /** Progress on stderr: a live line on a terminal, a plain line every few seconds otherwise. */
 export function progressPrinter(ctx: Pick<CommandContext, 'stderr' | 'isTTY'>, everyMs = 5000): (p: Progress) => void {
@@ -90,20 +93,31 @@ Exit: 0 PASS, 1 E_CREDIT_MISSING or a refusal (its code on stdout), 2 bad argume
       json: { type: 'boolean' },
     });
     if (values.cases !== undefined) {
-      if (values['runner-job'] !== undefined) throw usageError('--cases and --runner-job are two different modes; give one');
+      if (values['runner-job'] !== undefined)
+        throw usageError('--cases and --runner-job are two different modes; give one');
       const digest = requireOption(values.digest, 'digest');
       if (!DIGEST_PATTERN.test(digest)) throw usageError('--digest: digests are 6-128 lowercase hex digits');
       const path = resolve(ctx.cwd, requireOption(values.cases, 'cases'));
       const file = readDocument(path, CaseFileSchema, 'json', values.cases);
       const body = propertyCredit('pending', file.changed, file.cases, digest, file.uncreditable ?? []);
       const { credit_id: _pending, ...rest } = body;
-      const credit = { ...body, credit_id: toCreditId({ ...rest, changed: file.changed, uncreditable: file.uncreditable ?? [] }) };
-      const text = toJsonText({ ...credit, changed: file.changed, ...(file.uncreditable ? { uncreditable: file.uncreditable } : {}) });
+      const credit = {
+        ...body,
+        credit_id: toCreditId({ ...rest, changed: file.changed, uncreditable: file.uncreditable ?? [] }),
+      };
+      const text = toJsonText({
+        ...credit,
+        changed: file.changed,
+        ...(file.uncreditable ? { uncreditable: file.uncreditable } : {}),
+      });
       if (values.out !== undefined) {
         writeFileAtomic(resolve(ctx.cwd, values.out), text);
         ctx.stdout(credit.pass ? 'PASS\n' : 'E_CREDIT_MISSING\n');
       } else ctx.stdout(text);
-      if (!credit.pass) ctx.stderr(`sealgate credit: missing: ${credit.missing.join(', ') || '(none)'}${(file.uncreditable ?? []).length > 0 ? `; uncreditable: ${(file.uncreditable ?? []).join(', ')}` : ''}${file.changed.length === 0 ? '; no changed symbol' : ''}\n`);
+      if (!credit.pass)
+        ctx.stderr(
+          `sealgate credit: missing: ${credit.missing.join(', ') || '(none)'}${(file.uncreditable ?? []).length > 0 ? `; uncreditable: ${(file.uncreditable ?? []).join(', ')}` : ''}${file.changed.length === 0 ? '; no changed symbol' : ''}\n`,
+        );
       return credit.pass ? 0 : CODE_INFO.E_CREDIT_MISSING.exit;
     }
     if (values.digest !== undefined || values.out !== undefined) throw usageError('--digest and --out go with --cases');
@@ -114,45 +128,74 @@ Exit: 0 PASS, 1 E_CREDIT_MISSING or a refusal (its code on stdout), 2 bad argume
       if (!/^[1-9][0-9]{0,2}$/.test(values.workers)) throw usageError('--workers: a whole number from 1 to 999');
       workers = Number(values.workers);
     }
-    if (values.cache !== undefined && values['no-cache']) throw usageError('--cache and --no-cache contradict each other');
+    if (values.cache !== undefined && values['no-cache'])
+      throw usageError('--cache and --no-cache contradict each other');
     const recordRel = readSealParams(repo)?.record;
     const policy = policyFor(ctx, repo, values.policy, recordBase(repo, recordRel));
     const { scoreCredit } = await import('../../credit/run.js');
-    const cacheDir = values['no-cache'] ? null : values.cache !== undefined ? resolve(ctx.cwd, values.cache) : undefined;
+    const cacheDir = values['no-cache']
+      ? null
+      : values.cache !== undefined
+        ? resolve(ctx.cwd, values.cache)
+        : undefined;
     const { tree, release } = treeFor(ctx, repo, recordRel, false);
     let out;
     try {
-    out = await scoreCredit({
-      repo,
-      runnerJob,
-      config: policy.config,
-      policy,
-      tree,
-      env: ctx.env,
-      ...(cacheDir !== undefined ? { cacheDir } : {}),
-      ...(workers !== undefined ? { workers } : {}),
-      progress: progressPrinter(ctx),
-      now: ctx.clock(),
-      prelude: ctx.runner?.creditPrelude?.current ?? null,
-      ...(ctx.env.SEALGATE_BWRAP !== undefined && ctx.env.SEALGATE_BWRAP !== '' ? { bwrap: ctx.env.SEALGATE_BWRAP } : {}),
-    });
+      out = await scoreCredit({
+        repo,
+        runnerJob,
+        config: policy.config,
+        policy,
+        tree,
+        env: ctx.env,
+        ...(cacheDir !== undefined ? { cacheDir } : {}),
+        ...(workers !== undefined ? { workers } : {}),
+        progress: progressPrinter(ctx),
+        now: ctx.clock(),
+        prelude: ctx.runner?.creditPrelude?.current ?? null,
+        ...(ctx.env.SEALGATE_BWRAP !== undefined && ctx.env.SEALGATE_BWRAP !== ''
+          ? { bwrap: ctx.env.SEALGATE_BWRAP }
+          : {}),
+      });
     } finally {
       release();
     }
     const c = out.credit;
     const s = out.stats;
-    ctx.stderr(`credit: ${c.credited.length} of ${c.changed?.length ?? 0} changed symbol(s) credited; ${s.mutantsRun} mutant run(s), ${s.mutantsCached} from cache, ${s.mutantsSettled} not needed (credit settled)${s.mutantsAhead > 0 ? `, ${s.mutantsAhead} run ahead and not needed` : ''}, ${s.kills} behavioural kill(s), ${fmtS(s.wallMs)}; ${c.sandbox === 'none' ? 'UNSANDBOXED (policy sandbox "none")' : 'sandboxed (bubblewrap)'}; wrote ${LAYOUT.cases} and ${LAYOUT.credit} (${c.credit_id})\n`);
+    ctx.stderr(
+      `credit: ${c.credited.length} of ${c.changed?.length ?? 0} changed symbol(s) credited; ${s.mutantsRun} mutant run(s), ${s.mutantsCached} from cache, ${s.mutantsSettled} not needed (credit settled)${s.mutantsAhead > 0 ? `, ${s.mutantsAhead} run ahead and not needed` : ''}, ${s.kills} behavioural kill(s), ${fmtS(s.wallMs)}; ${c.sandbox === 'none' ? 'UNSANDBOXED (policy sandbox "none")' : 'sandboxed (bubblewrap)'}; wrote ${LAYOUT.cases} and ${LAYOUT.credit} (${c.credit_id})\n`,
+    );
     if (s.typeCheckStalled !== null) ctx.stderr(`credit: ${s.typeCheckStalled}\n`);
     const bc = s.bytecode;
-    if (bc) ctx.stderr(bc.skipped === null ? `credit: byte code for the Python files no run changes was made before the runs (${bc.files} file(s), ${bc.rewritten} of them pytest's rewritten test modules); every run found the same, none for a changed file\n` : `credit: no byte code was made before the runs: ${bc.skipped}\n`);
-    if (s.ahead === 'used') ctx.stderr('credit: the first round of runs (the control, with the trace or the probes) ran beside the sealed run (sealgate runner), made as the credit step makes them\n');
-    if (s.ahead === 'ended') ctx.stderr('credit: the control and the trace started beside the sealed run were made from other inputs than this step uses, so they were ended and made again\n');
+    if (bc)
+      ctx.stderr(
+        bc.skipped === null
+          ? `credit: byte code for the Python files no run changes was made before the runs (${bc.files} file(s), ${bc.rewritten} of them pytest's rewritten test modules); every run found the same, none for a changed file\n`
+          : `credit: no byte code was made before the runs: ${bc.skipped}\n`,
+      );
+    if (s.ahead === 'used')
+      ctx.stderr(
+        'credit: the first round of runs (the control, with the trace or the probes) ran beside the sealed run (sealgate runner), made as the credit step makes them\n',
+      );
+    if (s.ahead === 'ended')
+      ctx.stderr(
+        'credit: the control and the trace started beside the sealed run were made from other inputs than this step uses, so they were ended and made again\n',
+      );
     const fe = s.fastEnvDetail;
-    if (s.fastEnv === 'kept' && fe) ctx.stderr(`credit: in the credit runs ${fe.skips} (${fe.vars.join(', ')}): the first control passed every test the sealed run passed\n`);
-    if (s.fastEnv === 'dropped' && fe) ctx.stderr(`credit: with ${fe.vars.join(', ')} (where ${fe.skips}) the first control failed a test the sealed run passed, so every credit run went without it, as the sealed run did\n`);
+    if (s.fastEnv === 'kept' && fe)
+      ctx.stderr(
+        `credit: in the credit runs ${fe.skips} (${fe.vars.join(', ')}): the first control passed every test the sealed run passed\n`,
+      );
+    if (s.fastEnv === 'dropped' && fe)
+      ctx.stderr(
+        `credit: with ${fe.vars.join(', ')} (where ${fe.skips}) the first control failed a test the sealed run passed, so every credit run went without it, as the sealed run did\n`,
+      );
     for (const m of c.missing) ctx.stderr(`  missing ${m}: ${c.evidence?.[m]?.reason ?? ''}\n`);
     if ((c.uncreditable ?? []).length > 0) ctx.stderr(`  uncreditable files: ${(c.uncreditable ?? []).join(', ')}\n`);
-    if (values.json) ctx.stderr(toJsonText({ credit_id: c.credit_id, pass: c.pass, credited: c.credited, missing: c.missing, stats: s }));
+    if (values.json)
+      ctx.stderr(
+        toJsonText({ credit_id: c.credit_id, pass: c.pass, credited: c.credited, missing: c.missing, stats: s }),
+      );
     ctx.stdout(c.pass ? 'PASS\n' : 'E_CREDIT_MISSING\n');
     return c.pass ? 0 : CODE_INFO.E_CREDIT_MISSING.exit;
   },

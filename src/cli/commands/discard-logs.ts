@@ -22,7 +22,9 @@ Exit: 0 discarded, 1 a reject code, 2 bad arguments, 3 internal error.
     const runnerJob = parseJobOption(values['runner-job'], 'runner-job');
     const repo = resolve(ctx.cwd, values.repo ?? '.');
     const { files, journaled } = await discardLogs(repo, runnerJob, ctx.clock);
-    ctx.stdout(`discarded ${files.length} log file(s)${files.length > 0 ? `: ${files.join(', ')}` : ''}${journaled ? '' : ' (no digest known, so no journal event)'}\n`);
+    ctx.stdout(
+      `discarded ${files.length} log file(s)${files.length > 0 ? `: ${files.join(', ')}` : ''}${journaled ? '' : ' (no digest known, so no journal event)'}\n`,
+    );
     return 0;
   },
 };

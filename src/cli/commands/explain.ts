@@ -55,13 +55,21 @@ Exit: the decision's status (0 ALLOW, 1 reject), 2 bad arguments, 3 internal err
       'expect-base': { type: 'string' },
     });
     const format = values.format ?? 'text';
-    if (!(FORMATS as readonly string[]).includes(format)) throw usageError(`--format: "${format}" is not one of ${FORMATS.join(', ')}`);
+    if (!(FORMATS as readonly string[]).includes(format))
+      throw usageError(`--format: "${format}" is not one of ${FORMATS.join(', ')}`);
     const nowText = values.now ?? ctx.clock().toISOString();
     const now = parseInstant(nowText);
     if (!isInstant(now)) throw usageError(`--now: ${now.problem}`);
     const repo = repoFromReviewOption(ctx.cwd, values.review, values.repo);
     const report = toReviewReport((await auditWithBase(ctx, repo, values.policy, now, values['expect-base'])).audit);
-    const text = format === 'json' ? jsonVisible(toJsonText(report)) : format === 'html' ? toHtmlReport(report) : format === 'md' ? toMarkdownReport(report) : toTextReport(report);
+    const text =
+      format === 'json'
+        ? jsonVisible(toJsonText(report))
+        : format === 'html'
+          ? toHtmlReport(report)
+          : format === 'md'
+            ? toMarkdownReport(report)
+            : toTextReport(report);
     if (values.out !== undefined) {
       const out = resolve(ctx.cwd, values.out);
       writeFileAtomic(out, text);

@@ -60,9 +60,11 @@ Prints the freeze id on stdout. Exit: 0 written, 1 refused, 2 bad arguments.
     // eslint-disable-next-line no-control-regex
     if (/[\u0000-\u001f\u007f]/.test(testId)) throw usageError('--test-id must not contain control characters');
     const expiresAt = requireOption(values['expires-at'], 'expires-at');
-    if (!isInstant(parseInstant(expiresAt))) throw usageError(`--expires-at: "${expiresAt}" is not an RFC 3339 date-time with an offset`);
+    if (!isInstant(parseInstant(expiresAt)))
+      throw usageError(`--expires-at: "${expiresAt}" is not an RFC 3339 date-time with an offset`);
     const freezeId = values['freeze-id'];
-    if (freezeId !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}$/.test(freezeId)) throw usageError(`--freeze-id: "${freezeId}" is not an id`);
+    if (freezeId !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}$/.test(freezeId))
+      throw usageError(`--freeze-id: "${freezeId}" is not an id`);
     const now = parseInstant(values.now ?? ctx.clock().toISOString());
     if (!isInstant(now)) throw usageError(`--now: ${now.problem}`);
     const repo = resolve(ctx.cwd, values.repo ?? '.');
@@ -70,27 +72,55 @@ Prints the freeze id on stdout. Exit: 0 written, 1 refused, 2 bad arguments.
     const config = policy.config;
     const keyPath = signingKeyPath(values['signing-key'], ctx.env);
     const key = keyPath === null ? null : readSigningKey(resolve(ctx.cwd, keyPath)).key;
-    if (key === null && config.trust !== undefined) throw usageError('the policy trusts reviewer keys (trust.reviewerKeys): give --signing-key FILE so the freeze is signed');
+    if (key === null && config.trust !== undefined)
+      throw usageError(
+        'the policy trusts reviewer keys (trust.reviewerKeys): give --signing-key FILE so the freeze is signed',
+      );
     const runnerEnvelopePath = join(repo, ATTESTATION_PATH);
-    if (key !== null && !fileExists(runnerEnvelopePath)) throw usageError(`a signed freeze vouches for the runner's attestation, and ${ATTESTATION_PATH} is absent (run the runner with --signing-key)`);
-    const { freeze } = await writeFreeze(repo, policy, now, { authorJob, testId, expiresAt, ...(freezeId === undefined ? {} : { freezeId }) });
+    if (key !== null && !fileExists(runnerEnvelopePath))
+      throw usageError(
+        `a signed freeze vouches for the runner's attestation, and ${ATTESTATION_PATH} is absent (run the runner with --signing-key)`,
+      );
+    const { freeze } = await writeFreeze(repo, policy, now, {
+      authorJob,
+      testId,
+      expiresAt,
+      ...(freezeId === undefined ? {} : { freezeId }),
+    });
     if (key !== null) {
       const envelopePath = join(repo, FREEZE_ATTESTATION_PATH);
       const freezeBytes = readBoundedFile(layoutPath(repo, 'freeze'), undefined, LAYOUT.freeze);
       const runnerEnvelope = readBoundedFile(runnerEnvelopePath, MAX_ENVELOPE_BYTES, ATTESTATION_PATH);
-      writeFileAtomic(envelopePath, toEnvelopeText(signFreeze(freezeBytes, freeze, readRecordFile(layoutPath(repo, 'record'), LAYOUT.record).record.proposal_id, runnerEnvelope, key, VERSION)));
+      writeFileAtomic(
+        envelopePath,
+        toEnvelopeText(
+          signFreeze(
+            freezeBytes,
+            freeze,
+            readRecordFile(layoutPath(repo, 'record'), LAYOUT.record).record.proposal_id,
+            runnerEnvelope,
+            key,
+            VERSION,
+          ),
+        ),
+      );
       if (config.trust !== undefined) {
         // The same audit as the gate's, now with the signature: a wrong-role key undoes both files.
         const audit = await auditReview({ repo, policy, now });
         if (audit.code !== 'ALLOW') {
           rmSync(envelopePath, { force: true });
           rmSync(layoutPath(repo, 'freeze'), { force: true });
-          throw new SealgateError(audit.code, audit.findings.filter((f) => f.code === audit.code));
+          throw new SealgateError(
+            audit.code,
+            audit.findings.filter((f) => f.code === audit.code),
+          );
         }
       }
     }
     ctx.stdout(`${freeze.freeze_id}\n`);
-    ctx.stderr(`freeze: wrote ${LAYOUT.freeze}: ${freeze.test_id} waived until ${freeze.expires_at}, bound to digest ${freeze.runner_digest}, credit ${freeze.credit_id}, runner ${freeze.runner_job}\n`);
+    ctx.stderr(
+      `freeze: wrote ${LAYOUT.freeze}: ${freeze.test_id} waived until ${freeze.expires_at}, bound to digest ${freeze.runner_digest}, credit ${freeze.credit_id}, runner ${freeze.runner_job}\n`,
+    );
     return 0;
   },
 };

@@ -57,7 +57,8 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
       json: { type: 'boolean' },
     });
     const now = parseNowOption(values.now);
-    const expected = values['expect-base'] === undefined ? null : parseCommitOption(values['expect-base'], 'expect-base');
+    const expected =
+      values['expect-base'] === undefined ? null : parseCommitOption(values['expect-base'], 'expect-base');
     const repo = resolve(ctx.cwd, values.repo ?? '.');
     const record = resolve(ctx.cwd, requireOption(values.record, 'record'));
     // The record is read once: its base commit decides the policy (and the base side of mixed
@@ -82,7 +83,11 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
     const inputs = parsed.value;
     // The bytes judged are the bytes the base came from, unless the first read failed and the
     // second found a file: then the base the policy was chosen by must still be the record's.
-    const replaced = recordChangedFinding(base, inputs.record.base_commit ?? null, requireOption(values.record, 'record'));
+    const replaced = recordChangedFinding(
+      base,
+      inputs.record.base_commit ?? null,
+      requireOption(values.record, 'record'),
+    );
     if (replaced !== null) throw new SealgateError('E_INPUT_INVALID', [replaced]);
     const signatures = readSignatureState({
       repo,
@@ -91,16 +96,38 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
       inputs,
       expect: { policy_digest: policy.digest },
       attestation: values.attestation === undefined ? undefined : resolve(ctx.cwd, values.attestation),
-      freezeAttestation: values['freeze-attestation'] !== undefined ? resolve(ctx.cwd, values['freeze-attestation']) : paths.freeze === undefined ? undefined : join(dirname(paths.freeze), 'freeze.dsse.json'),
+      freezeAttestation:
+        values['freeze-attestation'] !== undefined
+          ? resolve(ctx.cwd, values['freeze-attestation'])
+          : paths.freeze === undefined
+            ? undefined
+            : join(dirname(paths.freeze), 'freeze.dsse.json'),
     });
     const judged = decide(inputs);
     // A signature problem voids every other finding: it says who wrote the files at all.
-    const signed: Decision = signatures.findings.length > 0 ? { code: 'E_SIGNATURE_INVALID', decisive: signatures.findings[0] ?? null, findings: [...signatures.findings, ...judged.findings] } : judged;
-    const mismatch = expected === null ? null : expectedBaseFinding(base, expected, requireOption(values.record, 'record'));
+    const signed: Decision =
+      signatures.findings.length > 0
+        ? {
+            code: 'E_SIGNATURE_INVALID',
+            decisive: signatures.findings[0] ?? null,
+            findings: [...signatures.findings, ...judged.findings],
+          }
+        : judged;
+    const mismatch =
+      expected === null ? null : expectedBaseFinding(base, expected, requireOption(values.record, 'record'));
     const decision = withExpectedBase(signed, mismatch);
     // The account is built before the code is printed: a failure while building it is then E_INTERNAL alone, never a second code.
     const account = values.json
-      ? formatJson(decision.code, decision.findings, { now: now.text, signatures: { checked: signatures.checked, runner_attestation: signatures.runnerEnvelope, freeze_attestation: signatures.freezeEnvelope, runner_key: signatures.runnerKeyId, reviewer_key: signatures.reviewerKeyId } })
+      ? formatJson(decision.code, decision.findings, {
+          now: now.text,
+          signatures: {
+            checked: signatures.checked,
+            runner_attestation: signatures.runnerEnvelope,
+            freeze_attestation: signatures.freezeEnvelope,
+            runner_key: signatures.runnerKeyId,
+            reviewer_key: signatures.reviewerKeyId,
+          },
+        })
       : values.explain
         ? explainDecision(inputs, decision, signatures)
         : decision.code !== 'ALLOW'

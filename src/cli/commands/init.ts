@@ -36,53 +36,103 @@ async function prove(ctx: CommandContext, repo: string, d: Detection, timeoutMs:
   const say = (s: string): void => ctx.stderr(`init: ${s}\n`);
   if (d.stack === 'pytest') {
     for (const [pkg, where] of Object.entries(installedCopies(repo, d.srcPackages, ctx.env))) {
-      say(`an installed copy of ${pkg} is at ${where}; test.env PYTHONPATH=src puts src/${pkg} before it (the proof run below says which one the tests imported)`);
+      say(
+        `an installed copy of ${pkg} is at ${where}; test.env PYTHONPATH=src puts src/${pkg} before it (the proof run below says which one the tests imported)`,
+      );
     }
     for (const pkg of runnerImports(d.srcPackages, ctx.env)) {
-      say(`warning: pytest itself imports ${pkg}, so with src/ first it runs on this tree's ${pkg}: the mutation oracle's probes and mutants of ${pkg} change the test runner too, and a probe that makes ${pkg} raise stops pytest before any test reports ("its probe run crashed"), so symbols pytest calls cannot earn credit (E_CREDIT_MISSING); docs/runners.md, "pytest"`);
+      say(
+        `warning: pytest itself imports ${pkg}, so with src/ first it runs on this tree's ${pkg}: the mutation oracle's probes and mutants of ${pkg} change the test runner too, and a probe that makes ${pkg} raise stops pytest before any test reports ("its probe run crashed"), so symbols pytest calls cannot earn credit (E_CREDIT_MISSING); docs/runners.md, "pytest"`,
+      );
     }
   }
-  const envText = Object.entries(d.env).map(([k, v]) => `${k}=${v} `).join('');
+  const envText = Object.entries(d.env)
+    .map(([k, v]) => `${k}=${v} `)
+    .join('');
   say(`running the suite once, inside the sandbox, to prove the config: ${envText}${JSON.stringify(d.command)}`);
   const { findBwrap, installRoot, readSecrets } = await import('../../sandbox/host.js');
   const { openBox } = await import('../../sandbox/run.js');
   // The suite runs inside the sandbox, as every run of the project's code does (E_SANDBOX_UNAVAILABLE without one).
-  const box = openBox({ isolation: 'bwrap', bwrap: ctx.env.SEALGATE_BWRAP || findBwrap(), env: ctx.env, secrets: readSecrets(repo, ctx.env, installRoot()), path: 'init' });
+  const box = openBox({
+    isolation: 'bwrap',
+    bwrap: ctx.env.SEALGATE_BWRAP || findBwrap(),
+    env: ctx.env,
+    secrets: readSecrets(repo, ctx.env, installRoot()),
+    path: 'init',
+  });
   const p = await proveSuite({ repo, detection: d, baseEnv: ctx.env, timeoutMs, box });
-  const how = p.exec.timed_out ? `timed out after ${Math.round(timeoutMs / 1000)} s` : p.exec.spawn_error !== null ? `could not start (${p.exec.spawn_error})` : p.exec.signal !== null ? `ended by ${p.exec.signal}` : `exited ${String(p.exec.exit_code)}`;
-  const reports = p.reports.map((r) => `${r.path} ${r.status}${r.detail !== undefined ? ` (${r.detail})` : ''}`).join(', ');
+  const how = p.exec.timed_out
+    ? `timed out after ${Math.round(timeoutMs / 1000)} s`
+    : p.exec.spawn_error !== null
+      ? `could not start (${p.exec.spawn_error})`
+      : p.exec.signal !== null
+        ? `ended by ${p.exec.signal}`
+        : `exited ${String(p.exec.exit_code)}`;
+  const reports = p.reports
+    .map((r) => `${r.path} ${r.status}${r.detail !== undefined ? ` (${r.detail})` : ''}`)
+    .join(', ');
   if (p.cases.length === 0) {
     const why = `the suite ran no test (the command ${how}; report: ${reports || 'none configured'})${p.tail ? `; its last output:\n${p.tail.replace(/^/gm, '    ')}` : ''}`;
-    throw inputInvalid(CONFIG_PATH, `${why}\nfix test.command in ${CONFIG_PATH} (or install the test runner), then run \`sealgate init --check\` to prove it${addoptsHint(p.tail)}`);
+    throw inputInvalid(
+      CONFIG_PATH,
+      `${why}\nfix test.command in ${CONFIG_PATH} (or install the test runner), then run \`sealgate init --check\` to prove it${addoptsHint(p.tail)}`,
+    );
   }
   const c = p.counts;
-  say(`${p.cases.length} test(s) ran: ${c.passed} passed, ${c.failed} failed, ${c.error} error, ${c.skipped} skipped (the command ${how}; report: ${reports})`);
+  say(
+    `${p.cases.length} test(s) ran: ${c.passed} passed, ${c.failed} failed, ${c.error} error, ${c.skipped} skipped (the command ${how}; report: ${reports})`,
+  );
   const files = new Set(p.cases.map((k) => k.file));
-  say(files.has(null) ? `warning: ${p.cases.filter((k) => k.file === null).length} test id(s) name no file (e.g. ${p.cases.find((k) => k.file === null)?.id ?? ''})` : `every test id names its file (${files.size} test file(s))`);
+  say(
+    files.has(null)
+      ? `warning: ${p.cases.filter((k) => k.file === null).length} test id(s) name no file (e.g. ${p.cases.find((k) => k.file === null)?.id ?? ''})`
+      : `every test id names its file (${files.size} test file(s))`,
+  );
   const failing = p.cases.filter((k) => k.status === 'failed' || k.status === 'error');
-  const list = (ks: readonly { id: string }[]): string => `${ks.slice(0, SHOWN_FAILURES).map((k) => k.id).join(', ')}${ks.length > SHOWN_FAILURES ? `, and ${ks.length - SHOWN_FAILURES} more` : ''}`;
+  const list = (ks: readonly { id: string }[]): string =>
+    `${ks
+      .slice(0, SHOWN_FAILURES)
+      .map((k) => k.id)
+      .join(', ')}${ks.length > SHOWN_FAILURES ? `, and ${ks.length - SHOWN_FAILURES} more` : ''}`;
   if (c.passed === 0) {
     // No passing test can earn credit: every patch would end in E_CREDIT_MISSING, whatever it tests.
     const why = failing.length > 0 ? `failing: ${list(failing)}` : `skipped: ${list(p.cases)}`;
-    throw inputInvalid(CONFIG_PATH, `no test passed on the base tree (${p.cases.length} ran: ${c.failed} failed, ${c.error} error, ${c.skipped} skipped; ${why})${p.tail && failing.length > 0 ? `; the command's last output:\n${p.tail.replace(/^/gm, '    ')}` : ''}\nmake the suite pass on the base commit (install what it needs, or fix test.command or test.env in ${CONFIG_PATH}), then run \`sealgate init --check\` to prove it`);
+    throw inputInvalid(
+      CONFIG_PATH,
+      `no test passed on the base tree (${p.cases.length} ran: ${c.failed} failed, ${c.error} error, ${c.skipped} skipped; ${why})${p.tail && failing.length > 0 ? `; the command's last output:\n${p.tail.replace(/^/gm, '    ')}` : ''}\nmake the suite pass on the base commit (install what it needs, or fix test.command or test.env in ${CONFIG_PATH}), then run \`sealgate init --check\` to prove it`,
+    );
   }
   if (failing.length === 0 && p.exec.exit_code !== null && p.exec.exit_code !== 0) {
     // The gate rejects a run that exited non-zero though no case failed (an error outside any test): every proposal would.
-    throw inputInvalid(CONFIG_PATH, `the command exited ${p.exec.exit_code} although no test failed (${p.cases.length} ran: ${c.passed} passed, ${c.skipped} skipped): the gate rejects such a sealed run (E_TESTS_FAILED), so every proposal would be rejected whatever it changes${p.tail ? `; the command's last output:\n${p.tail.replace(/^/gm, '    ')}` : ''}\nmake the command exit 0 on the base commit (an error outside the tests: a cache it cannot write, a coverage threshold, an unhandled error), then run \`sealgate init --check\` to prove it`);
+    throw inputInvalid(
+      CONFIG_PATH,
+      `the command exited ${p.exec.exit_code} although no test failed (${p.cases.length} ran: ${c.passed} passed, ${c.skipped} skipped): the gate rejects such a sealed run (E_TESTS_FAILED), so every proposal would be rejected whatever it changes${p.tail ? `; the command's last output:\n${p.tail.replace(/^/gm, '    ')}` : ''}\nmake the command exit 0 on the base commit (an error outside the tests: a cache it cannot write, a coverage threshold, an unhandled error), then run \`sealgate init --check\` to prove it`,
+    );
   }
   if (failing.length > 0) {
     // The gate takes a sealed run only when every case passed: every proposal would end in E_TESTS_FAILED, whatever it changes.
-    throw inputInvalid(CONFIG_PATH, `${failing.length} test(s) fail on the base tree (${p.cases.length} ran: ${c.passed} passed, ${c.failed} failed, ${c.error} error, ${c.skipped} skipped; failing: ${list(failing)}): the gate rejects a sealed run with a failing case (E_TESTS_FAILED), so every proposal would be rejected whatever it changes${p.tail ? `; the command's last output:\n${p.tail.replace(/^/gm, '    ')}` : ''}\nmake the suite pass on the base commit (install what it needs, or fix test.command or test.env in ${CONFIG_PATH} so that it runs only the tests), then run \`sealgate init --check\` to prove it`);
+    throw inputInvalid(
+      CONFIG_PATH,
+      `${failing.length} test(s) fail on the base tree (${p.cases.length} ran: ${c.passed} passed, ${c.failed} failed, ${c.error} error, ${c.skipped} skipped; failing: ${list(failing)}): the gate rejects a sealed run with a failing case (E_TESTS_FAILED), so every proposal would be rejected whatever it changes${p.tail ? `; the command's last output:\n${p.tail.replace(/^/gm, '    ')}` : ''}\nmake the suite pass on the base commit (install what it needs, or fix test.command or test.env in ${CONFIG_PATH} so that it runs only the tests), then run \`sealgate init --check\` to prove it`,
+    );
   }
   if (d.stack === 'pytest' && d.srcPackages.length > 0) {
     for (const pkg of d.srcPackages) {
       const at = p.origins[pkg];
-      if (at === undefined) say(`production code: ${pkg} was not imported by the suite (its __file__ was not found after the run)`);
-      else if (at.startsWith('src/')) say(`production code: ${pkg} imported from ${at} (the module's __file__ after the suite ran)`);
-      else throw inputInvalid(CONFIG_PATH, `the tests imported ${pkg} from ${at}, not from src/${pkg}: they test another copy, not the tree the runner seals\nput src/ first (test.env PYTHONPATH in ${CONFIG_PATH}; or uninstall that copy), then run \`sealgate init --check\` to prove it`);
+      if (at === undefined)
+        say(`production code: ${pkg} was not imported by the suite (its __file__ was not found after the run)`);
+      else if (at.startsWith('src/'))
+        say(`production code: ${pkg} imported from ${at} (the module's __file__ after the suite ran)`);
+      else
+        throw inputInvalid(
+          CONFIG_PATH,
+          `the tests imported ${pkg} from ${at}, not from src/${pkg}: they test another copy, not the tree the runner seals\nput src/ first (test.env PYTHONPATH in ${CONFIG_PATH}; or uninstall that copy), then run \`sealgate init --check\` to prove it`,
+        );
     }
   } else if (d.stack !== 'pytest') {
-    say('production code: the tests import the project\'s files by relative path from the work tree (a runner that transforms modules, like vitest and jest, does not report the files it loaded)');
+    say(
+      "production code: the tests import the project's files by relative path from the work tree (a runner that transforms modules, like vitest and jest, does not report the files it loaded)",
+    );
   }
 }
 
@@ -122,14 +172,22 @@ by hand, say) is proven the same way, its test command, reports and test.env as 
 Exit: 0 written (and proven) or checked, 1 a refusal (E_INPUT_INVALID), 2 bad arguments.
 `,
   async run(ctx) {
-    const { values } = parseCommandArgs(ctx.argv, { repo: { type: 'string' }, force: { type: 'boolean' }, 'no-run': { type: 'boolean' }, check: { type: 'boolean' }, timeout: { type: 'string' } });
+    const { values } = parseCommandArgs(ctx.argv, {
+      repo: { type: 'string' },
+      force: { type: 'boolean' },
+      'no-run': { type: 'boolean' },
+      check: { type: 'boolean' },
+      timeout: { type: 'string' },
+    });
     const repo = resolve(ctx.cwd, values.repo ?? '.');
     if (!isDir(repo)) throw inputInvalid('--repo', `"${repo}" is not a folder`);
-    if (values.timeout !== undefined && (!/^[1-9][0-9]{0,5}$/.test(values.timeout) || Number(values.timeout) > 86_400)) throw usageError('--timeout takes whole seconds, 1 to 86400');
+    if (values.timeout !== undefined && (!/^[1-9][0-9]{0,5}$/.test(values.timeout) || Number(values.timeout) > 86_400))
+      throw usageError('--timeout takes whole seconds, 1 to 86400');
     const timeoutMs = Number(values.timeout ?? 600) * 1000;
     const detection = detectStack(readRepoScan(repo));
     if (values.check) {
-      if (values.force || values['no-run']) throw usageError('--check writes nothing and runs the suite: it takes neither --force nor --no-run');
+      if (values.force || values['no-run'])
+        throw usageError('--check writes nothing and runs the suite: it takes neither --force nor --no-run');
       const named = CONFIG_NAMES.filter((n) => existsSync(join(repo, n)));
       if (named.length === 0) throw inputInvalid(CONFIG_PATH, 'not found; run `sealgate init` to write one');
       // The file as it is (strict parse; two config files are refused), with what only the scan can tell (the stack, a src layout) from the scan.
@@ -143,13 +201,18 @@ Exit: 0 written (and proven) or checked, 1 a refusal (E_INPUT_INVALID), 2 bad ar
     }
     const config = toDetectedConfig(detection);
     const checked = checkSchema(ConfigSchema, config, CONFIG_PATH);
-    if (!checked.ok) throw new SealgateError('E_INTERNAL', checked.findings.map((f) => ({ ...f, code: 'E_INTERNAL' as const })));
+    if (!checked.ok)
+      throw new SealgateError(
+        'E_INTERNAL',
+        checked.findings.map((f) => ({ ...f, code: 'E_INTERNAL' as const })),
+      );
     const files: [string, string][] = [
       [CONFIG_PATH, toJsonText(config)],
       [WORKFLOW_PATH, WORKFLOW_YML],
     ];
     const existing = files.filter(([p]) => existsSync(join(repo, p))).map(([p]) => p);
-    if (existing.length > 0 && !values.force) throw inputInvalid(existing.join(', '), 'already exists; pass --force to overwrite');
+    if (existing.length > 0 && !values.force)
+      throw inputInvalid(existing.join(', '), 'already exists; pass --force to overwrite');
     for (const [p, text] of files) {
       mkdirSync(dirname(join(repo, p)), { recursive: true });
       writeFileAtomic(join(repo, p), text);
@@ -163,7 +226,11 @@ Exit: 0 written (and proven) or checked, 1 a refusal (E_INPUT_INVALID), 2 bad ar
     say(`fixtures: ${detection.fixtures.join(', ') || 'none found ([]: the digest covers seed, clock and locale)'}`);
     for (const n of detection.notes) say(n);
     for (const w of detection.warnings) say(`warning: ${w}`);
-    if (detection.command === null) throw inputInvalid(`${CONFIG_PATH}#test.command`, 'no test runner recognised: set test.command and test.junit, then run `sealgate init --check` to prove them');
+    if (detection.command === null)
+      throw inputInvalid(
+        `${CONFIG_PATH}#test.command`,
+        'no test runner recognised: set test.command and test.junit, then run `sealgate init --check` to prove them',
+      );
     if (!PROVABLE.has(detection.stack)) {
       say('the suite was not run: sealgate has no mutation oracle for this language yet (see above)');
       return 0;
@@ -173,7 +240,9 @@ Exit: 0 written (and proven) or checked, 1 a refusal (E_INPUT_INVALID), 2 bad ar
       return 0;
     }
     await prove(ctx, repo, detection, timeoutMs);
-    say(`review ${CONFIG_PATH} and ${WORKFLOW_PATH}, then commit them: the runner reads the policy from the base commit`);
+    say(
+      `review ${CONFIG_PATH} and ${WORKFLOW_PATH}, then commit them: the runner reads the policy from the base commit`,
+    );
     return 0;
   },
 };

@@ -15,7 +15,10 @@ function writeNew(path: string, text: string, mode: number): void {
     fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw inputInvalid(path, code === 'EEXIST' ? 'already exists; keygen never overwrites a key' : `cannot create (${code ?? 'error'})`);
+    throw inputInvalid(
+      path,
+      code === 'EEXIST' ? 'already exists; keygen never overwrites a key' : `cannot create (${code ?? 'error'})`,
+    );
   }
   try {
     const b = Buffer.from(text, 'utf8');
@@ -64,7 +67,9 @@ Exit: 0 written, 1 a file exists or cannot be written, 2 bad arguments.
     writeNew(join(dir, PUBLIC_KEY_FILE), pair.publicPem, 0o644);
     writeNew(join(dir, PRIVATE_KEY_FILE), pair.privatePem, 0o600);
     ctx.stdout(`${pair.keyId}\n`);
-    ctx.stderr(`keygen: wrote ${join(values.out, PRIVATE_KEY_FILE)} (0600) and ${join(values.out, PUBLIC_KEY_FILE)}\nkeygen: public key as a config string: ${JSON.stringify(pair.publicPem)}\n`);
+    ctx.stderr(
+      `keygen: wrote ${join(values.out, PRIVATE_KEY_FILE)} (0600) and ${join(values.out, PUBLIC_KEY_FILE)}\nkeygen: public key as a config string: ${JSON.stringify(pair.publicPem)}\n`,
+    );
     return 0;
   },
 };

@@ -6,7 +6,14 @@ import { layoutPath, LAYOUT } from '../../core/layout.js';
 import { formatInstant } from '../../core/time.js';
 import { readRepoRoot, resolveCommit } from '../../diff/git.js';
 import { RecordSchema } from '../../record/schema.js';
-import { checkProposal, newProposalId, PROPOSAL_ID_PATTERN, readLedger, readPatchForProposal, writeProposal } from '../../record/propose.js';
+import {
+  checkProposal,
+  newProposalId,
+  PROPOSAL_ID_PATTERN,
+  readLedger,
+  readPatchForProposal,
+  writeProposal,
+} from '../../record/propose.js';
 import { parseCommandArgs, parseJobOption, requireOption } from '../args.js';
 import type { Command } from '../context.js';
 
@@ -47,22 +54,40 @@ Exit: 0 recorded, 1 refused (E_SHARED_JOB, E_INPUT_INVALID), 2 bad arguments.
     const repo = resolve(ctx.cwd, values.repo ?? '.');
     const now = ctx.clock();
     const id = values['proposal-id'] ?? newProposalId(now);
-    if (!PROPOSAL_ID_PATTERN.test(id)) throw usageError(`--proposal-id: "${id}" is not a proposal id (letters, digits and ._:@-, no whitespace or slashes)`);
+    if (!PROPOSAL_ID_PATTERN.test(id))
+      throw usageError(
+        `--proposal-id: "${id}" is not a proposal id (letters, digits and ._:@-, no whitespace or slashes)`,
+      );
     const patch = readPatchForProposal(repo, relative(repo, resolve(ctx.cwd, patchArg)).split(sep).join('/'));
     const baseCommit = resolveCommit(readRepoRoot(repo), values.base ?? 'HEAD');
     const ledger = readLedger(repo);
     const recordPath = layoutPath(repo, 'record');
     const current = fileExists(recordPath) ? readDocument(recordPath, RecordSchema, 'json', LAYOUT.record) : null;
     const outcome = checkProposal(
-      { proposalId: id, authorJob: author, runnerJob: runner, patchPath: patch.relPath, patchSha256: patch.sha256, baseCommit, at: formatInstant(now) },
+      {
+        proposalId: id,
+        authorJob: author,
+        runnerJob: runner,
+        patchPath: patch.relPath,
+        patchSha256: patch.sha256,
+        baseCommit,
+        at: formatInstant(now),
+      },
       ledger,
       current,
     );
     if (!outcome.ok) throw new SealgateError(outcome.findings[0]?.code ?? 'E_INPUT_INVALID', outcome.findings);
     writeProposal(repo, outcome.value);
     ctx.stdout(`${id}\n`);
-    const what = outcome.value.kind === 'new' ? 'recorded' : outcome.value.kind === 'rerun' ? 'recorded a rerun of' : 'already recorded';
-    ctx.stderr(`propose: ${what} ${id}: author ${author}, runner ${runner}, ${patch.relPath} (sha256 ${patch.sha256}), base ${baseCommit}, digest open\n`);
+    const what =
+      outcome.value.kind === 'new'
+        ? 'recorded'
+        : outcome.value.kind === 'rerun'
+          ? 'recorded a rerun of'
+          : 'already recorded';
+    ctx.stderr(
+      `propose: ${what} ${id}: author ${author}, runner ${runner}, ${patch.relPath} (sha256 ${patch.sha256}), base ${baseCommit}, digest open\n`,
+    );
     return 0;
   },
 };

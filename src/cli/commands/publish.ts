@@ -24,12 +24,21 @@ written after the seal, E_DIGEST_OPEN for an open or drifted seal).
 Exit: 0 published, 1 a reject code, 2 bad arguments, 3 internal error.
 `,
   async run(ctx) {
-    const { values } = parseCommandArgs(ctx.argv, { 'runner-job': { type: 'string' }, repo: { type: 'string' }, policy: { type: 'string' } });
+    const { values } = parseCommandArgs(ctx.argv, {
+      'runner-job': { type: 'string' },
+      repo: { type: 'string' },
+      policy: { type: 'string' },
+    });
     const runnerJob = parseJobOption(values['runner-job'], 'runner-job');
     const repo = resolve(ctx.cwd, values.repo ?? '.');
     const policy = policyFor(ctx, repo, values.policy, recordBase(repo, readSealParams(repo)?.record));
-    const { files } = await publishLogs(repo, runnerJob, ctx.clock, { policy, ...(ctx.runner ? { tree: ctx.runner.tree } : {}) });
-    ctx.stdout(`published ${files.length} log file(s) to ${LAYOUT.publishedLogs}/: ${files.map((f) => f.name).join(', ')}\n`);
+    const { files } = await publishLogs(repo, runnerJob, ctx.clock, {
+      policy,
+      ...(ctx.runner ? { tree: ctx.runner.tree } : {}),
+    });
+    ctx.stdout(
+      `published ${files.length} log file(s) to ${LAYOUT.publishedLogs}/: ${files.map((f) => f.name).join(', ')}\n`,
+    );
     return 0;
   },
 };

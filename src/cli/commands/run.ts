@@ -68,7 +68,8 @@ or could not start or record; 2 bad arguments; 3 internal error.
     const runnerJob = parseJobOption(values['runner-job'], 'runner-job');
     let timeoutMs: number | undefined;
     if (values.timeout !== undefined) {
-      if (!/^[1-9][0-9]{0,5}$/.test(values.timeout) || Number(values.timeout) > 86_400) throw usageError('--timeout takes whole seconds, 1 to 86400');
+      if (!/^[1-9][0-9]{0,5}$/.test(values.timeout) || Number(values.timeout) > 86_400)
+        throw usageError('--timeout takes whole seconds, 1 to 86400');
       timeoutMs = Number(values.timeout) * 1000;
     }
     const repo = resolve(ctx.cwd, values.repo ?? '.');
@@ -77,7 +78,8 @@ or could not start or record; 2 bad arguments; 3 internal error.
     // awaited after the tree is built (its errors still come first), the probe before the run.
     const pending = policyForAsync(ctx, repo, values.policy, recordBase(repo, recordRel));
     pending.catch(() => undefined);
-    const bwrap = ctx.env.SEALGATE_BWRAP !== undefined && ctx.env.SEALGATE_BWRAP !== '' ? ctx.env.SEALGATE_BWRAP : findBwrap();
+    const bwrap =
+      ctx.env.SEALGATE_BWRAP !== undefined && ctx.env.SEALGATE_BWRAP !== '' ? ctx.env.SEALGATE_BWRAP : findBwrap();
     // Started before the policy says whether it needs bubblewrap; a policy with sandbox "none" ignores the answer.
     const probe = existsSync(bwrap) ? prefetchSandboxProbe(bwrap) : Promise.resolve();
     let built: ReturnType<typeof treeFor>;
@@ -117,10 +119,21 @@ or could not start or record; 2 bad arguments; 3 internal error.
     }
     const r = summary.results;
     const n = (s: string): number => r.cases.filter((c) => c.status === s).length;
-    const how = r.timed_out ? 'timed out (process group killed)' : r.signal !== null ? `ended by ${r.signal}` : `exited ${r.exit_code}`;
-    const clock = summary.clock.kind === 'faketime' ? `wall clock frozen at ${summary.clock.faketime} UTC (libfaketime)` : summary.clock.kind === 'fixture' ? 'clock "frozen" (from the sealed fixtures)' : 'live clock';
+    const how = r.timed_out
+      ? 'timed out (process group killed)'
+      : r.signal !== null
+        ? `ended by ${r.signal}`
+        : `exited ${r.exit_code}`;
+    const clock =
+      summary.clock.kind === 'faketime'
+        ? `wall clock frozen at ${summary.clock.faketime} UTC (libfaketime)`
+        : summary.clock.kind === 'fixture'
+          ? 'clock "frozen" (from the sealed fixtures)'
+          : 'live clock';
     const junit = r.junit.map((j) => `${j.path} ${j.status}`).join(', ') || 'none configured';
-    const cut = [summary.exec.stdout.truncated ? 'stdout' : '', summary.exec.stderr.truncated ? 'stderr' : ''].filter(Boolean);
+    const cut = [summary.exec.stdout.truncated ? 'stdout' : '', summary.exec.stderr.truncated ? 'stderr' : ''].filter(
+      Boolean,
+    );
     ctx.stdout(
       [
         `run: ${JSON.stringify(r.command)} ${how} after ${summary.exec.duration_ms} ms; ${clock}; digest ${r.digest}`,

@@ -60,7 +60,8 @@ Exit: 0 sealed (or --verify match), 1 a reject code, 2 bad arguments, 3 internal
 
     if (values.verify) {
       for (const name of ['fixtures', 'seed', 'clock', 'locale', 'record'] as const) {
-        if (values[name] !== undefined) throw usageError(`--verify takes no --${name}: it recomputes from what ${LAYOUT.sealParams} recorded`);
+        if (values[name] !== undefined)
+          throw usageError(`--verify takes no --${name}: it recomputes from what ${LAYOUT.sealParams} recorded`);
       }
       const job = values['runner-job'] === undefined ? undefined : parseJobOption(values['runner-job'], 'runner-job');
       const policy = policyFor(ctx, repo, values.policy, recordBase(repo, readSealParams(repo)?.record));
@@ -75,7 +76,10 @@ Exit: 0 sealed (or --verify match), 1 a reject code, 2 bad arguments, 3 internal
         return 1;
       }
       const sealedBy = readSealParams(repo)?.runner_job;
-      await reopenSeal(repo, job ?? sealedBy ?? 'unknown', { now: ctx.clock(), reason: `fixture drift: ${check.changes.length} inputs line(s) changed` });
+      await reopenSeal(repo, job ?? sealedBy ?? 'unknown', {
+        now: ctx.clock(),
+        reason: `fixture drift: ${check.changes.length} inputs line(s) changed`,
+      });
       ctx.stdout('E_DIGEST_OPEN\n');
       ctx.stderr(
         [
@@ -90,11 +94,15 @@ Exit: 0 sealed (or --verify match), 1 a reject code, 2 bad arguments, 3 internal
     }
 
     const runnerJob = parseJobOption(values['runner-job'], 'runner-job');
-    const recordRel = values.record === undefined ? undefined : relative(repo, resolve(ctx.cwd, values.record)).split(sep).join('/');
+    const recordRel =
+      values.record === undefined ? undefined : relative(repo, resolve(ctx.cwd, values.record)).split(sep).join('/');
     const policy = policyFor(ctx, repo, values.policy, recordBase(repo, recordRel));
     const config = policy.config;
     const fixtures = values.fixtures ?? config?.fixtures;
-    if (fixtures === undefined) throw usageError('no fixtures: pass --fixtures GLOB or set "fixtures" in sealgate.config.json (`[]` for a project without fixtures)');
+    if (fixtures === undefined)
+      throw usageError(
+        'no fixtures: pass --fixtures GLOB or set "fixtures" in sealgate.config.json (`[]` for a project without fixtures)',
+      );
     const envSeed = ctx.env['SEED'];
     if (values.seed !== undefined && envSeed !== undefined && envSeed !== '' && envSeed !== values.seed) {
       throw usageError('--seed and $SEED disagree; pass one seed');
@@ -102,7 +110,8 @@ Exit: 0 sealed (or --verify match), 1 a reject code, 2 bad arguments, 3 internal
     const seed = values.seed ?? (envSeed === '' ? undefined : envSeed);
     if (seed === undefined) throw usageError('no seed: pass --seed S or set $SEED');
     const clock = values.clock ?? config?.clock;
-    if (clock === undefined) throw usageError('no clock mode: pass --clock MODE or set "clock" in sealgate.config.json');
+    if (clock === undefined)
+      throw usageError('no clock mode: pass --clock MODE or set "clock" in sealgate.config.json');
     const locale = values.locale ?? config?.locale;
     if (locale === undefined) throw usageError('no locale: pass --locale L or set "locale" in sealgate.config.json');
     for (const [name, problem] of [
@@ -116,24 +125,27 @@ Exit: 0 sealed (or --verify match), 1 a reject code, 2 bad arguments, 3 internal
     let outcome;
     try {
       outcome = await sealFixtures({
-      repo,
-      tree,
-      policy,
-      runnerJob,
-      fixtures,
-      seed,
-      clock,
-      locale,
-      ...(values.record === undefined ? {} : { record: resolve(ctx.cwd, values.record) }),
-      now: ctx.clock(),
-    });
+        repo,
+        tree,
+        policy,
+        runnerJob,
+        fixtures,
+        seed,
+        clock,
+        locale,
+        ...(values.record === undefined ? {} : { record: resolve(ctx.cwd, values.record) }),
+        now: ctx.clock(),
+      });
     } finally {
       release();
     }
     ctx.stdout(`${outcome.digest}\n`);
     const what = outcome.written ? 'sealed' : 'already sealed (nothing changed)';
-    ctx.stderr(`sealgate: ${what}: ${outcome.files} fixture file(s) under runner job ${runnerJob}; tree ${tree.treeId} (base ${tree.baseCommit}); policy ${policy.digest} (${policy.source}); digest in ${LAYOUT.digest}\n`);
-    if (outcome.replaced) ctx.stderr(`sealgate: the earlier seal by ${outcome.replaced} was reopened: its credit and logs were deleted\n`);
+    ctx.stderr(
+      `sealgate: ${what}: ${outcome.files} fixture file(s) under runner job ${runnerJob}; tree ${tree.treeId} (base ${tree.baseCommit}); policy ${policy.digest} (${policy.source}); digest in ${LAYOUT.digest}\n`,
+    );
+    if (outcome.replaced)
+      ctx.stderr(`sealgate: the earlier seal by ${outcome.replaced} was reopened: its credit and logs were deleted\n`);
     return 0;
   },
 };

@@ -17,7 +17,10 @@ By default it runs the cases installed with the package. Prints the tally on std
     const results = await runAcceptance(dir);
     const failed = results.filter((r) => !r.pass);
     for (const r of results) {
-      if (!r.pass || values.verbose) ctx.stderr(`${r.pass ? 'ok  ' : 'FAIL'} ${r.name}: expected ${r.expected}, got ${r.got} (exit ${r.exit})${r.pass ? '' : `\n     ${r.detail}`}\n`);
+      if (!r.pass || values.verbose)
+        ctx.stderr(
+          `${r.pass ? 'ok  ' : 'FAIL'} ${r.name}: expected ${r.expected}, got ${r.got} (exit ${r.exit})${r.pass ? '' : `\n     ${r.detail}`}\n`,
+        );
     }
     if (results.length === 0) {
       ctx.stderr(`selftest: no acceptance cases in ${dir}\n`);

@@ -56,21 +56,54 @@ non-applying patch), 2 bad arguments, 3 internal error.
     if (values.patch !== undefined) {
       const patchBytes = readBoundedFile(resolve(ctx.cwd, values.patch), MAX_PATCH_BYTES, values.patch);
       const base = resolveCommit(root, values.base ?? 'HEAD');
-      const policy = values.policy !== undefined ? policyFor(ctx, root, values.policy, base) : readPolicy({ repo: root, baseCommit: base });
-      changed = await extractChanged({ repo: root, patchBytes, base, config: policy.config, label: values.patch, workers });
+      const policy =
+        values.policy !== undefined
+          ? policyFor(ctx, root, values.policy, base)
+          : readPolicy({ repo: root, baseCommit: base });
+      changed = await extractChanged({
+        repo: root,
+        patchBytes,
+        base,
+        config: policy.config,
+        label: values.patch,
+        workers,
+      });
     } else {
-      if (values.base !== undefined) throw usageError('--base goes with --patch; the runner step uses the record\'s base_commit');
+      if (values.base !== undefined)
+        throw usageError("--base goes with --patch; the runner step uses the record's base_commit");
       const params = readSealParams(root);
       const recordRel = params?.record;
       const policy = policyFor(ctx, root, values.policy, recordBase(root, recordRel));
       const { tree, release } = treeFor(ctx, root, recordRel, params === null);
       try {
         if (params !== null && params.tree !== tree.treeId) {
-          throw new SealgateError('E_DIGEST_OPEN', [{ code: 'E_DIGEST_OPEN', path: `${LAYOUT.sealParams}#tree`, detail: `the seal is of tree ${params.tree}, the record's base and patch give ${tree.treeId}` }]);
+          throw new SealgateError('E_DIGEST_OPEN', [
+            {
+              code: 'E_DIGEST_OPEN',
+              path: `${LAYOUT.sealParams}#tree`,
+              detail: `the seal is of tree ${params.tree}, the record's base and patch give ${tree.treeId}`,
+            },
+          ]);
         }
-        const patchBytes = readBoundedFile(resolveInRepo(root, readRecordFile(resolve(root, recordRel ?? LAYOUT.record), recordRel ?? LAYOUT.record).record.patch_path, 'record#patch_path'), MAX_PATCH_BYTES, 'patch');
-        changed = await extractChanged({ repo: root, patchBytes, base: tree.baseCommit, config: policy.config, label: 'patch', workers });
-        if (changed.patch_sha256 !== tree.patchSha256) throw inputInvalid('patch', 'the patch changed while the symbols were read');
+        const patchBytes = readBoundedFile(
+          resolveInRepo(
+            root,
+            readRecordFile(resolve(root, recordRel ?? LAYOUT.record), recordRel ?? LAYOUT.record).record.patch_path,
+            'record#patch_path',
+          ),
+          MAX_PATCH_BYTES,
+          'patch',
+        );
+        changed = await extractChanged({
+          repo: root,
+          patchBytes,
+          base: tree.baseCommit,
+          config: policy.config,
+          label: 'patch',
+          workers,
+        });
+        if (changed.patch_sha256 !== tree.patchSha256)
+          throw inputInvalid('patch', 'the patch changed while the symbols were read');
       } finally {
         release();
       }

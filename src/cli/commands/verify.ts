@@ -18,7 +18,8 @@ export function repoFromReviewOption(cwd: string, review: string | undefined, re
   if (review !== undefined && repo !== undefined) throw usageError('give --review or --repo, not both');
   if (review === undefined) return resolve(cwd, repo ?? '.');
   const dir = resolve(cwd, review);
-  if (basename(dir) !== 'review') throw usageError(`--review: "${review}" must be the folder named review inside the repository`);
+  if (basename(dir) !== 'review')
+    throw usageError(`--review: "${review}" must be the folder named review inside the repository`);
   return dirname(dir);
 }
 
@@ -26,7 +27,13 @@ export function repoFromReviewOption(cwd: string, review: string | undefined, re
  * The audit verify and explain share: the policy at the record's base (or --policy), and with
  * --expect-base the record's base checked against it (`mismatch`: the finding, or null).
  */
-export async function auditWithBase(ctx: CommandContext, repo: string, policyArg: string | undefined, now: Instant, expectBase: string | undefined): Promise<{ audit: Audit; mismatch: Finding | null }> {
+export async function auditWithBase(
+  ctx: CommandContext,
+  repo: string,
+  policyArg: string | undefined,
+  now: Instant,
+  expectBase: string | undefined,
+): Promise<{ audit: Audit; mismatch: Finding | null }> {
   const expected = expectBase === undefined ? null : parseCommitOption(expectBase, 'expect-base');
   const base = recordBase(repo);
   const audited = await auditReview({ repo, policy: policyFor(ctx, repo, policyArg, base), now });
@@ -36,7 +43,10 @@ export async function auditWithBase(ctx: CommandContext, repo: string, policyArg
   const replaced = recordChangedFinding(base, audited.inputs.record.base_commit ?? null, LAYOUT.record);
   const mismatch = replaced ?? (expected === null ? null : expectedBaseFinding(base, expected, LAYOUT.record));
   // The audit's own decision too, so no report reads the one before the base check.
-  return { audit: { ...withExpectedBase(audited, mismatch), decision: withExpectedBase(audited.decision, mismatch) }, mismatch };
+  return {
+    audit: { ...withExpectedBase(audited, mismatch), decision: withExpectedBase(audited.decision, mismatch) },
+    mismatch,
+  };
 }
 
 export const command: Command = {
@@ -81,7 +91,10 @@ Exit: 0 ALLOW, 1 reject, 2 bad arguments, 3 internal error.
     const { audit, mismatch } = await auditWithBase(ctx, repo, values.policy, now, values['expect-base']);
     // The account is built before the code is printed: a failure while building it is then E_INTERNAL alone, never a second code.
     const account = values.json
-      ? formatJson(audit.code, audit.findings, { now: now.text, steps: audit.steps.map((s) => ({ stage: s.stage, ok: s.findings.length === 0, summary: s.summary })) })
+      ? formatJson(audit.code, audit.findings, {
+          now: now.text,
+          steps: audit.steps.map((s) => ({ stage: s.stage, ok: s.findings.length === 0, summary: s.summary })),
+        })
       : values.explain
         ? toTextReport(toReviewReport(audit))
         : `${values.now === undefined ? `verify: review clock ${now.text} (the current time; --now fixes it)\n` : ''}${audit.code !== 'ALLOW' ? formatReasons(audit.code, reasonsWithBase(audit, mismatch)) : ''}`;

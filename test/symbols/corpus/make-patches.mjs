@@ -3,13 +3,32 @@
 // are written by hand from the patches and are never generated.
 //   node test/symbols/corpus/make-patches.mjs [scenario ...]
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid', GIT_CONFIG_NOSYSTEM: '1', HOME: tmpdir() };
+const env = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.invalid',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.invalid',
+  GIT_CONFIG_NOSYSTEM: '1',
+  HOME: tmpdir(),
+};
 const git = (cwd, ...args) => execFileSync('git', args, { cwd, env, maxBuffer: 1 << 28 });
 
 function stripSuffix(dir) {
@@ -40,7 +59,9 @@ for (const name of readdirSync(here).sort()) {
   git(dir, 'commit', '-q', '--allow-empty', '-m', 'base');
   tree(dir, join(sc, 'after'));
   const modes = join(sc, 'modes.json');
-  if (existsSync(modes)) for (const [p, m] of Object.entries(JSON.parse(readFileSync(modes, 'utf8')))) chmodSync(join(dir, p), Number.parseInt(m, 8));
+  if (existsSync(modes))
+    for (const [p, m] of Object.entries(JSON.parse(readFileSync(modes, 'utf8'))))
+      chmodSync(join(dir, p), Number.parseInt(m, 8));
   git(dir, 'add', '-A');
   const patch = git(dir, 'diff', '--cached', '--binary', '-M', 'HEAD');
   writeFileSync(join(sc, 'patch.diff'), patch);
