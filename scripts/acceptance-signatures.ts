@@ -3,7 +3,7 @@
 // Regenerate: node --import tsx scripts/acceptance-signatures.ts
 import { cpSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parsePrivateKeyPem, generateKeyPairPem, type KeyPairPem } from '../src/attest/keys.js';
+import { parsePrivateKeyPem, generateKeyPairPem, type KeyPairPem } from '../src/core/keys.js';
 import { toEnvelopeText } from '../src/attest/dsse.js';
 import { judgedEvidence } from '../src/attest/read.js';
 import { signFreeze, toRunnerPredicate } from '../src/attest/write.js';

@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { checkSchema, parseDocumentBytes } from '../core/document.js';
 import type { Finding } from '../core/errors.js';
 import { fail, type Result } from '../core/result.js';
+import { decodeBase64Strict } from '../core/text.js';
 
 /**
  * DSSE envelopes (github.com/secure-systems-lab/dsse, protocol v1): the signature is over
@@ -23,15 +24,6 @@ export function preAuthEncoding(payloadType: string, payload: Uint8Array): Buffe
     Buffer.from(` ${payload.length} `, 'ascii'),
     payload,
   ]);
-}
-
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-/** Standard base64 with padding, canonical only (no URL alphabet, no whitespace, no stray bits); null otherwise. */
-export function decodeBase64Strict(text: string): Buffer | null {
-  if (!BASE64.test(text)) return null;
-  const bytes = Buffer.from(text, 'base64');
-  return bytes.toString('base64') === text ? bytes : null;
 }
 
 /** A key id: `sha256:` and the SHA-256 of the key's SubjectPublicKeyInfo DER, lowercase hex. */

@@ -1,7 +1,8 @@
 import type { KeyObject } from 'node:crypto';
 import { crypto } from '../core/builtins.js';
-import { IN_TOTO_PAYLOAD_TYPE, decodeBase64Strict, preAuthEncoding, type Envelope } from './dsse.js';
-import { keyIdOf, parsePublicKeyPem } from './keys.js';
+import { decodeBase64Strict } from '../core/text.js';
+import { IN_TOTO_PAYLOAD_TYPE, preAuthEncoding, type Envelope } from './dsse.js';
+import { keyIdOf, parsePublicKeyPem } from '../core/keys.js';
 
 /** Sign and check DSSE envelopes with Ed25519 keys. Pure over bytes and keys. */
 

@@ -2,7 +2,10 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDecisionCode } from '../core/codes.js';
 import { main } from './main.js';
-import { COMMANDS } from './commands/index.js';
+import { SUMMARIES } from './commands/summaries.js';
+
+/** The acceptance cases run the gate alone. */
+const GATE_ONLY = { gate: { summary: SUMMARIES.gate, load: async () => (await import('./commands/gate.js')).command } };
 
 export interface CaseResult {
   readonly name: string;
@@ -55,7 +58,7 @@ export async function runAcceptanceCase(dir: string, name: string): Promise<Case
       clock: () => new Date(0),
       isTTY: false,
     },
-    COMMANDS,
+    GATE_ONLY,
   );
   const lines = out.split('\n').filter((l) => l !== '');
   const got = lines.length === 1 && isDecisionCode(lines[0]) ? lines[0] : `(bad stdout: ${JSON.stringify(out)})`;

@@ -1,6 +1,6 @@
 import { fstatSync, closeSync, openSync, readSync, constants } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
-import { parsePrivateKeyPem } from '../attest/keys.js';
+import { parsePrivateKeyPem } from '../core/keys.js';
 import { inputInvalid, usageError } from '../core/errors.js';
 
 /** The environment variable naming the signing key file (a path, never the key itself). */

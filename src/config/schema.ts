@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { parsePublicKeyPem } from '../attest/keys.js';
+import { parsePublicKeyPem } from '../core/keys.js';
 import { glob, identifier, nonEmpty, uniqueStrings } from '../core/fields.js';
 
 /** Files that count as tests or fixtures unless the config says otherwise. */

@@ -10,8 +10,9 @@ import {
   readSync,
   fstatSync,
   constants,
+  realpathSync,
 } from 'node:fs';
-import { dirname, basename, join } from 'node:path';
+import { dirname, basename, join, isAbsolute, relative, resolve, sep } from 'node:path';
 import { crypto } from './builtins.js';
 import { SMALL_INPUT, sha256Hex } from './sha256.js';
 import { inputInvalid } from './errors.js';
@@ -171,4 +172,28 @@ export function sha256File(path: string, options: { realPath?: string } = {}): {
   } finally {
     closeSync(fd);
   }
+}
+
+/** Resolve a path named inside a record against the repository; refuse anything that leaves it. */
+export function resolveInRepo(repo: string, p: string, label: string): string {
+  if (isAbsolute(p) || p.includes('\\') || p.includes('\0'))
+    throw inputInvalid(label, `"${p}" must be a relative POSIX path inside the repository`);
+  let root: string;
+  try {
+    root = realpathSync(resolve(repo));
+  } catch {
+    throw inputInvalid('--repo', `"${repo}" not found`);
+  }
+  const full = resolve(root, p);
+  const rel = relative(root, full);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw inputInvalid(label, `"${p}" escapes the repository`);
+  let real: string;
+  try {
+    real = realpathSync(full);
+  } catch {
+    throw inputInvalid(label, `"${p}" not found in the repository`);
+  }
+  if (real !== root && !real.startsWith(root + sep))
+    throw inputInvalid(label, `"${p}" resolves (through a link) outside the repository`);
+  return real;
 }

@@ -69,3 +69,12 @@ export function jsonVisible(json: string): string {
 export function visible(s: string, keep = ''): string {
   return s.replace(INVISIBLE, (c) => (keep.includes(c) ? c : escapeChar(c)));
 }
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Standard base64 with padding, canonical only (no URL alphabet, no whitespace, no stray bits); null otherwise. */
+export function decodeBase64Strict(text: string): Buffer | null {
+  if (!BASE64.test(text)) return null;
+  const bytes = Buffer.from(text, 'base64');
+  return bytes.toString('base64') === text ? bytes : null;
+}

@@ -13,7 +13,7 @@ import { readBoundedFile, writeFileAtomic, MAX_INPUT_BYTES } from '../core/io.js
 import { toJsonText } from '../core/json.js';
 import { LAYOUT, layoutPath } from '../core/layout.js';
 import { parseInstant, type Instant } from '../core/time.js';
-import { resolveInRepo } from '../gate/read.js';
+import { resolveInRepo } from '../core/io.js';
 import { readRecordFile } from '../record/file.js';
 import { readSealParams, reopenSeal, verifySeal, type SealParams } from '../seal/seal.js';
 import { findLibfaketime, pinnedEnv, planClock, type ClockPlan } from '../runner/env.js';

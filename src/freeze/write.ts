@@ -10,7 +10,6 @@ import { readRecordFile } from '../record/file.js';
 import type { Instant } from '../core/time.js';
 import type { Credit } from '../credit/schema.js';
 import type { ProposalRecord } from '../record/schema.js';
-import { auditReview, type Audit } from '../verify/audit.js';
 import type { Freeze } from './schema.js';
 
 export interface FreezeRequest {
@@ -75,17 +74,36 @@ export function toFreeze(
   };
 }
 
+/** What writeFreeze needs of the full audit (verify's `auditReview`, passed in by the caller). */
+export interface FreezeAudit {
+  readonly code: DecisionCode;
+  readonly findings: readonly Finding[];
+  readonly inputs: {
+    readonly record: ProposalRecord;
+    readonly credit: Credit | null;
+    readonly runnerFiles: { readonly digest: string | null };
+  };
+}
+
+export type AuditWith<A extends FreezeAudit> = (o: {
+  repo: string;
+  policy: Policy;
+  now: Instant;
+  freeze: Freeze | null;
+}) => Promise<A>;
+
 /**
  * Write review/freeze.json only if the full audit (the same one `verify` runs) gives ALLOW
  * with it in place; otherwise throw the code the gate would give. Never writes a freeze
  * the gate would reject.
  */
-export async function writeFreeze(
+export async function writeFreeze<A extends FreezeAudit>(
   repo: string,
   policy: Policy,
   now: Instant,
   req: FreezeRequest,
-): Promise<{ freeze: Freeze; audit: Audit }> {
+  auditReview: AuditWith<A>,
+): Promise<{ freeze: Freeze; audit: A }> {
   // The author or the runner filing a freeze is refused before anything else is read.
   const { record } = readRecordFile(layoutPath(repo, 'record'), LAYOUT.record);
   for (const [role, job] of [

@@ -1,9 +1,8 @@
-import { realpathSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { parseDocument, formatFor } from '../core/document.js';
-import { SealgateError, inputInvalid, type Finding } from '../core/errors.js';
-import { fileExists, readBoundedFile, MAX_INPUT_BYTES } from '../core/io.js';
+import { SealgateError, type Finding } from '../core/errors.js';
+import { fileExists, readBoundedFile, resolveInRepo, MAX_INPUT_BYTES } from '../core/io.js';
 import { DIGEST_PATTERN, sha256Hex } from '../core/ids.js';
 import { LAYOUT } from '../core/layout.js';
 import { fail, ok, type Result } from '../core/result.js';
@@ -103,30 +102,6 @@ export function parseGateFiles(files: GateFiles, config: Config, now: Instant): 
     now,
     sandbox: config.sandbox,
   });
-}
-
-/** Resolve a path named inside a record against the repository; refuse anything that leaves it. */
-export function resolveInRepo(repo: string, p: string, label: string): string {
-  if (isAbsolute(p) || p.includes('\\') || p.includes('\0'))
-    throw inputInvalid(label, `"${p}" must be a relative POSIX path inside the repository`);
-  let root: string;
-  try {
-    root = realpathSync(resolve(repo));
-  } catch {
-    throw inputInvalid('--repo', `"${repo}" not found`);
-  }
-  const full = resolve(root, p);
-  const rel = relative(root, full);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw inputInvalid(label, `"${p}" escapes the repository`);
-  let real: string;
-  try {
-    real = realpathSync(full);
-  } catch {
-    throw inputInvalid(label, `"${p}" not found in the repository`);
-  }
-  if (real !== root && !real.startsWith(root + sep))
-    throw inputInvalid(label, `"${p}" resolves (through a link) outside the repository`);
-  return real;
 }
 
 export interface GatePaths {

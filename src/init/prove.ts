@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
-import type { ExecOutcome } from '../runner/exec.js';
+import type { ExecOutcome } from '../sandbox/exec.js';
 import { SANDBOX_WORK } from '../sandbox/plan.js';
 import { dependencyFolders, resolveOutput, runInFreshCopy, type Box } from '../sandbox/run.js';
 import { pinnedEnv } from '../runner/env.js';

@@ -12,7 +12,7 @@ import { layoutPath } from '../core/layout.js';
 import { decodeStrictUtf8 } from '../core/text.js';
 import { fail, ok, type Result } from '../core/result.js';
 import { parseGitPatch } from '../diff/parse.js';
-import { resolveInRepo } from '../gate/read.js';
+import { resolveInRepo } from '../core/io.js';
 import type { ProposalRecord } from './schema.js';
 
 /** One line of review/proposals.jsonl: every proposal id ever recorded in this review folder. */

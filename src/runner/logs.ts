@@ -5,8 +5,8 @@ import { isJobId, sameJob } from '../core/ids.js';
 import { fileExists, readBoundedFile, sha256File } from '../core/io.js';
 import { LAYOUT, layoutPath } from '../core/layout.js';
 import { readSealParams, readSealStatus, type VerifyOptions } from '../seal/seal.js';
-import { appendJournal, readJournal, type JournalEvent } from './journal.js';
-import { listPublished, listStore, publishCopy, removeLogs, type StoredFile } from './store.js';
+import { appendJournal, readJournal, type JournalEvent } from '../store/journal.js';
+import { listPublished, listStore, publishCopy, removeLogs, type StoredFile } from '../store/logs.js';
 import {
   checkRunnerJob,
   deriveFullLogState,

@@ -7,14 +7,14 @@ import { SealgateError, inputInvalid, usageError } from '../core/errors.js';
 import { sha256Hex } from '../core/ids.js';
 import { readBoundedFile, sha256File } from '../core/io.js';
 import { LAYOUT, layoutPath } from '../core/layout.js';
-import { appendJournalEvents, readJournal } from './journal.js';
-import type { ExecOutcome } from './exec.js';
+import { appendJournalEvents, readJournal } from '../store/journal.js';
+import type { ExecOutcome } from '../sandbox/exec.js';
 import { findBwrap, installRoot, readSecrets } from '../sandbox/host.js';
 import { dependencyFolders, openBox, resolveOutput, runInFreshCopy } from '../sandbox/run.js';
 import { findLibfaketime, pinnedEnv, planClock, type ClockPlan } from './env.js';
 import type { JunitCase } from './junit.js';
 import { MAX_JUNIT_BYTES, writeResults, type JunitFileResult, type Results } from './results.js';
-import { ensureStore, listPublished, listStore, moveIntoStore, removeLogs, type StoredFile } from './store.js';
+import { ensureStore, listPublished, listStore, moveIntoStore, removeLogs, type StoredFile } from '../store/logs.js';
 import {
   checkRunnerJob,
   deriveFullLogState,

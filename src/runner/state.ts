@@ -13,8 +13,8 @@ import {
   type SealParams,
   type VerifyOptions,
 } from '../seal/seal.js';
-import { deriveLogState, type JournalEvent, type LogState } from './journal.js';
-import type { StoredFile } from './store.js';
+import { deriveLogState, type JournalEvent, type LogState } from '../store/journal.js';
+import type { StoredFile } from '../store/logs.js';
 
 /**
  * What `run`, `publish` and `discard-logs` check before they touch anything, and how the

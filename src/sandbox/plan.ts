@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import type { SandboxKind } from '../config/schema.js';
-import { checkNiceness } from '../runner/exec.js';
+import { checkNiceness } from './exec.js';
 import { SECCOMP_FD } from './seccomp.js';
 
 /**

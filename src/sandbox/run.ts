@@ -27,7 +27,7 @@ import { dirname, join, posix, relative, sep } from 'node:path';
 import type { SandboxKind } from '../config/schema.js';
 import { inputInvalid } from '../core/errors.js';
 import { TREE_TIME, stampTree } from '../core/times.js';
-import { execInGroup, type ExecOutcome } from '../runner/exec.js';
+import { execInGroup, type ExecOutcome } from './exec.js';
 import { listCopyEntries, readDependencyFolders, readHostView, requireSandbox, type Secrets } from './host.js';
 import { keyringFilter } from './seccomp.js';
 import {

@@ -9,8 +9,8 @@ import { toJsonText } from '../core/json.js';
 import { LAYOUT, layoutPath } from '../core/layout.js';
 import { formatInstant } from '../core/time.js';
 import { decodeStrictUtf8 } from '../core/text.js';
-import { appendJournal, readJournal } from '../runner/journal.js';
-import { ensureRunnerDir } from '../runner/store.js';
+import { appendJournal, readJournal } from '../store/journal.js';
+import { ensureRunnerDir } from '../store/logs.js';
 import { hashFiles } from './hash.js';
 import {
   checkBound,

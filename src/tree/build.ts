@@ -7,7 +7,7 @@ import { stampTree } from '../core/times.js';
 import { readBoundedFile } from '../core/io.js';
 import { LAYOUT } from '../core/layout.js';
 import { runGit } from '../diff/git.js';
-import { resolveInRepo } from '../gate/read.js';
+import { resolveInRepo } from '../core/io.js';
 import { readRecordFile } from '../record/file.js';
 import { applyRefusal, checkPatchBytes, checkTreeSource, parseTreeId } from './plan.js';
 

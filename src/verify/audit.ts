@@ -19,7 +19,7 @@ import { decide, type Decision, type GateInputs } from '../gate/decide.js';
 import { parseGateFiles, readGateFiles } from '../gate/read.js';
 import { describeSignatures, readSignatureState, type SignatureState } from '../attest/read.js';
 import { collectEvidence } from '../attest/evidence.js';
-import { deriveLogState, readJournal, type JournalEvent, type LogState } from '../runner/journal.js';
+import { deriveLogState, readJournal, type JournalEvent, type LogState } from '../store/journal.js';
 import { verifySeal } from '../seal/seal.js';
 import { ChangedSchema, type Changed } from '../symbols/schema.js';
 import { checkSealFromFiles, parseInputsManifest, type InputsManifest } from './manifest.js';

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { toEnvelopeText } from '../../src/attest/dsse.js';
 import { ATTESTATION_PATH, FREEZE_ATTESTATION_PATH, signFreeze } from '../../src/attest/write.js';
-import { parsePrivateKeyPem } from '../../src/attest/keys.js';
+import { parsePrivateKeyPem } from '../../src/core/keys.js';
 import { LAYOUT } from '../../src/core/layout.js';
 import type { Freeze } from '../../src/freeze/schema.js';
 import { runCli } from '../helpers/cli.js';

@@ -7,7 +7,7 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { toEnvelopeText } from '../../src/attest/dsse.js';
 import { ATTESTATION_PATH, collectEvidence } from '../../src/attest/evidence.js';
-import { parsePrivateKeyPem } from '../../src/attest/keys.js';
+import { parsePrivateKeyPem } from '../../src/core/keys.js';
 import { signPayload, toPayload } from '../../src/attest/sign.js';
 import { toRunnerStatement, type RunnerPredicate } from '../../src/attest/statement.js';
 import { tempDir } from '../helpers/git.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { checkSchema } from '../../src/core/document.js';
 import { ConfigSchema, normaliseConfig } from '../../src/config/schema.js';
-import { generateKeyPairPem } from '../../src/attest/keys.js';
+import { generateKeyPairPem } from '../../src/core/keys.js';
 
 const check = (trust: unknown) => checkSchema(ConfigSchema, { trust }, 'config');
 

@@ -2,14 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, createPublicKey } from 'node:crypto';
 import fc from 'fast-check';
+import { decodeBase64Strict } from '../../src/core/text.js';
 import {
-  decodeBase64Strict,
   parseEnvelope,
   preAuthEncoding,
   toEnvelopeText,
   IN_TOTO_PAYLOAD_TYPE,
 } from '../../src/attest/dsse.js';
-import { generateKeyPairPem, keyIdOf, parsePrivateKeyPem, parsePublicKeyPem } from '../../src/attest/keys.js';
+import { generateKeyPairPem, keyIdOf, parsePrivateKeyPem, parsePublicKeyPem } from '../../src/core/keys.js';
 import { signPayload, toPayload, verifyEnvelope } from '../../src/attest/sign.js';
 import { checkSubjects, checkTrustRoles } from '../../src/attest/check.js';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { execInGroup, type ExecOptions } from '../../src/runner/exec.js';
+import { execInGroup, type ExecOptions } from '../../src/sandbox/exec.js';
 import { findLibfaketime, pinnedEnv, planClock, pythonHashSeed } from '../../src/runner/env.js';
 import { tempDir } from '../helpers/git.js';
 

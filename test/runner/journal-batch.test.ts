@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { appendJournal, appendJournalEvents, readJournal } from '../../src/runner/journal.js';
+import { appendJournal, appendJournalEvents, readJournal } from '../../src/store/journal.js';
 import { tempDir } from '../helpers/git.js';
 
 const D = 'ab'.repeat(32);

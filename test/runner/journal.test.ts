@@ -9,7 +9,7 @@ import {
   deriveLogState,
   readJournal,
   type NewJournalEvent,
-} from '../../src/runner/journal.js';
+} from '../../src/store/journal.js';
 import { tempDir } from '../helpers/git.js';
 
 const AT = '2026-10-12T12:00:00Z';

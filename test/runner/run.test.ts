@@ -7,7 +7,7 @@ import { readPolicy } from '../../src/policy/read.js';
 import { bindRecord } from '../helpers/git.js';
 import { SealgateError } from '../../src/core/errors.js';
 import { findLibfaketime } from '../../src/runner/env.js';
-import { readJournal } from '../../src/runner/journal.js';
+import { readJournal } from '../../src/store/journal.js';
 import { readResults } from '../../src/runner/results.js';
 import { runSealedTests } from '../../src/runner/run.js';
 import { AUTHOR, ENV, ONE_CASE, PASS_FAIL_XML, RUNNER, makeSealedRepo, shWritingJunit } from './helpers.js';

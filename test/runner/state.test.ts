@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import type { JournalEvent } from '../../src/runner/journal.js';
+import type { JournalEvent } from '../../src/store/journal.js';
 import { deriveFullLogState } from '../../src/runner/state.js';
 import { editRecordText } from '../../src/record/file.js';
 

@@ -17,7 +17,7 @@ import {
 import { resolveOutput } from '../../src/sandbox/run.js';
 import { SECCOMP_FD, keyringFilter } from '../../src/sandbox/seccomp.js';
 import { checkCreditIsolation, checkRunIsolation } from '../../src/verify/audit.js';
-import type { JournalEvent } from '../../src/runner/journal.js';
+import type { JournalEvent } from '../../src/store/journal.js';
 import { tempDir } from '../helpers/git.js';
 
 const HOST: HostView = {

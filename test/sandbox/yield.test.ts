@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { niced } from '../../src/runner/exec.js';
+import { niced } from '../../src/sandbox/exec.js';
 import { findBwrap, installRoot, probeSandbox, readSecrets } from '../../src/sandbox/host.js';
 import { yieldingPrefix } from '../../src/sandbox/plan.js';
 import { openBox, runInFreshCopy } from '../../src/sandbox/run.js';

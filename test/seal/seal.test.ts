@@ -4,7 +4,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256Hex } from '../../src/core/ids.js';
-import { readJournal } from '../../src/runner/journal.js';
+import { readJournal } from '../../src/store/journal.js';
 import { runCli } from '../helpers/cli.js';
 import { bindRecord, git, writeFiles } from '../helpers/git.js';
 import { ARGS, RECORD, has, read, runSeal, seal, sealRepo, snapshot, verifySealCli } from './setup.js';

@@ -8,7 +8,7 @@ import { CaseFileSchema, CreditSchema } from '../../src/credit/schema.js';
 import { FreezeSchema } from '../../src/freeze/schema.js';
 import { LedgerEntrySchema } from '../../src/record/propose.js';
 import { RecordSchema } from '../../src/record/schema.js';
-import { JournalEventSchema } from '../../src/runner/journal.js';
+import { JournalEventSchema } from '../../src/store/journal.js';
 import { ResultsSchema } from '../../src/runner/results.js';
 import { SealParamsSchema } from '../../src/seal/seal.js';
 import { ChangedSchema } from '../../src/symbols/schema.js';

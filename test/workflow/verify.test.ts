@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { appendJournal } from '../../src/runner/journal.js';
+import { appendJournal } from '../../src/store/journal.js';
 import { join } from 'node:path';
 import { LAYOUT } from '../../src/core/layout.js';
 import { runCli } from '../helpers/cli.js';

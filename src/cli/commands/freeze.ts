@@ -81,12 +81,18 @@ Prints the freeze id on stdout. Exit: 0 written, 1 refused, 2 bad arguments.
       throw usageError(
         `a signed freeze vouches for the runner's attestation, and ${ATTESTATION_PATH} is absent (run the runner with --signing-key)`,
       );
-    const { freeze } = await writeFreeze(repo, policy, now, {
-      authorJob,
-      testId,
-      expiresAt,
-      ...(freezeId === undefined ? {} : { freezeId }),
-    });
+    const { freeze } = await writeFreeze(
+      repo,
+      policy,
+      now,
+      {
+        authorJob,
+        testId,
+        expiresAt,
+        ...(freezeId === undefined ? {} : { freezeId }),
+      },
+      auditReview,
+    );
     if (key !== null) {
       const envelopePath = join(repo, FREEZE_ATTESTATION_PATH);
       const freezeBytes = readBoundedFile(layoutPath(repo, 'freeze'), undefined, LAYOUT.freeze);

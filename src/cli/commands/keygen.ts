@@ -1,6 +1,6 @@
 import { closeSync, constants, lstatSync, mkdirSync, openSync, writeSync, fsyncSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { generateKeyPairPem } from '../../attest/keys.js';
+import { generateKeyPairPem } from '../../core/keys.js';
 import { inputInvalid, usageError } from '../../core/errors.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../context.js';

@@ -6,7 +6,7 @@ import { readBoundedFile, writeFileAtomic } from '../../core/io.js';
 import { LAYOUT } from '../../core/layout.js';
 import { readRepoRoot, resolveCommit } from '../../diff/git.js';
 import { SealgateError, inputInvalid, usageError } from '../../core/errors.js';
-import { resolveInRepo } from '../../gate/read.js';
+import { resolveInRepo } from '../../core/io.js';
 import { readRecordFile } from '../../record/file.js';
 import { readPolicy } from '../../policy/read.js';
 import { readSealParams } from '../../seal/seal.js';

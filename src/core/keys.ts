@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
-import { crypto } from '../core/builtins.js';
-import { sha256Hex } from '../core/sha256.js';
-import { decodeBase64Strict } from './dsse.js';
+import { crypto } from './builtins.js';
+import { sha256Hex } from './sha256.js';
+import { decodeBase64Strict } from './text.js';
 
 /** Ed25519 keys: PEM in, KeyObject and key id out. Pure (no files: src/cli reads them). */
 
