@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PASS_FAIL_XML, RUNNER, makeSealedRepo, shWritingJunit } from './helpers.js';
 
@@ -25,15 +28,32 @@ function asOther(cwd: string, argv: string[]): { status: number | null; stdout: 
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** The sealgate CLI, from source, as the other user. */
-function sealgateAsOther(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const script = `import(${JSON.stringify(new URL('../../src/cli/entry.ts', import.meta.url).href)}).then((m) => m.start(${JSON.stringify(args)}))`;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
-    cwd: ROOT,
+/**
+ * A copy of the built CLI (the launcher and its bundles) that the other user can load: the
+ * checkout itself may sit in a folder only root can enter (a home folder, a 0700 temporary
+ * folder), which the other user cannot read, so running it from there would test the path,
+ * not the barrier.
+ */
+function installForOther(): { bin: string; dispose: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'sealgate-other-'));
+  chmodSync(dir, 0o755);
+  cpSync(join(ROOT, 'bin'), join(dir, 'bin'), { recursive: true });
+  cpSync(join(ROOT, 'dist', 'bundle'), join(dir, 'dist', 'bundle'), {
+    recursive: true,
+    filter: (src) => !src.endsWith('.map'),
+  });
+  for (const d of [join(dir, 'bin'), join(dir, 'dist'), join(dir, 'dist', 'bundle')]) chmodSync(d, 0o755);
+  return { bin: join(dir, 'bin', 'sealgate.js'), dispose: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The built sealgate CLI, as the other user. */
+function sealgateAsOther(bin: string, args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [bin, ...args], {
+    cwd: '/',
     uid: OTHER,
     gid: OTHER,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp', TSX_TSCONFIG_PATH: `${ROOT}tsconfig.json` },
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp' },
   });
   if (r.error) throw r.error;
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -44,6 +64,8 @@ test('another uid cannot read the logs before publish, and can read the publishe
     t.skip('needs root to start a process under another uid (65534); the CI runs as root');
     return;
   }
+  const cli = installForOther();
+  t.after(cli.dispose);
   const repo = await makeSealedRepo({
     config: {
       test: {
@@ -71,7 +93,7 @@ test('another uid cannot read the logs before publish, and can read the publishe
       assert.match(r.stderr, /Permission denied/);
     }
     assert.notEqual(asOther(repo.dir, ['ls', 'review/runner/logs']).status, 0, 'the store can be listed');
-    const early = sealgateAsOther(['logs', '--repo', repo.dir, 'stdout.log']);
+    const early = sealgateAsOther(cli.bin, ['logs', '--repo', repo.dir, 'stdout.log']);
     assert.equal(early.stdout, 'E_LOGS_EARLY\n', early.stderr);
 
     assert.equal((await repo.cli('publish', '--runner-job', RUNNER)).exit, 0);
@@ -84,7 +106,7 @@ test('another uid cannot read the logs before publish, and can read the publishe
       0,
       'the hidden store itself stays private',
     );
-    const reader = sealgateAsOther(['logs', '--repo', repo.dir, 'stdout.log']);
+    const reader = sealgateAsOther(cli.bin, ['logs', '--repo', repo.dir, 'stdout.log']);
     assert.equal(reader.status, 0, reader.stdout + reader.stderr);
     assert.equal(reader.stdout, 'SECRET-STACK-TRACE\n');
   } finally {
