@@ -15,7 +15,7 @@ import { parseGateFiles, readGateFiles } from '../src/gate/read.js';
 import { parseInstant, isInstant } from '../src/core/time.js';
 import { toJsonText } from '../src/core/json.js';
 import { FreezeSchema } from '../src/freeze/schema.js';
-import { VERSION } from '../src/cli/main.js';
+import { VERSION } from '../src/core/version.js';
 import * as v from 'valibot';
 
 const ROOT = new URL('../acceptance/', import.meta.url).pathname;

@@ -1,9 +1,8 @@
 import { CODE_INFO, USAGE_EXIT, type DecisionCode } from '../core/codes.js';
 import { SealgateError, usageError } from '../core/errors.js';
+import { VERSION } from '../core/version.js';
 import type { Command, CommandContext } from './context.js';
 import { formatJson, formatReasons } from './report.js';
-
-export const VERSION = '0.1.0';
 
 /** One command of the table: its `--help` summary and a lazy loader. */
 export interface CommandEntry {

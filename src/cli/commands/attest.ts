@@ -6,7 +6,7 @@ import { usageError } from '../../core/errors.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../context.js';
 import { readSigningKey, signingKeyPath, SIGNING_KEY_ENV } from '../keys.js';
-import { VERSION } from '../main.js';
+import { VERSION } from '../../core/version.js';
 
 export const command: Command = {
   usage: `Usage: sealgate attest [--signing-key FILE] [--repo DIR] [--policy FILE]

@@ -7,7 +7,7 @@ import { SealgateError } from '../../core/errors.js';
 import { fileExists, readBoundedFile, writeFileAtomic } from '../../core/io.js';
 import { auditReview } from '../../verify/audit.js';
 import { readSigningKey, signingKeyPath, SIGNING_KEY_ENV } from '../keys.js';
-import { VERSION } from '../main.js';
+import { VERSION } from '../../core/version.js';
 import { readRecordFile } from '../../record/file.js';
 import { usageError } from '../../core/errors.js';
 import { LAYOUT, layoutPath } from '../../core/layout.js';

@@ -17,7 +17,8 @@ import { expectedBaseFinding } from '../../gate/base.js';
 import type { Command, CommandContext, RunnerShared } from '../context.js';
 import { policyFor } from '../policy.js';
 import { buildRecordTree } from '../../tree/build.js';
-import { main, VERSION } from '../main.js';
+import { main } from '../main.js';
+import { VERSION } from '../../core/version.js';
 import { readSigningKey, signingKeyPath, SIGNING_KEY_ENV } from '../keys.js';
 
 export interface StepOutcome {
