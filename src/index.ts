@@ -42,6 +42,8 @@ export { readGateInputs } from './gate/read.js';
 export { explainDecision } from './report/explain.js';
 export { sealFixtures, verifySeal, reopenSeal, computeInputs, readSealStatus, SealParamsSchema } from './seal/seal.js';
 export type { SealRequest, SealOutcome, SealCheck, SealParams } from './seal/seal.js';
+export { chooseSealInputs, sealRunnerInputs, recheckSeal, sealCheckFindings } from './seal/step.js';
+export type { SealChoices, SealStepRequest, SealStepOutcome, SealRecheckRequest } from './seal/step.js';
 export { parseJunitXml } from './runner/junit.js';
 export type { JunitCase, CaseStatus } from './runner/junit.js';
 export { ResultsSchema, parseResults, readResults } from './runner/results.js';
@@ -64,5 +66,19 @@ export { toMarkdownReport } from './report/md.js';
 export { toHtmlReport } from './report/html.js';
 export { extractChanged } from './symbols/extract.js';
 export type { ExtractChangedInput } from './symbols/extract.js';
+export { extractRecordSymbols } from './symbols/step.js';
+export type { RecordSymbolsRequest } from './symbols/step.js';
 export { ChangedSchema } from './symbols/schema.js';
 export type { Changed, ChangedFile, SymbolLocation } from './symbols/schema.js';
+export { runRunnerJob, RUNNER_STEPS } from './job/runner.js';
+export type {
+  RunnerJobOptions,
+  RunnerJobResult,
+  RunnerJobEvent,
+  RunnerStep,
+  StepOutcome,
+  StepData,
+  Refusal,
+  JobClosing,
+  TreeFacts,
+} from './job/runner.js';

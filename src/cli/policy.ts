@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readDocument } from '../core/document.js';
 import { LAYOUT } from '../core/layout.js';
-import { readPolicy, readPolicyAsync, type Policy } from '../policy/read.js';
-import { DEFAULT_POLICY, policyDigest } from '../policy/check.js';
+import { readPolicyAsync, readPolicyAt, type Policy } from '../policy/read.js';
 import { RecordSchema } from '../record/schema.js';
 import { SealgateError } from '../core/errors.js';
 import { buildRecordTree, type RunnerTree } from '../tree/build.js';
@@ -21,56 +20,33 @@ export function recordBase(repo: string, record: string = LAYOUT.record): string
   }
 }
 
-/**
- * The policy a command decides under: --policy FILE (outside the repository), else the
- * sealgate config at the record's base commit. Without a base commit (an old record, one
- * cut short) the defaults stand in, so the earlier rules can still name their code; such a
- * record binds nothing and never reaches ALLOW (E_CREDIT_UNBOUND).
- */
+/** The policy a command decides under: --policy FILE (outside the repository), else the one at the record's base (readPolicyAt). */
 export function policyFor(
-  ctx: CommandContext,
+  ctx: Pick<CommandContext, 'cwd'>,
   repo: string,
   policyArg: string | undefined,
   base: string | null = recordBase(repo),
 ): Policy {
-  if (ctx.runner !== undefined && policyArg === undefined) return ctx.runner.policy;
-  if (policyArg !== undefined)
-    return readPolicy({ repo, baseCommit: base ?? '', policyFile: resolve(ctx.cwd, policyArg) });
-  if (base === null)
-    return {
-      config: DEFAULT_POLICY,
-      bytes: null,
-      digest: policyDigest(null),
-      source: 'default (the record names no base commit)',
-    };
-  return readPolicy({ repo, baseCommit: base });
+  return readPolicyAt(repo, base, policyArg === undefined ? undefined : resolve(ctx.cwd, policyArg));
 }
 
 /** policyFor with git started now and awaited later (the same policy, the same errors). */
 export async function policyForAsync(
-  ctx: CommandContext,
+  ctx: Pick<CommandContext, 'cwd'>,
   repo: string,
   policyArg: string | undefined,
   base: string | null,
 ): Promise<Policy> {
-  if (ctx.runner !== undefined || policyArg !== undefined || base === null)
-    return policyFor(ctx, repo, policyArg, base);
+  if (policyArg !== undefined || base === null) return policyFor(ctx, repo, policyArg, base);
   return readPolicyAsync({ repo, baseCommit: base });
 }
 
 /**
- * The runner's tree for a step: the one `sealgate runner` built, else built now from the
- * record (and disposed by `release`). The seal builds only from the recorded patch bytes
- * (`checkHash`); the steps after it rebuild from the bytes on disk, and their tree id must
- * be the sealed one (a changed patch is drift, with the spec's reaction).
+ * The runner's tree for a step run on its own, built now from the record. The seal builds only
+ * from the recorded patch bytes (`checkHash`); the steps after it rebuild from the bytes on
+ * disk, and their tree id must be the sealed one (a changed patch is drift, with the spec's
+ * reaction). Dispose of it when done.
  */
-export function treeFor(
-  ctx: CommandContext,
-  repo: string,
-  record: string | undefined,
-  checkHash: boolean,
-): { tree: RunnerTree; release: () => void } {
-  if (ctx.runner !== undefined) return { tree: ctx.runner.tree, release: () => undefined };
-  const tree = buildRecordTree(repo, { ...(record === undefined ? {} : { record }), checkHash });
-  return { tree, release: () => tree.dispose() };
+export function treeFor(repo: string, record: string | undefined, checkHash: boolean): RunnerTree {
+  return buildRecordTree(repo, { ...(record === undefined ? {} : { record }), checkHash });
 }

@@ -143,6 +143,24 @@ export function readPolicy(req: PolicyRequest): Policy {
 }
 
 /**
+ * The policy a step decides under: a policy file outside the repository, else the sealgate
+ * config at `base`. Without a base commit (an old record, one cut short) the defaults stand
+ * in, so the earlier rules can still name their code; such a record binds nothing and never
+ * reaches ALLOW (E_CREDIT_UNBOUND).
+ */
+export function readPolicyAt(repo: string, base: string | null, policyFile?: string): Policy {
+  if (policyFile !== undefined) return readPolicy({ repo, baseCommit: base ?? '', policyFile });
+  if (base === null)
+    return {
+      config: DEFAULT_POLICY,
+      bytes: null,
+      digest: policyDigest(null),
+      source: 'default (the record names no base commit)',
+    };
+  return readPolicy({ repo, baseCommit: base });
+}
+
+/**
  * readPolicy with git started now and the answer awaited later, so that git runs beside other
  * work (`sealgate run` builds its tree meanwhile). The same checks, the same policy.
  */

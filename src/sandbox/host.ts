@@ -249,6 +249,17 @@ export function findBwrap(): string {
   return 'bwrap';
 }
 
+/** The bubblewrap program a runner job's own environment names (SEALGATE_BWRAP), or undefined for the default. */
+export function bwrapOverride(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const named = env['SEALGATE_BWRAP'];
+  return named !== undefined && named !== '' ? named : undefined;
+}
+
+/** The bubblewrap program to run: SEALGATE_BWRAP, else bwrap in the system paths. */
+export function bwrapProgram(env: Readonly<Record<string, string | undefined>>): string {
+  return bwrapOverride(env) ?? findBwrap();
+}
+
 /** E_SANDBOX_UNAVAILABLE unless `isolation` can be carried out here. */
 export function requireSandbox(isolation: SandboxKind, bwrap: string, path: string): void {
   if (isolation === 'none') return;

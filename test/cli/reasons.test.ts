@@ -1,25 +1,22 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { formatReasons } from '../../src/cli/report.js';
-import { stepReason } from '../../src/cli/commands/runner.js';
+import { formatReasons, reasonLine } from '../../src/cli/report.js';
 
 // A reason quotes names the patch chose. A line break in one must not start a line of its own
-// that reads as a reason: not for a person reading stderr, not for the runner reading a step's
-// reason back from it.
+// that reads as a reason: not for a person reading stderr, not in the runner's line for a step.
 test('a line break in a detail cannot forge a reason line: every line after the first is indented', () => {
   const forged = 'tests/x.py\nsealgate: ALLOW: every symbol credited\nE_CREDIT_MISSING: nothing missing';
-  const text = formatReasons('E_CREDIT_MISSING', [
-    { code: 'E_CREDIT_MISSING', path: forged, detail: 'src/a.ts::f has no passing test' },
-  ]);
+  const findings = [{ code: 'E_CREDIT_MISSING' as const, path: forged, detail: 'src/a.ts::f has no passing test' }];
+  const text = formatReasons('E_CREDIT_MISSING', findings);
   const starts = text.split('\n').filter((l) => l.startsWith('sealgate: '));
   assert.deepEqual(
     starts.map((l) => /^sealgate: ([^:]+):/.exec(l)?.[1]),
     ['E_CREDIT_MISSING', 'next step'],
   );
   assert.ok(text.includes('\n    sealgate: ALLOW: every symbol credited\n'), text);
-  // The runner reads the step's reason back from the real line.
-  assert.equal(stepReason(text, 'E_CREDIT_MISSING'), 'tests/x.py');
+  // The runner's line for a step that refused gives the reason's first line alone.
+  assert.equal(reasonLine('E_CREDIT_MISSING', findings), 'tests/x.py');
   // A detail's own line breaks stay readable (indented, not escaped).
   const multi = formatReasons('E_INPUT_INVALID', [
     {

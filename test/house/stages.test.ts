@@ -9,7 +9,8 @@ import ts from 'typescript';
  * The stages, lowest first: a file may import its own stage or a lower one. The order is the
  * workflow's (docs/architecture.md): shared floors, the inputs (policy, record, diff,
  * symbols), the runner's job (tree, sandbox, store, seal, run, credit), the reviewer's and the
- * gate's (freeze, gate, attest, verify, report), and the shells on top.
+ * gate's (freeze, gate, attest, verify, report), the runner job as one call over them, and the
+ * shells on top.
  */
 export const STAGES = [
   'core',
@@ -29,6 +30,7 @@ export const STAGES = [
   'attest',
   'verify',
   'report',
+  'job',
   'init',
   'cli',
   'index.ts',
@@ -132,8 +134,7 @@ test('no stage imports a higher one', () => {
 });
 
 test('no files of src/ import each other in a circle', () => {
-  // Until the runner job is a library call, its command re-enters the command table.
-  assert.deepEqual(circles(houseGraph()), [['cli/commands/index.ts', 'cli/commands/runner.ts']]);
+  assert.deepEqual(circles(houseGraph()), []);
 });
 
 test('the files apart import nothing of the stages, and nothing imports them', () => {

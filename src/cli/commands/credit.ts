@@ -9,22 +9,20 @@ import { LAYOUT } from '../../core/layout.js';
 import { propertyCredit, toCreditId } from '../../credit/rule.js';
 import { CaseFileSchema } from '../../credit/schema.js';
 import type { Progress } from '../../credit/oracle.js';
+import type { ScoreOutcome } from '../../credit/run.js';
+import { bwrapOverride } from '../../sandbox/host.js';
 import { parseCommandArgs, parseJobOption, requireOption } from '../args.js';
 import type { Command, CommandContext } from '../context.js';
 import { policyFor, recordBase, treeFor } from '../policy.js';
+import { formatDuration } from '../report.js';
 import { readSealParams } from '../../seal/seal.js';
-
-const fmtS = (ms: number): string =>
-  ms >= 60_000
-    ? `${Math.floor(ms / 60_000)}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`
-    : `${(ms / 1000).toFixed(1)}s`;
 
 /** Progress on stderr: a live line on a terminal, a plain line every few seconds otherwise. */
 export function progressPrinter(ctx: Pick<CommandContext, 'stderr' | 'isTTY'>, everyMs = 5000): (p: Progress) => void {
   let lastPrinted = -Infinity;
   let lastPhase = '';
   return (p) => {
-    const line = `credit: ${p.phase} ${p.done}/${p.total} runs, ${p.kills} killed, ${fmtS(p.elapsedMs)} elapsed${p.etaMs !== null && p.phase !== 'done' ? `, ~${fmtS(p.etaMs)} left` : ''}`;
+    const line = `credit: ${p.phase} ${p.done}/${p.total} runs, ${p.kills} killed, ${formatDuration(p.elapsedMs)} elapsed${p.etaMs !== null && p.phase !== 'done' ? `, ~${formatDuration(p.etaMs)} left` : ''}`;
     if (ctx.isTTY) {
       ctx.stderr(`\r\x1b[2K${line}${p.phase === 'done' ? '\n' : ''}`);
       return;
@@ -138,9 +136,10 @@ Exit: 0 PASS, 1 E_CREDIT_MISSING or a refusal (its code on stdout), 2 bad argume
       : values.cache !== undefined
         ? resolve(ctx.cwd, values.cache)
         : undefined;
-    const { tree, release } = treeFor(ctx, repo, recordRel, false);
+    const tree = treeFor(repo, recordRel, false);
     let out;
     try {
+      const bwrap = bwrapOverride(ctx.env);
       out = await scoreCredit({
         repo,
         runnerJob,
@@ -152,51 +151,73 @@ Exit: 0 PASS, 1 E_CREDIT_MISSING or a refusal (its code on stdout), 2 bad argume
         ...(workers !== undefined ? { workers } : {}),
         progress: progressPrinter(ctx),
         now: ctx.clock(),
-        prelude: ctx.runner?.creditPrelude?.current ?? null,
-        ...(ctx.env.SEALGATE_BWRAP !== undefined && ctx.env.SEALGATE_BWRAP !== ''
-          ? { bwrap: ctx.env.SEALGATE_BWRAP }
-          : {}),
+        prelude: null,
+        ...(bwrap !== undefined ? { bwrap } : {}),
       });
     } finally {
-      release();
+      tree.dispose();
     }
     const c = out.credit;
-    const s = out.stats;
-    ctx.stderr(
-      `credit: ${c.credited.length} of ${c.changed?.length ?? 0} changed symbol(s) credited; ${s.mutantsRun} mutant run(s), ${s.mutantsCached} from cache, ${s.mutantsSettled} not needed (credit settled)${s.mutantsAhead > 0 ? `, ${s.mutantsAhead} run ahead and not needed` : ''}, ${s.kills} behavioural kill(s), ${fmtS(s.wallMs)}; ${c.sandbox === 'none' ? 'UNSANDBOXED (policy sandbox "none")' : 'sandboxed (bubblewrap)'}; wrote ${LAYOUT.cases} and ${LAYOUT.credit} (${c.credit_id})\n`,
-    );
-    if (s.typeCheckStalled !== null) ctx.stderr(`credit: ${s.typeCheckStalled}\n`);
-    const bc = s.bytecode;
-    if (bc)
-      ctx.stderr(
-        bc.skipped === null
-          ? `credit: byte code for the Python files no run changes was made before the runs (${bc.files} file(s), ${bc.rewritten} of them pytest's rewritten test modules); every run found the same, none for a changed file\n`
-          : `credit: no byte code was made before the runs: ${bc.skipped}\n`,
-      );
-    if (s.ahead === 'used')
-      ctx.stderr(
-        'credit: the first round of runs (the control, with the trace or the probes) ran beside the sealed run (sealgate runner), made as the credit step makes them\n',
-      );
-    if (s.ahead === 'ended')
-      ctx.stderr(
-        'credit: the control and the trace started beside the sealed run were made from other inputs than this step uses, so they were ended and made again\n',
-      );
-    const fe = s.fastEnvDetail;
-    if (s.fastEnv === 'kept' && fe)
-      ctx.stderr(
-        `credit: in the credit runs ${fe.skips} (${fe.vars.join(', ')}): the first control passed every test the sealed run passed\n`,
-      );
-    if (s.fastEnv === 'dropped' && fe)
-      ctx.stderr(
-        `credit: with ${fe.vars.join(', ')} (where ${fe.skips}) the first control failed a test the sealed run passed, so every credit run went without it, as the sealed run did\n`,
-      );
-    for (const m of c.missing) ctx.stderr(`  missing ${m}: ${c.evidence?.[m]?.reason ?? ''}\n`);
-    if ((c.uncreditable ?? []).length > 0) ctx.stderr(`  uncreditable files: ${(c.uncreditable ?? []).join(', ')}\n`);
+    ctx.stderr(formatCreditReport(out));
     if (values.json)
       ctx.stderr(
-        toJsonText({ credit_id: c.credit_id, pass: c.pass, credited: c.credited, missing: c.missing, stats: s }),
+        toJsonText({
+          credit_id: c.credit_id,
+          pass: c.pass,
+          credited: c.credited,
+          missing: c.missing,
+          stats: out.stats,
+        }),
       );
     ctx.stdout(c.pass ? 'PASS\n' : 'E_CREDIT_MISSING\n');
     return c.pass ? 0 : CODE_INFO.E_CREDIT_MISSING.exit;
   },
 };
+
+/** The first line of the credit step's report: how many changed symbols were credited, and how. */
+export function formatCreditSummary(out: ScoreOutcome): string {
+  const c = out.credit;
+  const s = out.stats;
+  return `credit: ${c.credited.length} of ${c.changed?.length ?? 0} changed symbol(s) credited; ${s.mutantsRun} mutant run(s), ${s.mutantsCached} from cache, ${s.mutantsSettled} not needed (credit settled)${s.mutantsAhead > 0 ? `, ${s.mutantsAhead} run ahead and not needed` : ''}, ${s.kills} behavioural kill(s), ${formatDuration(s.wallMs)}; ${c.sandbox === 'none' ? 'UNSANDBOXED (policy sandbox "none")' : 'sandboxed (bubblewrap)'}; wrote ${LAYOUT.cases} and ${LAYOUT.credit} (${c.credit_id})`;
+}
+
+/** Why a symbol lacks credit, one line each, as the credit step says it (indented under its report). */
+export function missingLines(out: ScoreOutcome): string[] {
+  const c = out.credit;
+  return c.missing.map((m) => `  missing ${m}: ${c.evidence?.[m]?.reason ?? ''}`);
+}
+
+/** The report `sealgate credit` prints on stderr after its runs. */
+export function formatCreditReport(out: ScoreOutcome): string {
+  const c = out.credit;
+  const s = out.stats;
+  const lines = [formatCreditSummary(out)];
+  if (s.typeCheckStalled !== null) lines.push(`credit: ${s.typeCheckStalled}`);
+  const bc = s.bytecode;
+  if (bc)
+    lines.push(
+      bc.skipped === null
+        ? `credit: byte code for the Python files no run changes was made before the runs (${bc.files} file(s), ${bc.rewritten} of them pytest's rewritten test modules); every run found the same, none for a changed file`
+        : `credit: no byte code was made before the runs: ${bc.skipped}`,
+    );
+  if (s.ahead === 'used')
+    lines.push(
+      'credit: the first round of runs (the control, with the trace or the probes) ran beside the sealed run (sealgate runner), made as the credit step makes them',
+    );
+  if (s.ahead === 'ended')
+    lines.push(
+      'credit: the control and the trace started beside the sealed run were made from other inputs than this step uses, so they were ended and made again',
+    );
+  const fe = s.fastEnvDetail;
+  if (s.fastEnv === 'kept' && fe)
+    lines.push(
+      `credit: in the credit runs ${fe.skips} (${fe.vars.join(', ')}): the first control passed every test the sealed run passed`,
+    );
+  if (s.fastEnv === 'dropped' && fe)
+    lines.push(
+      `credit: with ${fe.vars.join(', ')} (where ${fe.skips}) the first control failed a test the sealed run passed, so every credit run went without it, as the sealed run did`,
+    );
+  lines.push(...missingLines(out));
+  if ((c.uncreditable ?? []).length > 0) lines.push(`  uncreditable files: ${(c.uncreditable ?? []).join(', ')}`);
+  return lines.map((l) => `${l}\n`).join('');
+}

@@ -32,13 +32,13 @@ Exit: 0 published, 1 a reject code, 2 bad arguments, 3 internal error.
     const runnerJob = parseJobOption(values['runner-job'], 'runner-job');
     const repo = resolve(ctx.cwd, values.repo ?? '.');
     const policy = policyFor(ctx, repo, values.policy, recordBase(repo, readSealParams(repo)?.record));
-    const { files } = await publishLogs(repo, runnerJob, ctx.clock, {
-      policy,
-      ...(ctx.runner ? { tree: ctx.runner.tree } : {}),
-    });
-    ctx.stdout(
-      `published ${files.length} log file(s) to ${LAYOUT.publishedLogs}/: ${files.map((f) => f.name).join(', ')}\n`,
-    );
+    const { files } = await publishLogs(repo, runnerJob, ctx.clock, { policy });
+    ctx.stdout(formatPublished(files));
     return 0;
   },
 };
+
+/** What `sealgate publish` prints on stdout. */
+export function formatPublished(files: readonly { readonly name: string }[]): string {
+  return `published ${files.length} log file(s) to ${LAYOUT.publishedLogs}/: ${files.map((f) => f.name).join(', ')}\n`;
+}

@@ -2,12 +2,14 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { usageError } from '../../core/errors.js';
 import { LAYOUT } from '../../core/layout.js';
-import { runSealedTests } from '../../runner/run.js';
+import type { Policy } from '../../policy/read.js';
+import { runSealedTests, type RunSummary } from '../../runner/run.js';
 import { parseCommandArgs, parseJobOption } from '../args.js';
 import type { Command } from '../context.js';
 import { policyForAsync, recordBase, treeFor } from '../policy.js';
 import { readSealParams } from '../../seal/seal.js';
-import { findBwrap, prefetchSandboxProbe } from '../../sandbox/host.js';
+import { bwrapProgram, prefetchSandboxProbe } from '../../sandbox/host.js';
+import type { RunnerTree } from '../../tree/build.js';
 
 export const command: Command = {
   usage: `Usage: sealgate run --runner-job J [--repo DIR] [--policy FILE] [--timeout SECONDS] [-- COMMAND ARG ...]
@@ -78,23 +80,21 @@ or could not start or record; 2 bad arguments; 3 internal error.
     // awaited after the tree is built (its errors still come first), the probe before the run.
     const pending = policyForAsync(ctx, repo, values.policy, recordBase(repo, recordRel));
     pending.catch(() => undefined);
-    const bwrap =
-      ctx.env.SEALGATE_BWRAP !== undefined && ctx.env.SEALGATE_BWRAP !== '' ? ctx.env.SEALGATE_BWRAP : findBwrap();
+    const bwrap = bwrapProgram(ctx.env);
     // Started before the policy says whether it needs bubblewrap; a policy with sandbox "none" ignores the answer.
     const probe = existsSync(bwrap) ? prefetchSandboxProbe(bwrap) : Promise.resolve();
-    let built: ReturnType<typeof treeFor>;
+    let tree: RunnerTree;
     try {
-      built = treeFor(ctx, repo, recordRel, false);
+      tree = treeFor(repo, recordRel, false);
     } catch (err) {
       await pending;
       throw err;
     }
-    const { tree, release } = built;
     let policy: Awaited<typeof pending>;
     try {
       policy = await pending;
     } catch (err) {
-      release();
+      tree.dispose();
       throw err;
     }
     await probe;
@@ -110,40 +110,47 @@ or could not start or record; 2 bad arguments; 3 internal error.
         baseEnv: ctx.env,
         clock: ctx.clock,
         bwrap,
-        // Built for this command alone (not the tree `sealgate runner` shares between its steps).
-        treeSingleUse: ctx.runner === undefined,
+        treeSingleUse: true,
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       });
     } finally {
-      release();
+      tree.dispose();
     }
-    const r = summary.results;
-    const n = (s: string): number => r.cases.filter((c) => c.status === s).length;
-    const how = r.timed_out
-      ? 'timed out (process group killed)'
-      : r.signal !== null
-        ? `ended by ${r.signal}`
-        : `exited ${r.exit_code}`;
-    const clock =
-      summary.clock.kind === 'faketime'
-        ? `wall clock frozen at ${summary.clock.faketime} UTC (libfaketime)`
-        : summary.clock.kind === 'fixture'
-          ? 'clock "frozen" (from the sealed fixtures)'
-          : 'live clock';
-    const junit = r.junit.map((j) => `${j.path} ${j.status}`).join(', ') || 'none configured';
-    const cut = [summary.exec.stdout.truncated ? 'stdout' : '', summary.exec.stderr.truncated ? 'stderr' : ''].filter(
-      Boolean,
-    );
-    ctx.stdout(
-      [
-        `run: ${JSON.stringify(r.command)} ${how} after ${summary.exec.duration_ms} ms; ${clock}; digest ${r.digest}`,
-        `cases: ${r.cases.length} (${n('passed')} passed, ${n('failed')} failed, ${n('error')} error, ${n('skipped')} skipped); JUnit: ${junit}`,
-        `tree: ${tree.treeId} (base ${tree.baseCommit}); policy ${policy.digest} (${policy.source})`,
-        `sandbox: ${r.sandbox === 'bwrap' ? `bubblewrap, tests ran in ${r.cwd}` : 'NONE (the policy allows unsandboxed runs)'}`,
-        `results: ${LAYOUT.results}; logs hidden in ${LAYOUT.logs}/ until \`sealgate publish\`${cut.length > 0 ? ` (${cut.join(' and ')} cut at the cap)` : ''}`,
-        '',
-      ].join('\n'),
-    );
+    ctx.stdout(formatRunSummary(summary, tree, policy, `run: ${JSON.stringify(summary.results.command)}`));
     return 0;
   },
 };
+
+/** What `sealgate run` prints on stdout; `lead` opens the first line (the command, or a caller's own word). */
+export function formatRunSummary(
+  summary: RunSummary,
+  tree: { readonly treeId: string; readonly baseCommit: string },
+  policy: Policy,
+  lead: string,
+): string {
+  const r = summary.results;
+  const n = (s: string): number => r.cases.filter((c) => c.status === s).length;
+  const how = r.timed_out
+    ? 'timed out (process group killed)'
+    : r.signal !== null
+      ? `ended by ${r.signal}`
+      : `exited ${r.exit_code}`;
+  const clock =
+    summary.clock.kind === 'faketime'
+      ? `wall clock frozen at ${summary.clock.faketime} UTC (libfaketime)`
+      : summary.clock.kind === 'fixture'
+        ? 'clock "frozen" (from the sealed fixtures)'
+        : 'live clock';
+  const junit = r.junit.map((j) => `${j.path} ${j.status}`).join(', ') || 'none configured';
+  const cut = [summary.exec.stdout.truncated ? 'stdout' : '', summary.exec.stderr.truncated ? 'stderr' : ''].filter(
+    Boolean,
+  );
+  return [
+    `${lead} ${how} after ${summary.exec.duration_ms} ms; ${clock}; digest ${r.digest}`,
+    `cases: ${r.cases.length} (${n('passed')} passed, ${n('failed')} failed, ${n('error')} error, ${n('skipped')} skipped); JUnit: ${junit}`,
+    `tree: ${tree.treeId} (base ${tree.baseCommit}); policy ${policy.digest} (${policy.source})`,
+    `sandbox: ${r.sandbox === 'bwrap' ? `bubblewrap, tests ran in ${r.cwd}` : 'NONE (the policy allows unsandboxed runs)'}`,
+    `results: ${LAYOUT.results}; logs hidden in ${LAYOUT.logs}/ until \`sealgate publish\`${cut.length > 0 ? ` (${cut.join(' and ')} cut at the cap)` : ''}`,
+    '',
+  ].join('\n');
+}

@@ -1,87 +1,31 @@
-import { availableParallelism } from 'node:os';
+// `sealgate runner`: the runner job's arguments and key, then its steps printed as they end (src/job/runner.ts runs them).
 import { resolve } from 'node:path';
 import type { KeyObject } from 'node:crypto';
-import { writeRunnerAttestation } from '../../attest/write.js';
-import { CODE_INFO, isDecisionCode, type DecisionCode } from '../../core/codes.js';
-import { readDocument } from '../../core/document.js';
-import { SealgateError, usageError } from '../../core/errors.js';
-import { LAYOUT, layoutPath } from '../../core/layout.js';
-import { isInstant, parseInstant, type Instant } from '../../core/time.js';
+import { CODE_INFO } from '../../core/codes.js';
+import { usageError } from '../../core/errors.js';
+import { isInstant, parseInstant } from '../../core/time.js';
 import { visible } from '../../core/text.js';
-import { RecordSchema } from '../../record/schema.js';
-import { auditReview } from '../../verify/audit.js';
-import { flaggedSymbols } from '../../report/model.js';
-import { COMMANDS } from './index.js';
+import type { Progress } from '../../credit/oracle.js';
+import {
+  RUNNER_STEPS,
+  runRunnerJob,
+  type RunnerJobEvent,
+  type RunnerJobResult,
+  type StepOutcome,
+  type TreeFacts,
+} from '../../job/runner.js';
+import type { Policy } from '../../policy/read.js';
 import { parseCommandArgs, parseCommitOption, parseJobOption } from '../args.js';
-import { expectedBaseFinding } from '../../gate/base.js';
-import type { Command, CommandContext, RunnerShared } from '../context.js';
-import { policyFor } from '../policy.js';
-import { buildRecordTree } from '../../tree/build.js';
-import { main } from '../main.js';
-import { VERSION } from '../../core/version.js';
+import type { Command, CommandContext } from '../context.js';
 import { readSigningKey, signingKeyPath, SIGNING_KEY_ENV } from '../keys.js';
-
-export interface StepOutcome {
-  readonly step: string;
-  readonly exit: number;
-  /** The code the step printed, or null when it printed something else (a digest, a summary). */
-  readonly code: DecisionCode | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** A code at the start of a reason line, as formatReasons writes it (`sealgate: CODE: ...`). */
-const CODE_PREFIX = /^(?:sealgate: )?([A-Z][A-Z_]+): /;
-
-/** The reason a step gave, without the `sealgate:` prefix or the code (the caller states it once). */
-export function stepReason(stderr: string, code: DecisionCode): string {
-  for (const line of stderr.split('\n')) {
-    const m = CODE_PREFIX.exec(line);
-    if (m !== null && m[1] === code) return line.slice(m[0].length).trim();
-  }
-  return firstLine(stderr.replace(/^sealgate: /gm, ''));
-}
-
-/** Progress lines a step writes for a person watching (the credit oracle's); they go out live. */
-const PROGRESS_LINE = /^credit: \S+ \d+\/\d+ runs/;
-
-/**
- * Run one sealgate command in-process, as its own CLI invocation would, capturing both
- * streams; the step's progress lines are passed to `live` as they come, not held to the end.
- */
-async function step(
-  ctx: CommandContext,
-  shared: RunnerShared,
-  name: string,
-  argv: readonly string[],
-  live: (text: string) => void,
-): Promise<StepOutcome> {
-  let stdout = '';
-  let stderr = '';
-  let pending = '';
-  const onStderr = (t: string): void => {
-    stderr += t;
-    // A terminal's live line comes as one "\r\x1b[2K..." write without a newline.
-    // eslint-disable-next-line no-control-regex
-    if (t.startsWith('\r') && PROGRESS_LINE.test(t.replace(/^\r(?:\x1b\[2K)?/, ''))) return live(t);
-    const lines = (pending + t).split('\n');
-    pending = lines.pop() ?? '';
-    for (const l of lines) if (PROGRESS_LINE.test(l)) live(`${l}\n`);
-  };
-  const exit = await main(
-    { ...ctx, runner: shared, argv: [name, ...argv], stdout: (t) => (stdout += t), stderr: onStderr },
-    COMMANDS,
-  );
-  const last = stdout.trim().split('\n').pop() ?? '';
-  return { step: name, exit, code: isDecisionCode(last) ? last : null, stdout, stderr };
-}
+import { formatDuration, formatReasons, reasonLine, type StepText } from '../report.js';
+import { formatCreditReport, formatCreditSummary, missingLines, progressPrinter } from './credit.js';
+import { formatPublished } from './publish.js';
+import { formatRunSummary } from './run.js';
+import { formatSealCheck, formatSealed } from './seal.js';
+import { formatChangedSummary } from './symbols.js';
 
 const firstLine = (s: string): string => s.trim().split('\n')[0] ?? '';
-
-const fmtS = (ms: number): string =>
-  ms >= 60_000
-    ? `${Math.floor(ms / 60_000)}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`
-    : `${(ms / 1000).toFixed(1)}s`;
 
 /**
  * While a step runs: on a terminal, a live line updated every second; otherwise a plain
@@ -98,7 +42,7 @@ function heartbeat(
 ): () => void {
   const tick = (): void => {
     if (quiet()) return;
-    const line = `runner: ${label.padEnd(8)} step ${index}/${total} running, ${fmtS(ctx.clock().getTime() - startedAt)} elapsed`;
+    const line = `runner: ${label.padEnd(8)} step ${index}/${total} running, ${formatDuration(ctx.clock().getTime() - startedAt)} elapsed`;
     ctx.stderr(ctx.isTTY ? `\r\x1b[2K${line}` : `${line}\n`);
   };
   const timer = setInterval(tick, ctx.isTTY ? 1000 : everyMs);
@@ -174,10 +118,9 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
       'signing-key': { type: 'string' },
       'expect-base': { type: 'string' },
     });
-    const runner = parseJobOption(values['runner-job'], 'runner-job');
+    const runnerJob = parseJobOption(values['runner-job'], 'runner-job');
     const repo = resolve(ctx.cwd, values.repo ?? '.');
-    const nowText = values.now ?? ctx.clock().toISOString();
-    const now = parseInstant(nowText);
+    const now = parseInstant(values.now ?? ctx.clock().toISOString());
     if (!isInstant(now)) throw usageError(`--now: ${now.problem}`);
     if (values.workers !== undefined && !/^[1-9][0-9]{0,2}$/.test(values.workers))
       throw usageError('--workers: a whole number from 1 to 999');
@@ -186,191 +129,173 @@ Exit: 0 ALLOW, 1 a reject code, 2 bad arguments, 3 internal error.
     const keyPath = signingKeyPath(values['signing-key'], ctx.env);
     const signingKey: KeyObject | null = keyPath === null ? null : readSigningKey(resolve(ctx.cwd, keyPath)).key;
     const env = Object.fromEntries(Object.entries(ctx.env).filter(([k]) => k !== SIGNING_KEY_ENV));
-    const inner: CommandContext = { ...ctx, env };
-    const expected =
-      values['expect-base'] === undefined ? null : parseCommitOption(values['expect-base'], 'expect-base');
-    const record = readDocument(layoutPath(repo, 'record'), RecordSchema, 'json', LAYOUT.record);
-    // Names the patch chose (its path, test ids in a step's reason) print escaped: a CI log is read too.
-    const say = (label: string, text: string): void => ctx.stderr(`runner: ${label.padEnd(8)} ${visible(text)}\n`);
-    // The base decides the policy every step reads: a record naming another base stops here, before any of it is used.
-    const mismatch =
-      expected === null ? null : expectedBaseFinding(record.base_commit ?? null, expected, LAYOUT.record);
-    if (mismatch !== null) {
-      say('base', `E_INPUT_INVALID: ${mismatch.path}: ${mismatch.detail}`);
-      ctx.stdout('E_INPUT_INVALID\n');
-      return CODE_INFO.E_INPUT_INVALID.exit;
-    }
-    let shared: RunnerShared;
-    try {
-      const policy = policyFor(ctx, repo, values.policy, record.base_commit ?? null);
-      if (signingKey === null && policy.config.trust !== undefined)
-        throw usageError(
-          'the policy trusts runner keys (trust.runnerKeys): give --signing-key FILE so the evidence is signed',
-        );
-      const t0 = performance.now();
-      const tree = buildRecordTree(repo);
-      shared = { tree, policy, creditPrelude: { current: null } };
-      say(
-        'tree',
-        `ok  ${tree.treeId} = base ${tree.baseCommit} + ${record.patch_path} (sha256 ${tree.patchSha256}), built in ${Math.round(performance.now() - t0)} ms`,
-      );
-      say(
-        'policy',
-        `ok  ${policy.digest} (${policy.source}); test command ${JSON.stringify(policy.config.test.command ?? null)}`,
-      );
-    } catch (err) {
-      // Bad arguments (the trust policy with no key to sign with) are the CLI's: exit 2, before anything runs.
-      if (!(err instanceof SealgateError) || err.usage) throw err;
-      say('tree', `${err.code}: ${err.message}`);
-      ctx.stdout(`${err.code}\n`);
-      return CODE_INFO[err.code].exit;
-    }
-    try {
-      return await runSteps(inner, shared, repo, runner, now, say, signingKey, {
-        seed: values.seed,
-        verbose: values.verbose === true,
-        quiet: values.quiet === true,
-        workers: values.workers,
-        noCache: values['no-cache'] === true,
-      });
-    } finally {
-      // The credit prelude's copy of the tree (Python byte code) goes too, whether or not the credit step ran.
-      const prelude = shared.creditPrelude?.current;
-      if (prelude) await (await import('../../credit/run.js')).disposePrelude(prelude);
-      shared.tree.dispose();
-    }
+    const expectBase =
+      values['expect-base'] === undefined ? undefined : parseCommitOption(values['expect-base'], 'expect-base');
+    const printer = jobPrinter(ctx, runnerJob, values.quiet === true, values.verbose === true);
+    const result = await runRunnerJob({
+      repo,
+      runnerJob,
+      ...(values.policy !== undefined ? { policyFile: resolve(ctx.cwd, values.policy) } : {}),
+      ...(expectBase !== undefined ? { expectBase } : {}),
+      ...(values.seed !== undefined ? { seed: values.seed } : {}),
+      signingKey,
+      now,
+      env,
+      clock: ctx.clock,
+      ...(values.workers !== undefined ? { workers: Number(values.workers) } : {}),
+      noCache: values['no-cache'] === true,
+      onEvent: printer.onEvent,
+    });
+    printer.finish(result);
+    ctx.stdout(`${result.code}\n`);
+    return CODE_INFO[result.code].exit;
   },
 };
 
-interface StepOptions {
-  readonly seed: string | undefined;
-  readonly verbose: boolean;
-  readonly quiet: boolean;
-  readonly workers: string | undefined;
-  readonly noCache: boolean;
-}
-
-async function runSteps(
+/**
+ * The job's lines on stderr as its events come: the tree and the policy, a line per step (with
+ * --verbose the step's own output first, as its command prints it), live credit progress and
+ * a heartbeat while a step runs (not with --quiet); `finish` adds the closing line.
+ */
+function jobPrinter(
   ctx: CommandContext,
-  shared: RunnerShared,
-  repo: string,
-  runner: string,
-  now: Instant,
-  say: (label: string, text: string) => void,
-  signingKey: KeyObject | null,
-  o: StepOptions,
-): Promise<number> {
-  const { seed, verbose } = o;
-  const job = ['--runner-job', runner, '--repo', repo];
-  const plan: [string, string, string[]][] = [
-    // The seal creates review/runner (and refuses one it did not create); symbols then refuses a
-    // patch that touches the policy surface (E_POLICY_CHANGED) before any test runs.
-    ['seal', 'seal', [...job, ...(seed !== undefined ? ['--seed', seed] : [])]],
-    ['symbols', 'symbols', ['--repo', repo]],
-    ['verify', 'seal', ['--verify', '--repo', repo]],
-    ['run', 'run', job],
-    [
-      'credit',
-      'credit',
-      [...job, ...(o.workers !== undefined ? ['--workers', o.workers] : []), ...(o.noCache ? ['--no-cache'] : [])],
-    ],
-    ['publish', 'publish', job],
-  ];
-  const jobStart = ctx.clock().getTime();
+  runnerJob: string,
+  quiet: boolean,
+  verbose: boolean,
+): { onEvent: (e: RunnerJobEvent) => void; finish: (r: RunnerJobResult) => void } {
+  // Names the patch chose (its path, test ids in a step's reason) print escaped: a CI log is read too.
+  const say = (label: string, text: string): void => ctx.stderr(`runner: ${label.padEnd(8)} ${visible(text)}\n`);
   let lastLive = -Infinity;
   const live = (text: string): void => {
-    if (o.quiet) return;
+    if (quiet) return;
     lastLive = ctx.clock().getTime();
     ctx.stderr(text);
   };
-  let refused: DecisionCode | null = null;
-  for (const [k, [label, name, argv]] of plan.entries()) {
-    // The credit step's mutants are drafted and checked (seconds of TypeScript where the runner
-    // type-checks) while the sealed run goes on: they need the tree, the seal and changed.json, no test result.
-    // So is the oracle's first round, made as the credit step will make it (its cache, its bubblewrap, its workers).
-    if (name === 'run' && shared.creditPrelude !== undefined) {
-      const credit = await import('../../credit/run.js');
-      const bwrap = ctx.env.SEALGATE_BWRAP;
-      const workers = o.workers !== undefined ? Number(o.workers) : availableParallelism();
-      shared.creditPrelude.current = credit.startCreditPrelude(repo, shared.tree, shared.policy.config, {
-        env: ctx.env,
-        cacheDir: o.noCache ? null : credit.defaultCacheDir(ctx.env),
-        workers,
-        ...(bwrap !== undefined && bwrap !== '' ? { bwrap } : {}),
-      });
+  let stopBeat = (): void => undefined;
+  let progress: ((p: Progress) => void) | null = null;
+  // What the credit step printed on stderr while it ran (its progress), for --verbose.
+  let creditProgress = '';
+  let ready: { tree: TreeFacts; policy: Policy } | null = null;
+
+  const ownText = (o: StepOutcome): StepText => {
+    const r = o.refusal;
+    if (r !== null && !(o.step === 'verify' && o.data !== null))
+      return {
+        stdout: `${r.code}\n`,
+        stderr:
+          (o.step === 'credit' ? creditProgress : '') +
+          formatReasons(r.code, r.findings) +
+          (r.usage ? 'sealgate: run `sealgate --help` for usage\n' : ''),
+      };
+    if (o.data === null || ready === null) return { stdout: '', stderr: '' };
+    switch (o.step) {
+      case 'seal':
+        return formatSealed(o.data, runnerJob, ready.policy);
+      case 'symbols':
+        return { stdout: '', stderr: formatChangedSummary(o.data) };
+      case 'verify':
+        return formatSealCheck(o.data);
+      case 'run':
+        return { stdout: formatRunSummary(o.data, ready.tree, ready.policy, 'tests'), stderr: '' };
+      case 'credit':
+        return {
+          stdout: o.data.credit.pass ? 'PASS\n' : 'E_CREDIT_MISSING\n',
+          stderr: creditProgress + formatCreditReport(o.data),
+        };
+      case 'publish':
+        return { stdout: formatPublished(o.data.files), stderr: '' };
+      case 'attest':
+        return { stdout: '', stderr: '' };
     }
-    const started = ctx.clock().getTime();
-    const stop = o.quiet
-      ? () => undefined
-      : heartbeat(ctx, label, k + 1, plan.length, started, 10_000, () => ctx.clock().getTime() - lastLive < 3000);
-    let raw: StepOutcome;
-    try {
-      raw = await step(ctx, shared, name, argv, live);
-    } finally {
-      stop();
+  };
+
+  const stepEnded = (o: StepOutcome): void => {
+    if (o.step === 'attest') {
+      // A refusal here is the closing line's (finish).
+      if (o.data !== null) say('attest', `ok  ${o.data.subjects} evidence file(s) signed by ${o.data.keyId ?? '?'}`);
+      return;
     }
-    const took = fmtS(ctx.clock().getTime() - started);
-    const out = name === 'run' ? { ...raw, stdout: raw.stdout.replace(/^run: \[.*?\] /, 'tests ') } : raw;
+    const own = ownText(o);
     if (verbose) {
-      if (out.stdout.trim()) ctx.stderr(out.stdout.replace(/^/gm, '  | '));
-      if (out.stderr.trim()) ctx.stderr(out.stderr.replace(/^/gm, '  | '));
+      if (own.stdout.trim()) ctx.stderr(own.stdout.replace(/^/gm, '  | '));
+      if (own.stderr.trim()) ctx.stderr(own.stderr.replace(/^/gm, '  | '));
     }
-    const softMiss = name === 'credit' && out.code === 'E_CREDIT_MISSING';
-    if (out.exit !== 0 && !softMiss) {
-      refused = out.code ?? 'E_INTERNAL';
-      say(label, `${refused}: ${stepReason(out.stderr, refused) || CODE_INFO[refused].condition}`);
-      break;
+    const took = formatDuration(o.ms);
+    if (o.refusal !== null) {
+      const { code, findings } = o.refusal;
+      say(o.step, `${code}: ${reasonLine(code, findings) || CODE_INFO[code].condition}`);
+      return;
     }
-    say(
-      label,
-      softMiss
-        ? `E_CREDIT_MISSING: ${
-            firstLine(
-              out.stderr
-                .split('\n')
-                .filter((l) => /^credit: \d+ of /.test(l))
-                .join('\n'),
-            ) || 'a changed symbol lacks credit'
-          } (${took})`
-        : `ok  ${firstLine(out.stdout) || firstLine(out.stderr)} (${took})`,
-    );
-    // Why each symbol lacks credit, as the credit step says it (one line each).
-    if (softMiss)
-      for (const l of out.stderr.split('\n'))
-        if (/^ {2}missing /.test(l)) ctx.stderr(`runner:          ${visible(l.trim())}\n`);
-  }
-  if (refused !== null) {
-    ctx.stdout(`${refused}\n`);
-    return CODE_INFO[refused].exit;
-  }
-  let code: DecisionCode;
-  try {
-    if (signingKey !== null) {
-      const signed = writeRunnerAttestation(repo, signingKey, shared.policy.config, VERSION, {
-        base_commit: shared.tree.baseCommit,
-        tree_id: shared.tree.treeId,
-        policy_digest: shared.policy.digest,
-        sandbox: shared.policy.config.sandbox,
-      });
-      say('attest', `ok  ${signed.subjects} evidence file(s) signed by ${signed.envelope.signatures[0]?.keyid ?? '?'}`);
+    if (o.step === 'credit' && o.data !== null && !o.data.credit.pass) {
+      say('credit', `E_CREDIT_MISSING: ${formatCreditSummary(o.data)} (${took})`);
+      // Why each symbol lacks credit, as the credit step says it (one line each).
+      for (const l of missingLines(o.data)) ctx.stderr(`runner:          ${visible(l.trim())}\n`);
+      return;
     }
-    const audit = await auditReview({ repo, policy: shared.policy, now, tree: shared.tree });
-    code = audit.code;
-    const missing = audit.inputs.credit?.missing ?? [];
-    const because = audit.decisive
-      ? `${audit.decisive.path ? `${audit.decisive.path}: ` : ''}${audit.decisive.detail}`
-      : '';
-    // The default policy's flag: credited, though every reaching test passes on the base version too.
-    const flagged = audit.inputs.credit ? flaggedSymbols(audit.inputs.credit) : [];
+    say(o.step, `ok  ${firstLine(own.stdout) || firstLine(own.stderr)} (${took})`);
+  };
+
+  const onEvent = (e: RunnerJobEvent): void => {
+    switch (e.kind) {
+      case 'ready':
+        ready = e;
+        say(
+          'tree',
+          `ok  ${e.tree.treeId} = base ${e.tree.baseCommit} + ${e.tree.patchPath} (sha256 ${e.tree.patchSha256}), built in ${e.buildMs} ms`,
+        );
+        say(
+          'policy',
+          `ok  ${e.policy.digest} (${e.policy.source}); test command ${JSON.stringify(e.policy.config.test.command ?? null)}`,
+        );
+        return;
+      case 'step-start': {
+        const index = (RUNNER_STEPS as readonly string[]).indexOf(e.step);
+        if (index !== -1 && !quiet)
+          stopBeat = heartbeat(
+            ctx,
+            e.step,
+            index + 1,
+            RUNNER_STEPS.length,
+            e.at,
+            10_000,
+            () => ctx.clock().getTime() - lastLive < 3000,
+          );
+        if (e.step === 'credit') {
+          creditProgress = '';
+          progress = progressPrinter({
+            isTTY: ctx.isTTY,
+            stderr: (t) => {
+              creditProgress += t;
+              live(t);
+            },
+          });
+        }
+        return;
+      }
+      case 'credit-progress':
+        progress?.(e.progress);
+        return;
+      case 'step-end':
+        stopBeat();
+        stopBeat = () => undefined;
+        stepEnded(e.outcome);
+        return;
+    }
+  };
+
+  const finish = (r: RunnerJobResult): void => {
+    const at = r.stopped?.at;
+    if (r.stopped !== null && (at === 'base' || at === 'tree' || at === 'attest' || at === 'audit'))
+      say(at === 'base' || at === 'tree' ? at : 'audit', `${r.stopped.refusal.code}: ${r.stopped.refusal.message}`);
+    const c = r.closing;
+    if (c === null) return;
+    const a = c.audit;
+    const because = a.decisive ? `${a.decisive.path ? `${a.decisive.path}: ` : ''}${a.decisive.detail}` : '';
     say(
       'audit',
-      `${code}${because ? `: ${because}` : ''}${missing.length > 0 ? `; missing (${missing.length}): ${missing.join(', ')}` : ''}${flagged.length > 0 ? `; flagged, revert survived or invalid (${flagged.length}): ${flagged.join(', ')}` : ''} (job ${fmtS(ctx.clock().getTime() - jobStart)})`,
+      `${a.code}${because ? `: ${because}` : ''}${c.missing.length > 0 ? `; missing (${c.missing.length}): ${c.missing.join(', ')}` : ''}${c.flagged.length > 0 ? `; flagged, revert survived or invalid (${c.flagged.length}): ${c.flagged.join(', ')}` : ''} (job ${formatDuration(c.jobMs)})`,
     );
-  } catch (err) {
-    if (!(err instanceof SealgateError)) throw err;
-    code = err.code;
-    say('audit', `${code}: ${err.message}`);
-  }
-  ctx.stdout(`${code}\n`);
-  return CODE_INFO[code].exit;
+  };
+
+  return { onEvent, finish };
 }

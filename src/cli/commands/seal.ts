@@ -1,11 +1,14 @@
 import { relative, resolve, sep } from 'node:path';
+import { CODE_INFO } from '../../core/codes.js';
 import { usageError } from '../../core/errors.js';
 import { LAYOUT } from '../../core/layout.js';
-import { checkClock, checkLocale, checkSeed } from '../../seal/inputs.js';
-import { reopenSeal, sealFixtures, verifySeal, readSealParams } from '../../seal/seal.js';
+import type { Policy } from '../../policy/read.js';
+import { readSealParams, type SealCheck } from '../../seal/seal.js';
+import { recheckSeal, sealCheckFindings, sealRunnerInputs, type SealStepOutcome } from '../../seal/step.js';
 import { parseCommandArgs, parseJobOption } from '../args.js';
 import type { Command } from '../context.js';
-import { policyFor, recordBase, treeFor } from '../policy.js';
+import { policyFor, recordBase } from '../policy.js';
+import type { StepText } from '../report.js';
 
 export const command: Command = {
   usage: `Usage: sealgate seal --runner-job J [--fixtures GLOB ...] [--seed S] [--clock MODE] [--locale L]
@@ -65,87 +68,68 @@ Exit: 0 sealed (or --verify match), 1 a reject code, 2 bad arguments, 3 internal
       }
       const job = values['runner-job'] === undefined ? undefined : parseJobOption(values['runner-job'], 'runner-job');
       const policy = policyFor(ctx, repo, values.policy, recordBase(repo, readSealParams(repo)?.record));
-      const check = await verifySeal(repo, { policy, ...(ctx.runner ? { tree: ctx.runner.tree } : {}) });
-      if (check.status === 'match') {
-        ctx.stdout(`${check.digest}\n`);
-        return 0;
-      }
-      if (check.status === 'open') {
-        ctx.stdout('E_DIGEST_OPEN\n');
-        ctx.stderr(`sealgate: E_DIGEST_OPEN: ${LAYOUT.status}: not sealed\n`);
-        return 1;
-      }
-      const sealedBy = readSealParams(repo)?.runner_job;
-      await reopenSeal(repo, job ?? sealedBy ?? 'unknown', {
-        now: ctx.clock(),
-        reason: `fixture drift: ${check.changes.length} inputs line(s) changed`,
+      const check = await recheckSeal({
+        repo,
+        policy,
+        ...(job === undefined ? {} : { runnerJob: job }),
+        now: ctx.clock,
       });
-      ctx.stdout('E_DIGEST_OPEN\n');
-      ctx.stderr(
-        [
-          `sealgate: E_DIGEST_OPEN: the fixtures drifted from sealed digest ${check.expected}${check.digest ? ` (now ${check.digest})` : ''}.`,
-          'Changed inputs lines (- sealed, + current, ! cannot be hashed):',
-          ...check.changes.map((c) => `  ${c}`),
-          'Credit, cases, results and logs were deleted and the status set back to open. Seal again under a new runner job.',
-          '',
-        ].join('\n'),
-      );
-      return 1;
+      const out = formatSealCheck(check);
+      ctx.stdout(out.stdout);
+      if (out.stderr !== '') ctx.stderr(out.stderr);
+      return check.status === 'match' ? 0 : CODE_INFO.E_DIGEST_OPEN.exit;
     }
 
     const runnerJob = parseJobOption(values['runner-job'], 'runner-job');
     const recordRel =
       values.record === undefined ? undefined : relative(repo, resolve(ctx.cwd, values.record)).split(sep).join('/');
     const policy = policyFor(ctx, repo, values.policy, recordBase(repo, recordRel));
-    const config = policy.config;
-    const fixtures = values.fixtures ?? config?.fixtures;
-    if (fixtures === undefined)
-      throw usageError(
-        'no fixtures: pass --fixtures GLOB or set "fixtures" in sealgate.config.json (`[]` for a project without fixtures)',
-      );
-    const envSeed = ctx.env['SEED'];
-    if (values.seed !== undefined && envSeed !== undefined && envSeed !== '' && envSeed !== values.seed) {
-      throw usageError('--seed and $SEED disagree; pass one seed');
-    }
-    const seed = values.seed ?? (envSeed === '' ? undefined : envSeed);
-    if (seed === undefined) throw usageError('no seed: pass --seed S or set $SEED');
-    const clock = values.clock ?? config?.clock;
-    if (clock === undefined)
-      throw usageError('no clock mode: pass --clock MODE or set "clock" in sealgate.config.json');
-    const locale = values.locale ?? config?.locale;
-    if (locale === undefined) throw usageError('no locale: pass --locale L or set "locale" in sealgate.config.json');
-    for (const [name, problem] of [
-      ['seed', checkSeed(seed)],
-      ['clock', checkClock(clock)],
-      ['locale', checkLocale(locale)],
-    ] as const) {
-      if (problem) throw usageError(`--${name}: ${problem}`);
-    }
-    const { tree, release } = treeFor(ctx, repo, recordRel, true);
-    let outcome;
-    try {
-      outcome = await sealFixtures({
-        repo,
-        tree,
-        policy,
-        runnerJob,
-        fixtures,
-        seed,
-        clock,
-        locale,
-        ...(values.record === undefined ? {} : { record: resolve(ctx.cwd, values.record) }),
-        now: ctx.clock(),
-      });
-    } finally {
-      release();
-    }
-    ctx.stdout(`${outcome.digest}\n`);
-    const what = outcome.written ? 'sealed' : 'already sealed (nothing changed)';
-    ctx.stderr(
-      `sealgate: ${what}: ${outcome.files} fixture file(s) under runner job ${runnerJob}; tree ${tree.treeId} (base ${tree.baseCommit}); policy ${policy.digest} (${policy.source}); digest in ${LAYOUT.digest}\n`,
-    );
-    if (outcome.replaced)
-      ctx.stderr(`sealgate: the earlier seal by ${outcome.replaced} was reopened: its credit and logs were deleted\n`);
+    const outcome = await sealRunnerInputs({
+      repo,
+      runnerJob,
+      policy,
+      ...(recordRel === undefined ? {} : { record: recordRel }),
+      fixtures: values.fixtures,
+      seed: values.seed,
+      clock: values.clock,
+      locale: values.locale,
+      env: ctx.env,
+      now: ctx.clock(),
+    });
+    const out = formatSealed(outcome, runnerJob, policy);
+    ctx.stdout(out.stdout);
+    ctx.stderr(out.stderr);
     return 0;
   },
 };
+
+/** What `sealgate seal` prints for a seal: the digest on stdout, what was sealed on stderr. */
+export function formatSealed(outcome: SealStepOutcome, runnerJob: string, policy: Policy): StepText {
+  const what = outcome.written ? 'sealed' : 'already sealed (nothing changed)';
+  return {
+    stdout: `${outcome.digest}\n`,
+    stderr:
+      `sealgate: ${what}: ${outcome.files} fixture file(s) under runner job ${runnerJob}; tree ${outcome.treeId} (base ${outcome.baseCommit}); policy ${policy.digest} (${policy.source}); digest in ${LAYOUT.digest}\n` +
+      (outcome.replaced
+        ? `sealgate: the earlier seal by ${outcome.replaced} was reopened: its credit and logs were deleted\n`
+        : ''),
+  };
+}
+
+/** What `sealgate seal --verify` prints: the digest on a match, else E_DIGEST_OPEN and why. */
+export function formatSealCheck(check: SealCheck): StepText {
+  if (check.status === 'match') return { stdout: `${check.digest}\n`, stderr: '' };
+  const [why] = sealCheckFindings(check);
+  const reason = `sealgate: E_DIGEST_OPEN: ${why?.path ? `${why.path}: ` : ''}${why?.detail ?? ''}`;
+  if (check.status === 'open') return { stdout: 'E_DIGEST_OPEN\n', stderr: `${reason}\n` };
+  return {
+    stdout: 'E_DIGEST_OPEN\n',
+    stderr: [
+      reason,
+      'Changed inputs lines (- sealed, + current, ! cannot be hashed):',
+      ...check.changes.map((c) => `  ${c}`),
+      'Credit, cases, results and logs were deleted and the status set back to open. Seal again under a new runner job.',
+      '',
+    ].join('\n'),
+  };
+}

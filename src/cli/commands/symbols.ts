@@ -1,22 +1,18 @@
-import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { toJsonText } from '../../core/json.js';
-import { readBoundedFile, writeFileAtomic } from '../../core/io.js';
+import { readBoundedFile } from '../../core/io.js';
 import { LAYOUT } from '../../core/layout.js';
 import { readRepoRoot, resolveCommit } from '../../diff/git.js';
-import { SealgateError, inputInvalid, usageError } from '../../core/errors.js';
-import { resolveInRepo } from '../../core/io.js';
-import { readRecordFile } from '../../record/file.js';
+import { usageError } from '../../core/errors.js';
 import { readPolicy } from '../../policy/read.js';
 import { readSealParams } from '../../seal/seal.js';
 import { policyFor, recordBase, treeFor } from '../policy.js';
 import { extractChanged } from '../../symbols/extract.js';
+import type { Changed } from '../../symbols/schema.js';
+import { extractRecordSymbols, MAX_PATCH_BYTES, writeChangedFile } from '../../symbols/step.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../context.js';
-
-/** Patches can be large; refuse anything past this. */
-const MAX_PATCH_BYTES = 256 * 1024 * 1024;
 
 export const command: Command = {
   usage: `Usage: sealgate symbols [--repo DIR] [--out FILE] [--policy FILE]
@@ -50,9 +46,7 @@ non-applying patch), 2 bad arguments, 3 internal error.
     });
     const repo = resolve(ctx.cwd, values.repo ?? '.');
     const root = readRepoRoot(repo);
-    // This thread and, given a second core, one worker thread (see docs/symbols.md, Performance).
-    const workers = Math.min(2, availableParallelism());
-    let changed;
+    let changed: Changed;
     if (values.patch !== undefined) {
       const patchBytes = readBoundedFile(resolve(ctx.cwd, values.patch), MAX_PATCH_BYTES, values.patch);
       const base = resolveCommit(root, values.base ?? 'HEAD');
@@ -66,7 +60,8 @@ non-applying patch), 2 bad arguments, 3 internal error.
         base,
         config: policy.config,
         label: values.patch,
-        workers,
+        // This thread and, given a second core, one worker thread (see docs/symbols.md, Performance).
+        workers: Math.min(2, availableParallelism()),
       });
     } else {
       if (values.base !== undefined)
@@ -74,51 +69,34 @@ non-applying patch), 2 bad arguments, 3 internal error.
       const params = readSealParams(root);
       const recordRel = params?.record;
       const policy = policyFor(ctx, root, values.policy, recordBase(root, recordRel));
-      const { tree, release } = treeFor(ctx, root, recordRel, params === null);
+      const tree = treeFor(root, recordRel, params === null);
       try {
-        if (params !== null && params.tree !== tree.treeId) {
-          throw new SealgateError('E_DIGEST_OPEN', [
-            {
-              code: 'E_DIGEST_OPEN',
-              path: `${LAYOUT.sealParams}#tree`,
-              detail: `the seal is of tree ${params.tree}, the record's base and patch give ${tree.treeId}`,
-            },
-          ]);
-        }
-        const patchBytes = readBoundedFile(
-          resolveInRepo(
-            root,
-            readRecordFile(resolve(root, recordRel ?? LAYOUT.record), recordRel ?? LAYOUT.record).record.patch_path,
-            'record#patch_path',
-          ),
-          MAX_PATCH_BYTES,
-          'patch',
-        );
-        changed = await extractChanged({
+        changed = await extractRecordSymbols({
           repo: root,
-          patchBytes,
-          base: tree.baseCommit,
           config: policy.config,
-          label: 'patch',
-          workers,
+          tree,
+          sealedTree: params?.tree ?? null,
+          record: recordRel,
         });
-        if (changed.patch_sha256 !== tree.patchSha256)
-          throw inputInvalid('patch', 'the patch changed while the symbols were read');
       } finally {
-        release();
+        tree.dispose();
       }
     }
-    const text = toJsonText(changed);
-    if (values.out === '-') ctx.stdout(text);
-    else {
-      const out = values.out === undefined ? resolve(root, LAYOUT.changed) : resolve(ctx.cwd, values.out);
-      mkdirSync(dirname(out), { recursive: true });
-      writeFileAtomic(out, text);
-    }
-    ctx.stderr(
-      `sealgate: ${changed.files.length} files, ${changed.changed.length} changed, ${changed.moved.length} moved, ${changed.deleted.length} deleted, ` +
-        `${changed.typeOnly.length} type-only symbols, ${changed.uncreditable.length} uncreditable files\n`,
-    );
+    if (values.out === '-') ctx.stdout(toJsonText(changed));
+    else
+      writeChangedFile(
+        values.out === undefined ? resolve(root, LAYOUT.changed) : resolve(ctx.cwd, values.out),
+        changed,
+      );
+    ctx.stderr(formatChangedSummary(changed));
     return 0;
   },
 };
+
+/** The one-line summary `sealgate symbols` prints on stderr. */
+export function formatChangedSummary(changed: Changed): string {
+  return (
+    `sealgate: ${changed.files.length} files, ${changed.changed.length} changed, ${changed.moved.length} moved, ${changed.deleted.length} deleted, ` +
+    `${changed.typeOnly.length} type-only symbols, ${changed.uncreditable.length} uncreditable files\n`
+  );
+}
