@@ -47,3 +47,22 @@ test('property: whatever the path and detail hold, the only lines that start wit
     { numRuns: 500 },
   );
 });
+
+test("property: the runner's reason for a step is one line of visible text, the first reason line formatReasons writes", () => {
+  const text = fc
+    .array(fc.oneof(fc.constantFrom('\n', '\r\n', '\u001b[2K', 'sealgate: ', 'ALLOW: ', ' '), fc.string()), {
+      maxLength: 8,
+    })
+    .map((xs) => xs.join(''));
+  fc.assert(
+    fc.property(fc.array(fc.tuple(text, text), { minLength: 1, maxLength: 4 }), (fs) => {
+      const findings = fs.map(([path, detail]) => ({ code: 'E_TESTS_FAILED' as const, path, detail }));
+      const line = reasonLine('E_TESTS_FAILED', findings);
+      // eslint-disable-next-line no-control-regex
+      assert.doesNotMatch(line, /[\u0000-\u001f\u007f]/);
+      const first = formatReasons('E_TESTS_FAILED', findings).split('\n')[0] ?? '';
+      assert.equal(line, first.slice('sealgate: E_TESTS_FAILED: '.length).trim());
+    }),
+    { numRuns: 500 },
+  );
+});

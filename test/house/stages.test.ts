@@ -137,6 +137,15 @@ test('no files of src/ import each other in a circle', () => {
   assert.deepEqual(circles(houseGraph()), []);
 });
 
+test('no command re-enters the CLI: no file of src/cli/commands/ imports main.ts or the command table', () => {
+  const reentries = [...houseGraph()]
+    .filter(([from]) => from.startsWith('cli/commands/') && from !== 'cli/commands/index.ts')
+    .flatMap(([from, tos]) =>
+      tos.filter((to) => to === 'cli/main.ts' || to === 'cli/commands/index.ts').map((to) => `${from} -> ${to}`),
+    );
+  assert.deepEqual(reentries, []);
+});
+
 test('the files apart import nothing of the stages, and nothing imports them', () => {
   const graph = houseGraph();
   for (const [from, tos] of graph) {
