@@ -3,12 +3,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync, createPublicKey } from 'node:crypto';
 import fc from 'fast-check';
 import { decodeBase64Strict } from '../../src/core/text.js';
-import {
-  parseEnvelope,
-  preAuthEncoding,
-  toEnvelopeText,
-  IN_TOTO_PAYLOAD_TYPE,
-} from '../../src/attest/dsse.js';
+import { parseEnvelope, preAuthEncoding, toEnvelopeText, IN_TOTO_PAYLOAD_TYPE } from '../../src/attest/dsse.js';
 import { generateKeyPairPem, keyIdOf, parsePrivateKeyPem, parsePublicKeyPem } from '../../src/core/keys.js';
 import { signPayload, toPayload, verifyEnvelope } from '../../src/attest/sign.js';
 import { checkSubjects, checkTrustRoles } from '../../src/attest/check.js';
