@@ -20,7 +20,7 @@ const result = await build({
     run: 'src/cli/entry-run.ts',
     seal: 'src/cli/entry-seal.ts',
     'parse-worker': 'src/symbols/parse-worker.ts',
-    'valid-worker': 'src/credit/valid-worker.ts',
+    'valid-worker': 'src/credit/lang/typescript/valid-worker.ts',
   },
   outdir: 'dist/bundle',
   bundle: true,

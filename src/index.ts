@@ -16,11 +16,11 @@ export { CreditSchema } from './credit/schema.js';
 export type { Credit } from './credit/schema.js';
 export { CaseFileSchema, EvidenceSchema } from './credit/schema.js';
 export type { Case, CaseFile, Evidence } from './credit/schema.js';
-export { propertyCredit } from './credit/rule.js';
-export { scoreCredit } from './credit/run.js';
-export type { ScoreOptions, ScoreOutcome } from './credit/run.js';
-export { classifyTsTests } from './credit/classify-ts.js';
-export { classifyPyTests } from './credit/classify-py.js';
+export { propertyCredit } from './credit/score/rule.js';
+export { scoreCredit } from './credit/step/credit-step.js';
+export type { ScoreOptions, ScoreOutcome } from './credit/step/credit-step.js';
+export { classifyTsTests } from './credit/lang/typescript/classify.js';
+export { classifyPyTests } from './credit/lang/python/classify.js';
 export { FreezeSchema } from './freeze/schema.js';
 export type { Freeze } from './freeze/schema.js';
 export {

@@ -20,7 +20,7 @@ const median = (xs) => {
 
 export async function run() {
   const { runTestCommand, makeWorkspace } = await import(
-    new URL('../../dist/credit/workspace.js', import.meta.url).href
+    new URL('../../dist/credit/runs/test-run.js', import.meta.url).href
   );
   const { openBox, copyTree, makeRunDirs } = await import(new URL('../../dist/sandbox/run.js', import.meta.url).href);
   const { findBwrap, readSecrets, installRoot } = await import(

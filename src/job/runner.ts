@@ -10,7 +10,7 @@ import { SealgateError, usageError, type Finding } from '../core/errors.js';
 import { LAYOUT, layoutPath } from '../core/layout.js';
 import type { Instant } from '../core/time.js';
 import { VERSION } from '../core/version.js';
-import type { Progress } from '../credit/oracle.js';
+import type { Progress } from '../credit/oracle/oracle.js';
 import {
   defaultCacheDir,
   disposePrelude,
@@ -18,7 +18,7 @@ import {
   startCreditPrelude,
   type CreditPrelude,
   type ScoreOutcome,
-} from '../credit/run.js';
+} from '../credit/step/credit-step.js';
 import { readRepoRoot } from '../diff/git.js';
 import { expectedBaseFinding } from '../gate/base.js';
 import { readPolicyAt, type Policy } from '../policy/read.js';

@@ -12,7 +12,7 @@ import { digestsEqual, sameJob } from '../core/ids.js';
 import { fileExists, readBoundedFile, sha256File, MAX_INPUT_BYTES } from '../core/io.js';
 import { LAYOUT, layoutPath } from '../core/layout.js';
 import type { Instant } from '../core/time.js';
-import { propertyCredit, type PropertyCredit } from '../credit/rule.js';
+import { propertyCredit, type PropertyCredit } from '../credit/score/rule.js';
 import { CaseFileSchema, type CaseFile } from '../credit/schema.js';
 import type { Freeze } from '../freeze/schema.js';
 import { decide, type Decision, type GateInputs } from '../gate/decide.js';

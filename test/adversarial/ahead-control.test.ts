@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IDS, REPORT, SYM, standInBox, standInChanged, standInRepo } from '../helpers/stand-in.js';
-import { draftSymbols } from '../../src/credit/run.js';
-import { runOracle, startAhead, type AheadOptions } from '../../src/credit/oracle.js';
-import { toScored } from '../../src/credit/score.js';
+import { draftSymbols } from '../../src/credit/step/credit-step.js';
+import { runOracle, startAhead, type AheadOptions } from '../../src/credit/oracle/oracle.js';
+import { toScored } from '../../src/credit/score/score.js';
 import type { Results } from '../../src/runner/results.js';
 
 // Under `sealgate runner` the first round of the credit runs may be made beside the sealed run,

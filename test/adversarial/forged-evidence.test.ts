@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LAYOUT } from '../../src/core/layout.js';
 import { toJsonText } from '../../src/core/json.js';
-import { propertyCredit } from '../../src/credit/rule.js';
+import { propertyCredit } from '../../src/credit/score/rule.js';
 import { tempDir } from '../helpers/git.js';
 import { PROP_TAX, TAUTOLOGY_TAX, proposedAndSealed, verify, writeScoring } from '../workflow/review.js';
 import { attest, keygen, trustedProposedAndSealed } from '../attest/helpers.js';

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IDS, PATCHED, REPORT, SYM, standInBox, standInChanged, standInRepo } from '../helpers/stand-in.js';
-import { draftSymbols } from '../../src/credit/run.js';
+import { draftSymbols } from '../../src/credit/step/credit-step.js';
 import {
   AHEAD_NICE,
   runOracle,
@@ -12,7 +12,7 @@ import {
   type AheadOptions,
   type AheadRound,
   type OracleResult,
-} from '../../src/credit/oracle.js';
+} from '../../src/credit/oracle/oracle.js';
 
 // Under `sealgate runner` the oracle's first round (the control and the trace) may start beside
 // the sealed run (startAhead, from the credit prelude). The oracle takes those runs as its own

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { checkSymbolChange, touchesChange } from '../../src/credit/change.js';
+import { checkSymbolChange, touchesChange } from '../../src/credit/mutants/change.js';
 import {
   applyEdits,
   camouflage,
@@ -9,10 +9,10 @@ import {
   revertMutant,
   type Edit,
   type NullPart,
-} from '../../src/credit/mutant.js';
-import { ownNoiseRevert } from '../../src/credit/run.js';
-import { mutateTs } from '../../src/credit/mutate-ts.js';
-import { mutatePy } from '../../src/credit/mutate-py.js';
+} from '../../src/credit/mutants/mutant.js';
+import { ownNoiseRevert } from '../../src/credit/step/credit-step.js';
+import { mutateTs } from '../../src/credit/lang/typescript/mutate.js';
+import { mutatePy } from '../../src/credit/lang/python/mutate.js';
 import { extractFile } from '../../src/symbols/jobs.js';
 
 const BASE = readFileSync('examples/pricing/src/pricing.ts', 'utf8');

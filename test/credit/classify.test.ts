@@ -1,9 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyTsTests } from '../../src/credit/classify-ts.js';
-import { classifyPyTests } from '../../src/credit/classify-py.js';
-import type { TautologyRule } from '../../src/credit/classify.js';
-import { classifyCases, matchCase } from '../../src/credit/tests.js';
+import { classifyTsTests } from '../../src/credit/lang/typescript/classify.js';
+import { classifyPyTests } from '../../src/credit/lang/python/classify.js';
+import type { TautologyRule } from '../../src/credit/tests/classify.js';
+import { classifyCases, matchCase } from '../../src/credit/tests/match.js';
 
 type Want = TautologyRule | 'property';
 

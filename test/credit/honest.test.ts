@@ -2,11 +2,11 @@
 // that reaches its symbol and could earn; otherwise the evidence says which tests it ran against.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ranAgainst, type MutantRun, type OracleResult, type SymbolPlan } from '../../src/credit/oracle.js';
-import { toScored } from '../../src/credit/score.js';
-import { testsOfTargetsFor } from '../../src/credit/run.js';
-import type { Mutant } from '../../src/credit/mutant.js';
-import type { TestRun } from '../../src/credit/workspace.js';
+import { ranAgainst, type MutantRun, type OracleResult, type SymbolPlan } from '../../src/credit/oracle/oracle.js';
+import { toScored } from '../../src/credit/score/score.js';
+import { testsOfTargetsFor } from '../../src/credit/step/credit-step.js';
+import type { Mutant } from '../../src/credit/mutants/mutant.js';
+import type { TestRun } from '../../src/credit/runs/test-run.js';
 import type { Changed } from '../../src/symbols/schema.js';
 import type { Results } from '../../src/runner/results.js';
 

@@ -1,11 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { readTestSources, matchCase } from '../../src/credit/tests.js';
-import { classifyPyTests } from '../../src/credit/classify-py.js';
+import { readTestSources, matchCase } from '../../src/credit/tests/match.js';
+import { classifyPyTests } from '../../src/credit/lang/python/classify.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { tempDir, writeFiles } from '../helpers/git.js';
-import type { TestSource } from '../../src/credit/classify.js';
+import type { TestSource } from '../../src/credit/tests/classify.js';
 
 // cachetools keeps its cache tests in a mixin in tests/__init__.py (`class CacheTestMixin`) and
 // collects them as `class LRUCacheTest(unittest.TestCase, CacheTestMixin)` in each test file:

@@ -10,8 +10,8 @@ import {
   type JudgingJob,
   type MutantRun,
   type SymbolPlan,
-} from '../../src/credit/oracle.js';
-import type { Mutant } from '../../src/credit/mutant.js';
+} from '../../src/credit/oracle/oracle.js';
+import type { Mutant } from '../../src/credit/mutants/mutant.js';
 
 const mutant = (id: string, kind: Mutant['kind']): Mutant => ({
   id,

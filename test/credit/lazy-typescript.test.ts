@@ -18,8 +18,8 @@ function loadsTypescript(
 ): { loaded: boolean; plans: { symbol: string; mutants: number; discarded: number }[]; tests: number } {
   const script = `
     import { createRequire } from 'node:module';
-    import { planSymbols } from ${JSON.stringify(join(process.cwd(), 'src/credit/run.ts'))};
-    import { readTestSources } from ${JSON.stringify(join(process.cwd(), 'src/credit/tests.ts'))};
+    import { planSymbols } from ${JSON.stringify(join(process.cwd(), 'src/credit/step/credit-step.ts'))};
+    import { readTestSources } from ${JSON.stringify(join(process.cwd(), 'src/credit/tests/match.ts'))};
     import { DEFAULT_CONFIG } from ${JSON.stringify(join(process.cwd(), 'src/config/schema.ts'))};
     const path = ${JSON.stringify(path)};
     const changed = {

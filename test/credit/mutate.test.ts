@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import ts from 'typescript';
 import { runInThisContext } from 'node:vm';
-import { mutateTs, regexMutants } from '../../src/credit/mutate-ts.js';
-import { mutatePy } from '../../src/credit/mutate-py.js';
+import { mutateTs, regexMutants } from '../../src/credit/lang/typescript/mutate.js';
+import { mutatePy } from '../../src/credit/lang/python/mutate.js';
 import {
   applyEdits,
   camouflage,
@@ -15,8 +15,8 @@ import {
   selectMutants,
   type Mutant,
   type NullPart,
-} from '../../src/credit/mutant.js';
-import { cheapCommand, detectRunner, narrowCommand, runsInOneProcess } from '../../src/credit/select.js';
+} from '../../src/credit/mutants/mutant.js';
+import { cheapCommand, detectRunner, narrowCommand, runsInOneProcess } from '../../src/test-runners/select.js';
 import { getParser } from '../../src/symbols/treesitter.js';
 
 const TS_SRC = `import { x } from './x.js';

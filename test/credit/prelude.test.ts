@@ -7,7 +7,7 @@ import { runCli } from '../helpers/cli.js';
 import { childEnv } from '../helpers/oracle.js';
 import { AGENT_PATCH, agentPatch, exampleRepo, propose, writePatch } from '../adversarial/helpers.js';
 import { NOW, RUNNER } from '../adversarial/example.js';
-import { scoreCredit, startCreditPrelude, type CreditPrelude } from '../../src/credit/run.js';
+import { scoreCredit, startCreditPrelude, type CreditPrelude } from '../../src/credit/step/credit-step.js';
 import { readPolicy } from '../../src/policy/read.js';
 import { buildRecordTree } from '../../src/tree/build.js';
 import type { RunnerTree } from '../../src/tree/build.js';

@@ -14,7 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { configuresRewriting, precompilePython } from '../../src/credit/pycache.js';
+import { configuresRewriting, precompilePython } from '../../src/credit/lang/python/pycache.js';
 
 const info = JSON.parse(
   spawnSync(

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { propertyCredit } from '../../src/credit/rule.js';
+import { propertyCredit } from '../../src/credit/score/rule.js';
 import type { Case } from '../../src/credit/schema.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/git.js';

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { readTestSources, readsProductionSource } from '../../src/credit/tests.js';
+import { readTestSources, readsProductionSource } from '../../src/credit/tests/match.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { tempDir, writeFiles } from '../helpers/git.js';
 

@@ -4,10 +4,10 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInThisContext } from 'node:vm';
 import { makeRepo } from '../helpers/git.js';
-import { applyEdits } from '../../src/credit/mutant.js';
-import { mutatePy } from '../../src/credit/mutate-py.js';
-import { mutateTs } from '../../src/credit/mutate-ts.js';
-import { makeScratch, runTestCommand } from '../../src/credit/workspace.js';
+import { applyEdits } from '../../src/credit/mutants/mutant.js';
+import { mutatePy } from '../../src/credit/lang/python/mutate.js';
+import { mutateTs } from '../../src/credit/lang/typescript/mutate.js';
+import { makeScratch, runTestCommand } from '../../src/credit/runs/test-run.js';
 import { testBox } from '../helpers/sandbox.js';
 
 function childEnv(): Record<string, string> {

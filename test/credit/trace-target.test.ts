@@ -4,10 +4,10 @@ import { symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { makeRepo } from '../helpers/git.js';
 import { layout, scoreRepo, type Scoring } from '../helpers/oracle.js';
-import { fileOfTarget, toFailures, toReach } from '../../src/credit/oracle.js';
-import { testsOfTargetsFor } from '../../src/credit/run.js';
-import type { CaseSource } from '../../src/credit/tests.js';
-import type { TestRun } from '../../src/credit/workspace.js';
+import { fileOfTarget, toFailures, toReach } from '../../src/credit/oracle/oracle.js';
+import { testsOfTargetsFor } from '../../src/credit/step/credit-step.js';
+import type { CaseSource } from '../../src/credit/tests/match.js';
+import type { TestRun } from '../../src/credit/runs/test-run.js';
 
 // The trace narrows each probe to the test files that entered its symbol. A target that is not a
 // test file (the main script of a vitest or jest worker) must never narrow a probe to nothing, and

@@ -14,11 +14,11 @@ import {
   pickValidAsync,
   stripJsonc,
   tsJestTranspilesOnly,
-} from '../../src/credit/valid.js';
-import { runOracle } from '../../src/credit/oracle.js';
-import type { Mutant } from '../../src/credit/mutant.js';
+} from '../../src/credit/lang/typescript/type-check.js';
+import { runOracle } from '../../src/credit/oracle/oracle.js';
+import type { Mutant } from '../../src/credit/mutants/mutant.js';
 import { testBox } from '../helpers/sandbox.js';
-import { planSymbols } from '../../src/credit/run.js';
+import { planSymbols } from '../../src/credit/step/credit-step.js';
 import { makeRepo } from '../helpers/git.js';
 import type { Changed } from '../../src/symbols/schema.js';
 

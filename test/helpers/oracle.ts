@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { draftSymbols, narrowByNameFor, narrowFor, testsOfTargetsFor } from '../../src/credit/run.js';
-import { runOracle, type OracleResult } from '../../src/credit/oracle.js';
-import { toScored } from '../../src/credit/score.js';
-import { classifyCases, readTestSources } from '../../src/credit/tests.js';
-import { cheapCommand, detectRunner, narrowCommand } from '../../src/credit/select.js';
-import { makeScratch, makeWorkspace, runTestCommand } from '../../src/credit/workspace.js';
+import { draftSymbols, narrowByNameFor, narrowFor, testsOfTargetsFor } from '../../src/credit/step/credit-step.js';
+import { runOracle, type OracleResult } from '../../src/credit/oracle/oracle.js';
+import { toScored } from '../../src/credit/score/score.js';
+import { classifyCases, readTestSources } from '../../src/credit/tests/match.js';
+import { cheapCommand, detectRunner, narrowCommand } from '../../src/test-runners/select.js';
+import { makeScratch, makeWorkspace, runTestCommand } from '../../src/credit/runs/test-run.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import type { Changed } from '../../src/symbols/schema.js';
 import type { Results } from '../../src/runner/results.js';

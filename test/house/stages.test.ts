@@ -15,6 +15,7 @@ import ts from 'typescript';
 export const STAGES = [
   'core',
   'config',
+  'test-runners',
   'diff',
   'policy',
   'record',

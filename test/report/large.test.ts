@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { toJsonText } from '../../src/core/json.js';
 import { LAYOUT } from '../../src/core/layout.js';
-import { propertyCredit } from '../../src/credit/rule.js';
+import { propertyCredit } from '../../src/credit/score/rule.js';
 import type { Evidence } from '../../src/credit/schema.js';
 import { runCli } from '../helpers/cli.js';
 import { NOW, RUNNER, proposedAndSealed } from '../workflow/review.js';

@@ -9,7 +9,7 @@ import { planMounts, SANDBOX_WORK } from '../../src/sandbox/plan.js';
 import { dependencyFolders, openBox } from '../../src/sandbox/run.js';
 import { findBwrap, readSecrets } from '../../src/sandbox/host.js';
 import { packageRoot } from '../../src/core/package-root.js';
-import { makeScratch, makeWorkspace, runTestCommand } from '../../src/credit/workspace.js';
+import { makeScratch, makeWorkspace, runTestCommand } from '../../src/credit/runs/test-run.js';
 
 // vite (and so vitest with a config file) bundles the config into node_modules/.vite-temp and
 // imports it from there. node_modules is read-only in the sandbox, so every such project

@@ -3,7 +3,7 @@ import { join, relative, resolve } from 'node:path';
 import { toJsonText } from '../../src/core/json.js';
 import { sha256Hex } from '../../src/core/ids.js';
 import { LAYOUT } from '../../src/core/layout.js';
-import { propertyCredit } from '../../src/credit/rule.js';
+import { propertyCredit } from '../../src/credit/score/rule.js';
 import { runCli } from '../helpers/cli.js';
 import { git, makeRepo } from '../helpers/git.js';
 

@@ -6,10 +6,10 @@ import { DIGEST_PATTERN } from '../../core/ids.js';
 import { writeFileAtomic } from '../../core/io.js';
 import { toJsonText } from '../../core/json.js';
 import { LAYOUT } from '../../core/layout.js';
-import { propertyCredit, toCreditId } from '../../credit/rule.js';
+import { propertyCredit, toCreditId } from '../../credit/score/rule.js';
 import { CaseFileSchema } from '../../credit/schema.js';
-import type { Progress } from '../../credit/oracle.js';
-import type { ScoreOutcome } from '../../credit/run.js';
+import type { Progress } from '../../credit/oracle/oracle.js';
+import type { ScoreOutcome } from '../../credit/step/credit-step.js';
 import { bwrapOverride } from '../../sandbox/host.js';
 import { parseCommandArgs, parseJobOption, requireOption } from '../args.js';
 import type { Command, CommandContext } from '../context.js';
@@ -130,7 +130,7 @@ Exit: 0 PASS, 1 E_CREDIT_MISSING or a refusal (its code on stdout), 2 bad argume
       throw usageError('--cache and --no-cache contradict each other');
     const recordRel = readSealParams(repo)?.record;
     const policy = policyFor(ctx, repo, values.policy, recordBase(repo, recordRel));
-    const { scoreCredit } = await import('../../credit/run.js');
+    const { scoreCredit } = await import('../../credit/step/credit-step.js');
     const cacheDir = values['no-cache']
       ? null
       : values.cache !== undefined

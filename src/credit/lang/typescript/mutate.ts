@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import type * as TS from 'typescript';
-import type { SymbolChange } from './change.js';
-import { touchesChange } from './change.js';
-import type { Edit, MutantCategory, NullPart, Site } from './mutant.js';
+import type { SymbolChange } from '../../mutants/change.js';
+import { touchesChange } from '../../mutants/change.js';
+import type { Edit, MutantCategory, NullPart, Site } from '../../mutants/mutant.js';
 import {
   applyEdits,
   camouflage,
@@ -18,13 +18,13 @@ import {
   type Noise,
   type SymbolMutants,
   type SymbolSpan,
-} from './mutant.js';
+} from '../../mutants/mutant.js';
 
 // Required when this module is first used, not imported: the bundle must not load the 9 MB compiler at startup.
 const ts = createRequire(import.meta.url)('typescript') as typeof TS;
 
-export type { SymbolMutants, SymbolSpan } from './mutant.js';
-export { freshName, isModuleSymbol } from './mutant.js';
+export type { SymbolMutants, SymbolSpan } from '../../mutants/mutant.js';
+export { freshName, isModuleSymbol } from '../../mutants/mutant.js';
 
 const PROBE = "throw new Error('sealgate-probe')";
 

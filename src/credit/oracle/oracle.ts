@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import { sha256Hex } from '../core/ids.js';
-import { applyEdits, type Edit, type Mutant } from './mutant.js';
-import type { Box } from '../sandbox/run.js';
-import { checkRuntimeValidity } from './valid.js';
+import { sha256Hex } from '../../core/ids.js';
+import { applyEdits, type Edit, type Mutant } from '../mutants/mutant.js';
+import type { Box } from '../../sandbox/run.js';
+import { checkRuntimeValidity } from '../lang/typescript/type-check.js';
 import {
   makeScratch,
   makeWorkspace,
@@ -11,10 +11,10 @@ import {
   type RunStatus,
   type TestRun,
   type Workspace,
-} from './workspace.js';
-import { configuresRewriting, precompilePython, type PrecompileResult } from './pycache.js';
-import { SANDBOX_WORK } from '../sandbox/plan.js';
-import { stampTree } from '../core/times.js';
+} from '../runs/test-run.js';
+import { configuresRewriting, precompilePython, type PrecompileResult } from '../lang/python/pycache.js';
+import { SANDBOX_WORK } from '../../sandbox/plan.js';
+import { stampTree } from '../../core/times.js';
 
 /** One changed symbol ready for the oracle. */
 export interface SymbolPlan {

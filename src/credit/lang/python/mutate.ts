@@ -1,8 +1,8 @@
 import type { Node } from 'web-tree-sitter';
-import { getParser } from '../symbols/treesitter.js';
-import type { SymbolChange } from './change.js';
-import { touchesChange } from './change.js';
-import type { Edit, MutantCategory, NullPart, Site } from './mutant.js';
+import { getParser } from '../../../symbols/treesitter.js';
+import type { SymbolChange } from '../../mutants/change.js';
+import { touchesChange } from '../../mutants/change.js';
+import type { Edit, MutantCategory, NullPart, Site } from '../../mutants/mutant.js';
 import {
   applyEdits,
   camouflage,
@@ -18,7 +18,7 @@ import {
   type Noise,
   type SymbolMutants,
   type SymbolSpan,
-} from './mutant.js';
+} from '../../mutants/mutant.js';
 
 const PROBE = "raise RuntimeError('sealgate-probe')";
 

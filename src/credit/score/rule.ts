@@ -1,6 +1,6 @@
-import { digestsEqual, sha256Hex } from '../core/ids.js';
-import { toJsonText } from '../core/json.js';
-import type { Case } from './schema.js';
+import { digestsEqual, sha256Hex } from '../../core/ids.js';
+import { toJsonText } from '../../core/json.js';
+import type { Case } from '../schema.js';
 
 /** The spec's fields of a credit file. */
 export interface PropertyCredit {

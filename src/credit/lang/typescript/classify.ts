@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type * as TS from 'typescript';
-import { checkTest, EQUALITY_METHODS, type Assertion, type Operand, type TestSource } from './classify.js';
-import { escapeRegExp } from '../core/text.js';
+import { checkTest, EQUALITY_METHODS, type Assertion, type Operand, type TestSource } from '../../tests/classify.js';
+import { escapeRegExp } from '../../../core/text.js';
 
 // Required when this module is first used, not imported: the bundle must not load the 9 MB compiler at startup.
 const ts = createRequire(import.meta.url)('typescript') as typeof TS;

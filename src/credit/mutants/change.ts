@@ -1,7 +1,7 @@
 // What the patch changed inside one symbol, at token level: the patched file's character
 // ranges of the changed tokens (where mutants may go) and the edits that put the symbol's
 // base version back (the revert mutant). Pure over the two texts and their symbol pieces.
-import type { Piece } from '../symbols/model.js';
+import type { Piece } from '../../symbols/model.js';
 import type { Edit } from './mutant.js';
 
 /** A token of a symbol's own text; `cut` marks a carved nested symbol (never mutated, never reverted). */

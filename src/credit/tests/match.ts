@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { JunitCase } from '../runner/junit.js';
-import { inputInvalid } from '../core/errors.js';
-import { classifyPath, languageOf, type ClassPatterns } from '../diff/classify.js';
-import { linkPyModules, readPyModule, type PyModule } from './classify-py.js';
-import { escapeRegExp } from '../core/text.js';
+import type { JunitCase } from '../../runner/junit.js';
+import { inputInvalid } from '../../core/errors.js';
+import { classifyPath, languageOf, type ClassPatterns } from '../../diff/classify.js';
+import { linkPyModules, readPyModule, type PyModule } from '../lang/python/classify.js';
+import { escapeRegExp } from '../../core/text.js';
 import type { TestSource, Verdict } from './classify.js';
 
 /** Module specifiers (imports, requires, mocks): they name production files without reading them. */
@@ -121,7 +121,10 @@ export async function readTestSources(
       py.push(module);
     }
     // Loaded for the first TS/JS test file only: a Python suite never compiles the TypeScript compiler.
-    else out.push(...(await import('./classify-ts.js')).classifyTsTests(path, text, assertionFunctions, reads));
+    else
+      out.push(
+        ...(await import('../lang/typescript/classify.js')).classifyTsTests(path, text, assertionFunctions, reads),
+      );
   }
   // Tests a class inherits from a class of another test file (a mixin in tests/__init__.py).
   return linkPyModules(py, out);

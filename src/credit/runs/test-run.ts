@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readBoundedFile } from '../core/io.js';
-import { MAX_JUNIT_BYTES, type JunitCase } from '../runner/junit.js';
-import { parseTestReport } from '../runner/report.js';
-import { SealgateError } from '../core/errors.js';
-import { dependencyFolders, resolveOutput, runInFreshCopy, type Box } from '../sandbox/run.js';
+import { readBoundedFile } from '../../core/io.js';
+import { MAX_JUNIT_BYTES, type JunitCase } from '../../runner/junit.js';
+import { parseTestReport } from '../../runner/report.js';
+import { SealgateError } from '../../core/errors.js';
+import { dependencyFolders, resolveOutput, runInFreshCopy, type Box } from '../../sandbox/run.js';
 
-export { makeWorkspace, type Workspace } from '../tree/copy.js';
+export { makeWorkspace, type Workspace } from '../../tree/copy.js';
 
 export function makeScratch(): { dir: string; dispose: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'sealgate-credit-'));

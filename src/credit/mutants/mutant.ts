@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { sha256Hex } from '../core/ids.js';
+import { sha256Hex } from '../../core/ids.js';
 
 /** One text edit: replace [start, end) of the file with `text`. */
 export interface Edit {

@@ -9,7 +9,7 @@ import {
   type ValidityAnswer,
   type ValidityAsk,
   type ValidityStart,
-} from './valid.js';
+} from './type-check.js';
 
 const port = parentPort;
 const start = workerData as Partial<ValidityStart> | null;

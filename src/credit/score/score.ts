@@ -1,10 +1,10 @@
-import type { Results } from '../runner/results.js';
-import type { Changed } from '../symbols/schema.js';
-import type { TautologyRule, Verdict } from './classify.js';
+import type { Results } from '../../runner/results.js';
+import type { Changed } from '../../symbols/schema.js';
+import type { TautologyRule, Verdict } from '../tests/classify.js';
 import { propertyCredit, toCreditId } from './rule.js';
-import type { MutantRun, OracleResult, SymbolPlan } from './oracle.js';
-import type { Mutant } from './mutant.js';
-import type { Case, CaseFile, Credit, Evidence, MutantEvidence, RevertEvidence } from './schema.js';
+import type { MutantRun, OracleResult, SymbolPlan } from '../oracle/oracle.js';
+import type { Mutant } from '../mutants/mutant.js';
+import type { Case, CaseFile, Credit, Evidence, MutantEvidence, RevertEvidence } from '../schema.js';
 
 /** Everything the credit is assembled from; no I/O. */
 export interface ScoreParts {

@@ -2,30 +2,30 @@ import { availableParallelism, homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createHmac } from 'node:crypto';
 import { linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import type { Config } from '../config/schema.js';
-import type { Policy } from '../policy/read.js';
-import type { RunnerTree } from '../tree/build.js';
-import { listTreeFiles } from '../tree/list.js';
-import { parseDocument } from '../core/document.js';
-import { SealgateError, inputInvalid } from '../core/errors.js';
-import { digestsEqual, sameJob, sha256Hex } from '../core/ids.js';
-import { readBoundedFile, writeFileAtomic, MAX_INPUT_BYTES } from '../core/io.js';
-import { toJsonText } from '../core/json.js';
-import { LAYOUT, layoutPath } from '../core/layout.js';
-import { parseInstant, type Instant } from '../core/time.js';
-import { resolveInRepo } from '../core/io.js';
-import { readRecordFile } from '../record/file.js';
-import { readSealParams, reopenSeal, verifySeal, type SealParams } from '../seal/seal.js';
-import { findLibfaketime, pinnedEnv, planClock, type ClockPlan } from '../runner/env.js';
-import { findBwrap, installRoot, readSecrets } from '../sandbox/host.js';
-import { openBox, type Box } from '../sandbox/run.js';
-import { SANDBOX_WORK } from '../sandbox/plan.js';
-import { stampTree } from '../core/times.js';
-import { makeScratch, makeWorkspace } from './workspace.js';
-import { parseResults, type Results } from '../runner/results.js';
-import { ChangedSchema, type Changed } from '../symbols/schema.js';
-import { mutatePy } from './mutate-py.js';
-import { configuresRewriting, precompilePython, type PrecompileResult } from './pycache.js';
+import type { Config } from '../../config/schema.js';
+import type { Policy } from '../../policy/read.js';
+import type { RunnerTree } from '../../tree/build.js';
+import { listTreeFiles } from '../../tree/list.js';
+import { parseDocument } from '../../core/document.js';
+import { SealgateError, inputInvalid } from '../../core/errors.js';
+import { digestsEqual, sameJob, sha256Hex } from '../../core/ids.js';
+import { readBoundedFile, writeFileAtomic, MAX_INPUT_BYTES } from '../../core/io.js';
+import { toJsonText } from '../../core/json.js';
+import { LAYOUT, layoutPath } from '../../core/layout.js';
+import { parseInstant, type Instant } from '../../core/time.js';
+import { resolveInRepo } from '../../core/io.js';
+import { readRecordFile } from '../../record/file.js';
+import { readSealParams, reopenSeal, verifySeal, type SealParams } from '../../seal/seal.js';
+import { findLibfaketime, pinnedEnv, planClock, type ClockPlan } from '../../runner/env.js';
+import { findBwrap, installRoot, readSecrets } from '../../sandbox/host.js';
+import { openBox, type Box } from '../../sandbox/run.js';
+import { SANDBOX_WORK } from '../../sandbox/plan.js';
+import { stampTree } from '../../core/times.js';
+import { makeScratch, makeWorkspace } from '../runs/test-run.js';
+import { parseResults, type Results } from '../../runner/results.js';
+import { ChangedSchema, type Changed } from '../../symbols/schema.js';
+import { mutatePy } from '../lang/python/mutate.js';
+import { configuresRewriting, precompilePython, type PrecompileResult } from '../lang/python/pycache.js';
 import {
   applyEdits,
   camouflage,
@@ -38,19 +38,19 @@ import {
   type Noise,
   type SymbolMutants,
   type SymbolSpan,
-} from './mutant.js';
-import { lostNames, topLevelNames } from './bindings.js';
+} from '../mutants/mutant.js';
+import { lostNames, topLevelNames } from '../mutants/bindings.js';
 import {
   checkPyCompiles,
   checkRunnerTypeChecks,
   makeTsValidityWorker,
   pickValidAsync,
   type AsyncValidity,
-} from './valid.js';
-import { checkSymbolChange, type SymbolChange } from './change.js';
-import { runGit } from '../diff/git.js';
-import { extractFile } from '../symbols/jobs.js';
-import { decodeSource, type FileSymbols } from '../symbols/model.js';
+} from '../lang/typescript/type-check.js';
+import { checkSymbolChange, type SymbolChange } from '../mutants/change.js';
+import { runGit } from '../../diff/git.js';
+import { extractFile } from '../../symbols/jobs.js';
+import { decodeSource, type FileSymbols } from '../../symbols/model.js';
 import {
   preparedKey,
   runOracle,
@@ -61,9 +61,9 @@ import {
   type PreparedBase,
   type Progress,
   type SymbolPlan,
-} from './oracle.js';
-import { CaseFileSchema, CreditSchema } from './schema.js';
-import { toScored, type Scored } from './score.js';
+} from '../oracle/oracle.js';
+import { CaseFileSchema, CreditSchema } from '../schema.js';
+import { toScored, type Scored } from '../score/score.js';
 import {
   cheapCommand,
   detectRunner,
@@ -75,9 +75,9 @@ import {
   type JudgingEnv,
   type NamedTest,
   type RunnerKind,
-} from './select.js';
-import { classifyCases, readTestSources, type CaseSource } from './tests.js';
-import { checkSchema } from '../core/document.js';
+} from '../../test-runners/select.js';
+import { classifyCases, readTestSources, type CaseSource } from '../tests/match.js';
+import { checkSchema } from '../../core/document.js';
 
 export interface ScoreOptions {
   readonly repo: string;
@@ -509,7 +509,7 @@ async function mutantsOf(
 ): Promise<SymbolMutants> {
   return language === 'python'
     ? mutatePy(text, span, change, noise)
-    : (await import('./mutate-ts.js')).mutateTs(text, span, change, noise);
+    : (await import('../lang/typescript/mutate.js')).mutateTs(text, span, change, noise);
 }
 
 /**
@@ -608,7 +608,7 @@ export async function draftSymbols(
       const mutated = applyEdits(text, x.edits);
       if (language !== 'python') {
         // The TypeScript modules load only for a TS/JS symbol: a Python-only change never compiles the 9 MB compiler.
-        const { parsesTs } = await import('./mutate-ts.js');
+        const { parsesTs } = await import('../lang/typescript/mutate.js');
         if (!parsesTs(path, mutated)) why = 'it does not parse';
         else if (typeCheck) why = await (tsValidity ??= makeTsValidityWorker(repo, gitRepo)).check(path, text, mutated);
       }

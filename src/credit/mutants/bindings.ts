@@ -10,7 +10,7 @@
 import { createRequire } from 'node:module';
 import type * as TS from 'typescript';
 import type { Node } from 'web-tree-sitter';
-import { getParser } from '../symbols/treesitter.js';
+import { getParser } from '../../symbols/treesitter.js';
 
 // Required when a TS/JS file is first looked at: a Python-only credit step never loads the compiler.
 let tsModule: typeof TS | undefined;

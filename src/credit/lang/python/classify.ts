@@ -1,6 +1,6 @@
 import type { Node } from 'web-tree-sitter';
 import { posix } from 'node:path';
-import { getParser } from '../symbols/treesitter.js';
+import { getParser } from '../../../symbols/treesitter.js';
 import {
   checkTest,
   EQUALITY_METHODS,
@@ -8,7 +8,7 @@ import {
   type Operand,
   type TestSource,
   type Verdict,
-} from './classify.js';
+} from '../../tests/classify.js';
 
 const COMPARE_ASSERTS = new Set([
   'assertEqual',
