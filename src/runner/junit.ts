@@ -2,6 +2,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { Finding } from '../core/errors.js';
 import { fail, ok, type Result } from '../core/result.js';
 import { caseId, MAX_JUNIT_BYTES } from './results.js';
+import { JUNIT_DIALECTS, reportPath, type JunitDialect } from '../test-runners/index.js';
 
 /**
  * JUnit XML (pytest xunit1/xunit2, vitest, jest-junit, node:test, Maven Surefire) to one
@@ -160,7 +161,8 @@ function attr(node: XmlNode, key: string): string | undefined {
   return typeof v === 'string' ? decodeEntities(v) : undefined;
 }
 
-type Producer = 'vitest' | 'jest' | 'node' | 'other';
+/** The dialect a report is written in (a runner's, by its root's name or its shape), or null: the common form. */
+type Producer = JunitDialect | null;
 
 interface RawCase {
   file: string | null;
@@ -174,28 +176,29 @@ interface RawCase {
 
 function detectProducer(root: XmlNode, rootName: string): Producer {
   const name = rootName === 'testsuites' ? attr(root, 'name') : undefined;
-  if (name === 'vitest tests') return 'vitest';
-  if (name === 'jest tests') return 'jest';
-  // sealgate's own node:test reporter (src/reporters/node-test.ts): node's shape, with a file on every case.
-  if (name === 'node:test') return 'node';
+  const named = JUNIT_DIALECTS.find((d) => d.rootName === name);
+  if (named !== undefined) return named;
   if (rootName === 'testsuites' && root[':@'] === undefined) {
-    // node:test: a bare <testsuites> and the constant classname "test" on every case.
-    let all = true;
-    let any = false;
-    const walk = (n: XmlNode, depth: number): void => {
-      if (depth > MAX_JUNIT_DEPTH) return;
-      for (const c of childrenOf(n)) {
-        const cn = elementName(c);
-        if (cn === 'testcase') {
-          any = true;
-          if (attr(c, 'classname') !== 'test') all = false;
-        } else if (cn === 'testsuite') walk(c, depth + 1);
-      }
-    };
-    walk(root, 0);
-    if (any && all) return 'node';
+    // A bare <testsuites> and one constant classname on every case (node's own reporter: "test").
+    for (const d of JUNIT_DIALECTS) {
+      if (d.bareClassname === undefined) continue;
+      let all = true;
+      let any = false;
+      const walk = (n: XmlNode, depth: number): void => {
+        if (depth > MAX_JUNIT_DEPTH) return;
+        for (const c of childrenOf(n)) {
+          const cn = elementName(c);
+          if (cn === 'testcase') {
+            any = true;
+            if (attr(c, 'classname') !== d.bareClassname) all = false;
+          } else if (cn === 'testsuite') walk(c, depth + 1);
+        }
+      };
+      walk(root, 0);
+      if (any && all) return d;
+    }
   }
-  return 'other';
+  return null;
 }
 
 /** Seconds as written (Surefire once wrote "1,234.5"); unparseable or negative durations read as 0. */
@@ -241,9 +244,7 @@ function clean(s: string): string {
   return s.replace(/[\u0000-\u001f\u007f]/g, ' ');
 }
 
-function normalisePath(p: string): string {
-  return p.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
-}
+const normalisePath = reportPath;
 
 function collectCases(root: XmlNode, label: string, findings: Finding[]): RawCase[] {
   const rootName = elementName(root) as string;
@@ -287,32 +288,14 @@ function toRawCase(
 ): RawCase | string {
   const rawName = attr(tc, 'name');
   if (rawName === undefined || rawName.trim() === '') return 'a <testcase> without a name';
-  let name = rawName.trim();
+  const trimmed = rawName.trim();
   const classname = (attr(tc, 'classname') ?? '').trim();
   const fileAttr = attr(tc, 'file');
-  let file: string | null =
-    fileAttr !== undefined && fileAttr.trim() !== '' ? normalisePath(fileAttr.trim()) : suiteFile;
-  let suite: string;
-  switch (producer) {
-    case 'vitest': {
-      // classname is the file; the describe chain is in the name, joined by " > ".
-      if (file === null && classname !== '') file = normalisePath(classname);
-      const parts = name.split(' > ');
-      name = (parts.pop() as string).trim();
-      suite = parts.join(' > ').trim();
-      break;
-    }
-    case 'node':
-      // The classname is the constant "test": the suite is the chain of enclosing <testsuite>s.
-      suite = chain.join(' > ');
-      break;
-    case 'jest':
-      // Default jest-junit templates write the full title as both classname and name.
-      suite = classname === name ? (chain[chain.length - 1] ?? '') : classname;
-      break;
-    default:
-      suite = classname !== '' ? classname : chain.join(' > ');
-  }
+  const given = fileAttr !== undefined && fileAttr.trim() !== '' ? normalisePath(fileAttr.trim()) : suiteFile;
+  let { file, suite, name } =
+    producer === null
+      ? { file: given, suite: classname !== '' ? classname : chain.join(' > '), name: trimmed }
+      : producer.caseOf({ name: trimmed, classname, file: given, chain });
   const duration_ms = toMs(attr(tc, 'time'));
   [file, suite, name] = [file === null ? null : clean(file), clean(suite), clean(name)];
   if (caseId(file, suite, name).length > MAX_ID_LENGTH) return `test id longer than ${MAX_ID_LENGTH} characters`;
@@ -347,7 +330,7 @@ function checkCounts(suite: XmlNode, direct: RawCase[], producer: Producer): voi
     return;
   }
   // node:test counts nested suites in `tests`; its surplus check would be meaningless.
-  if (producer === 'node') return;
+  if (producer?.nestedCounts === true) return;
   const [t, f, e, s] = nums as [number, number, number, number];
   const declared = t - f - e - s;
   let surplus = passes.length - declared;

@@ -4,7 +4,7 @@ import { symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { makeRepo } from '../helpers/git.js';
 import { layout, scoreRepo } from '../helpers/oracle.js';
-import { judgingEnvFor } from '../../src/test-runners/select.js';
+import { judgingEnvFor } from '../../src/test-runners/index.js';
 
 // The credit runs of a jest project with a TypeScript config get variables the sealed run does
 // not have (TS_NODE_TRANSPILE_ONLY, TS_NODE_SKIP_PROJECT): a test can see them. Telling the

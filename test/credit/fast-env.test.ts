@@ -4,7 +4,7 @@ import { symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { makeRepo } from '../helpers/git.js';
 import { layout, scoreRepo, type Scoring } from '../helpers/oracle.js';
-import { judgingEnvFor } from '../../src/test-runners/select.js';
+import { judgingEnvFor } from '../../src/test-runners/index.js';
 
 const JEST_FAST = { TS_NODE_TRANSPILE_ONLY: 'true', TS_NODE_SKIP_PROJECT: 'true' };
 const PYTEST_FAST = { PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1' };

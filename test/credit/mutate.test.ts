@@ -16,7 +16,7 @@ import {
   type Mutant,
   type NullPart,
 } from '../../src/credit/mutants/mutant.js';
-import { cheapCommand, detectRunner, narrowCommand, runsInOneProcess } from '../../src/test-runners/select.js';
+import { cheapCommand, detectRunner, narrowCommand, runsInOneProcess } from '../../src/test-runners/index.js';
 import { getParser } from '../../src/symbols/treesitter.js';
 
 const TS_SRC = `import { x } from './x.js';

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { MAX_NAME_PATTERN, narrowByName, toNamePattern } from '../../src/test-runners/select.js';
+import { MAX_NAME_PATTERN, narrowByName, toNamePattern } from '../../src/test-runners/index.js';
 import { escapeRegExp } from '../../src/core/text.js';
 
 // Narrowing by test name: each reaching test's reported name (its suite chain joined by " > ",

@@ -3,7 +3,7 @@ import { draftSymbols, narrowByNameFor, narrowFor, testsOfTargetsFor } from '../
 import { runOracle, type OracleResult } from '../../src/credit/oracle/oracle.js';
 import { toScored } from '../../src/credit/score/score.js';
 import { classifyCases, readTestSources } from '../../src/credit/tests/match.js';
-import { cheapCommand, detectRunner, narrowCommand } from '../../src/test-runners/select.js';
+import { cheapCommand, detectRunner, narrowCommand } from '../../src/test-runners/index.js';
 import { makeScratch, makeWorkspace, runTestCommand } from '../../src/credit/runs/test-run.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import type { Changed } from '../../src/symbols/schema.js';

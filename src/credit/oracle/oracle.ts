@@ -15,6 +15,7 @@ import {
 import { configuresRewriting, precompilePython, type PrecompileResult } from '../lang/python/pycache.js';
 import { SANDBOX_WORK } from '../../sandbox/plan.js';
 import { stampTree } from '../../core/times.js';
+import { loadFailureFiles, loadFailureOf } from '../../test-runners/index.js';
 
 /** One changed symbol ready for the oracle. */
 export interface SymbolPlan {
@@ -1286,16 +1287,12 @@ function ranOf(status: RunStatus, against: readonly string[], ran: readonly stri
   return against.filter((t) => seen.has(t));
 }
 
-const isInProcessNodeTest = (command: readonly string[]): boolean =>
-  /(^|\/)node(\.exe)?$/.test(command[0] ?? '') && !command.includes('--test');
-const isPytest = (command: readonly string[]): boolean =>
-  command.some((w) => /(^|\/)py\.?test$/.test(w) || w === 'pytest');
-
 /**
  * The tests a run failed, reaching through load failures: a test file that failed to load
  * (node:test's failed case named for the file, a jest or vitest suite failure, a pytest
- * collection error) failed every test it holds that the report leaves out. pytest's exit 4
- * without a report (an import error in a conftest.py) failed every test it was asked to run.
+ * collection error) failed every test it holds that the report leaves out; a run the runner's
+ * adapter tells was a load failure (loadFailureOf) failed every test it was asked to run, or
+ * every test of the file that failed.
  */
 export function toFailures(
   run: TestRun,
@@ -1305,32 +1302,12 @@ export function toFailures(
   filesOf?: (testId: string) => readonly string[],
 ): { status: RunStatus; detail: string; failed: string[]; ran: string[] } {
   if (run.status !== 'ok') {
-    if (run.status === 'crash' && isPytest(command) && (run.exitCode === 4 || run.exitCode === 2)) {
-      return {
-        status: 'ok',
-        detail: `${run.detail}: the tests could not be collected (a load failure), so every selected test failed`,
-        failed: [...against],
-        ran: [...against],
-      };
-    }
-    // One node:test file run in this process (see narrowCommand): a throw while it loads exits 1 before any report.
-    const file = command[command.length - 1];
-    if (
-      run.status === 'crash' &&
-      run.exitCode === 1 &&
-      /\bwas not written\b/.test(run.detail) &&
-      isInProcessNodeTest(command) &&
-      file !== undefined
-    ) {
-      const held = filesOf === undefined ? [...against] : against.filter((t) => filesOf(t).includes(file));
-      return {
-        status: 'ok',
-        detail: `${run.detail}: ${file} failed to load, so the tests it holds failed`,
-        failed: held,
-        ran: held,
-      };
-    }
-    return { status: run.status, detail: run.detail, failed: [], ran: [] };
+    const load = loadFailureOf(run, command);
+    if (load === null) return { status: run.status, detail: run.detail, failed: [], ran: [] };
+    const file = load.file;
+    const held =
+      file === null || filesOf === undefined ? [...against] : against.filter((t) => filesOf(t).includes(file));
+    return { status: 'ok', detail: load.detail, failed: held, ran: held };
   }
   // A report without a single case (a selection that matched no test file) ran nothing: it failed no test, and passed none either.
   if (run.cases.length === 0)
@@ -1352,13 +1329,7 @@ export function toFailures(
   };
   for (const c of run.cases) {
     if (c.status !== 'failed' && c.status !== 'error') continue;
-    for (const cand of [
-      c.file,
-      c.name,
-      c.suite,
-      `${c.suite.replace(/\./g, '/')}.py`,
-      `${c.name.replace(/\./g, '/')}.py`,
-    ]) {
+    for (const cand of [c.file, c.name, c.suite, ...loadFailureFiles(c)]) {
       if (cand === null || cand === '') continue;
       const r = rel(cand);
       if (known.has(r)) broken.add(r);

@@ -1,7 +1,7 @@
 import { availableParallelism, homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createHmac } from 'node:crypto';
-import { linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import type { Config } from '../../config/schema.js';
 import type { Policy } from '../../policy/read.js';
 import type { RunnerTree } from '../../tree/build.js';
@@ -67,6 +67,8 @@ import { toScored, type Scored } from '../score/score.js';
 import {
   cheapCommand,
   detectRunner,
+  installedOptions,
+  TEST_RUNNERS,
   judgingEnvFor,
   runsInOneProcess,
   narrowByName,
@@ -75,7 +77,7 @@ import {
   type JudgingEnv,
   type NamedTest,
   type RunnerKind,
-} from '../../test-runners/select.js';
+} from '../../test-runners/index.js';
 import { classifyCases, readTestSources, type CaseSource } from '../tests/match.js';
 import { checkSchema } from '../../core/document.js';
 
@@ -378,15 +380,6 @@ function creditCacheSalt(digest: string, patchSha: string, base: string): string
   return JSON.stringify([digest, patchSha, base]);
 }
 
-/** Whether a vitest coverage provider (`@vitest/coverage-*`) is installed in `deps`' node_modules: without one, coverage cannot be on (cheapCommand). */
-function vitestCoverageIn(deps: string): boolean {
-  try {
-    return readdirSync(join(deps, 'node_modules', '@vitest')).some((n) => n.startsWith('coverage-'));
-  } catch {
-    return false;
-  }
-}
-
 /** The first round's inputs as the credit step will compute them, from the sealed digest it will verify (digest.txt). */
 function aheadOptions(
   repo: string,
@@ -398,7 +391,7 @@ function aheadOptions(
 ): AheadOptions {
   const digest = readBoundedFile(layoutPath(repo, 'digest'), 1024, LAYOUT.digest).toString('utf8').trim();
   const { env, plan } = creditRunEnv(runs.env, params, digest, config);
-  const command = cheapCommand(config.test.command ?? [], { vitestCoverage: vitestCoverageIn(repo) });
+  const command = cheapCommand(config.test.command ?? [], installedOptions(repo));
   const treeFiles = listTreeFiles(tree.root);
   return {
     workTree: tree.root,
@@ -809,6 +802,7 @@ export function testsOfTargetsFor(
   cases: ReadonlyMap<string, NamedTest> = new Map(),
   kind: RunnerKind = 'unknown',
 ): (targets: readonly string[], tests: readonly string[]) => string[] | null {
+  const runner = TEST_RUNNERS[kind];
   const patterns = new Map<string, RegExp | null>();
   const patternOf = (t: string): RegExp | null => {
     if (!patterns.has(t)) {
@@ -823,7 +817,7 @@ export function testsOfTargetsFor(
     for (const target of targets) {
       const tab = target.indexOf('\t');
       if (tab >= 0) {
-        if (kind !== 'vitest' && kind !== 'jest') return null;
+        if (!runner.traceNamesTests) return null;
         const file = target.slice(0, tab);
         let name: unknown;
         try {
@@ -847,7 +841,7 @@ export function testsOfTargetsFor(
         continue;
       }
       if (!target.includes('::')) {
-        if (kind !== 'vitest' && kind !== 'jest') return null;
+        if (!runner.traceNamesTests) return null;
         for (const t of tests) {
           const s = sources.get(t);
           if (s?.nodeIds.length === 0 && s.files.length === 1 && s.files[0] === target) out.add(t);
@@ -1109,7 +1103,7 @@ export async function scoreCredit(opts: ScoreOptions): Promise<ScoreOutcome> {
   if (fromPrelude === null) await disposePrelude(opts.prelude);
   try {
     if (drafts.length > 0 && eligible.size > 0) {
-      const command = cheapCommand(results.command, { vitestCoverage: vitestCoverageIn(repo) });
+      const command = cheapCommand(results.command, installedOptions(repo));
       fast = fastEnvFor(command, opts.config, treeFiles);
       oracle = await runOracle(drafts, {
         judged,

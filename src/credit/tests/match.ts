@@ -7,6 +7,7 @@ import { classifyPath, languageOf, type ClassPatterns } from '../../diff/classif
 import { linkPyModules, readPyModule, type PyModule } from '../lang/python/classify.js';
 import { escapeRegExp } from '../../core/text.js';
 import type { TestSource, Verdict } from './classify.js';
+import { caseNamesOf, type CaseNames } from '../../test-runners/index.js';
 
 /** Module specifiers (imports, requires, mocks): they name production files without reading them. */
 const SPECIFIERS = [
@@ -142,19 +143,8 @@ export interface CaseSource {
 const stripParams = (name: string): string => name.replace(/\[.*\]$/, '');
 
 function suiteMatches(src: TestSource, suite: string): boolean {
-  const chain = src.suite.join(' > ');
-  if (chain === suite) return true;
-  if (src.file.endsWith('.py')) {
-    const modulePath = src.file.replace(/\.py$/, '').split('/').join('.');
-    const dotted = [modulePath, ...src.suite].join('.');
-    return (
-      suite === dotted ||
-      suite.endsWith(`.${dotted}`) ||
-      (src.suite.length > 0 && suite.split('.').at(-1) === src.suite.at(-1)) ||
-      (src.suite.length === 0 && (suite === modulePath || suite.endsWith(`.${modulePath}`)))
-    );
-  }
-  return false;
+  if (src.suite.join(' > ') === suite) return true;
+  return caseNamesOf(src.file)?.suiteMatches(src.file, src.suite, suite) ?? false;
 }
 
 /**
@@ -184,10 +174,7 @@ function matchWith(
   }
   // pytest's classname is the node id's file and classes, dotted; its `file` is where the
   // function is written, a mixin's file for an inherited test: the dotted name decides first.
-  const dotted = cands.filter(
-    (s) =>
-      s.file.endsWith('.py') && [s.file.replace(/\.py$/, '').split('/').join('.'), ...s.suite].join('.') === c.suite,
-  );
+  const dotted = cands.filter((s) => caseNamesOf(s.file)?.classname(s.file, s.suite) === c.suite);
   if (dotted.length > 0) cands = dotted;
   else if (c.file !== null) {
     const f = c.file.replace(/^\.\//, '');
@@ -202,8 +189,9 @@ function matchWith(
   const taut = cands.find((s) => s.verdict.kind === 'tautology');
   const verdict = taut ? taut.verdict : (cands[0] as TestSource).verdict;
   const files = [...new Set(cands.map((s) => s.file))];
-  const nodeIds = cands.every((s) => s.file.endsWith('.py'))
-    ? cands.map((s) => [s.file, ...s.suite, c.name].join('::'))
+  const named = cands.map((s) => ({ s, names: caseNamesOf(s.file) }));
+  const nodeIds = named.every((n) => n.names !== null)
+    ? named.map((n) => (n.names as CaseNames).nodeId(n.s.file, n.s.suite, c.name))
     : [];
   return { source: { verdict, files, nodeIds }, computed: literal ? [] : cands };
 }
