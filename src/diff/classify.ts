@@ -1,6 +1,7 @@
 import { matchesAny } from '../core/glob.js';
 import type { PatchFile } from './parse.js';
 import { pathOf } from './parse.js';
+import { languageOf } from '../core/languages.js';
 
 export type FileClass = 'production' | 'test' | 'ignored' | 'other';
 
@@ -9,26 +10,7 @@ export interface ClassPatterns {
   readonly ignorePatterns: readonly string[];
 }
 
-/** Languages whose symbols sealgate can extract; anything else is class `other`. */
-const LANGUAGES: Readonly<Record<string, string>> = {
-  ts: 'typescript',
-  tsx: 'typescript',
-  mts: 'typescript',
-  cts: 'typescript',
-  js: 'javascript',
-  jsx: 'javascript',
-  mjs: 'javascript',
-  cjs: 'javascript',
-  py: 'python',
-  go: 'go',
-  java: 'java',
-  rs: 'rust',
-};
-
-export function languageOf(path: string): string | null {
-  const m = /\.([A-Za-z0-9]+)$/.exec(path);
-  return (m?.[1] !== undefined ? LANGUAGES[m[1].toLowerCase()] : undefined) ?? null;
-}
+export { languageOf };
 
 /** Test patterns first (a test in any language is a test), then ignore, then language. */
 export function classifyPath(path: string, patterns: ClassPatterns): FileClass {

@@ -27,7 +27,7 @@ import {
   type FileJob,
 } from './jobs.js';
 import { checkPolicySurface } from '../policy/surface.js';
-import { importedTestFiles, type ImportLanguage, type TreeFile } from './imports.js';
+import { importedTestFiles, type TreeFile } from './imports.js';
 import type { ExtractOptions } from './model.js';
 import { ChangedSchema, type Changed, type ChangedFile } from './schema.js';
 import { ParseWorkers } from './workers.js';
@@ -149,7 +149,7 @@ async function importedPatchTests(
       if (cls === 'test') tree.push({ path: p, language: null, testByPath: true });
       continue;
     }
-    tree.push({ path: p, language: language as ImportLanguage, testByPath: cls === 'test' });
+    tree.push({ path: p, language, testByPath: cls === 'test' });
   }
   const baseBlobs = readBlobsAt(
     root,

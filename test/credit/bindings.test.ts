@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { lostNames, topLevelNames } from '../../src/credit/mutants/bindings.js';
+import { lostNames, topLevelNames } from '../../src/credit/lang/index.js';
 
 // A mutant (a revert above all) that takes away a top-level name it still uses cannot run: its
 // ReferenceError or NameError "kills" every test that calls it. dayjs 8fda602b renamed

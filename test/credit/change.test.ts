@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { checkSymbolChange, touchesChange } from '../../src/credit/mutants/change.js';
+import { touchesChange } from '../../src/credit/mutants/change.js';
+import { checkSymbolChange } from '../../src/credit/lang/index.js';
 import {
   applyEdits,
   camouflage,

@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { readTestSources, matchCase } from '../../src/credit/tests/match.js';
+import { readTestSources } from '../../src/credit/lang/tests.js';
+import { matchCase } from '../../src/credit/tests/match.js';
 import { classifyPyTests } from '../../src/credit/lang/python/classify.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { tempDir, writeFiles } from '../helpers/git.js';

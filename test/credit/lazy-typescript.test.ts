@@ -19,7 +19,7 @@ function loadsTypescript(
   const script = `
     import { createRequire } from 'node:module';
     import { planSymbols } from ${JSON.stringify(join(process.cwd(), 'src/credit/step/credit-step.ts'))};
-    import { readTestSources } from ${JSON.stringify(join(process.cwd(), 'src/credit/tests/match.ts'))};
+    import { readTestSources } from ${JSON.stringify(join(process.cwd(), 'src/credit/lang/tests.ts'))};
     import { DEFAULT_CONFIG } from ${JSON.stringify(join(process.cwd(), 'src/config/schema.ts'))};
     const path = ${JSON.stringify(path)};
     const changed = {

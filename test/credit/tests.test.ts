@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { readTestSources, readsProductionSource } from '../../src/credit/tests/match.js';
+import { readTestSources } from '../../src/credit/lang/tests.js';
+import { readsProductionSource } from '../../src/credit/tests/source-text.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { tempDir, writeFiles } from '../helpers/git.js';
 

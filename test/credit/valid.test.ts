@@ -4,17 +4,16 @@ import fc from 'fast-check';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeTsValidity, makeTsValidityWorker } from '../../src/credit/lang/typescript/type-check.js';
 import {
-  checkPyCompiles,
   checkRunnerTypeChecks,
-  checkRuntimeValidity,
-  compileErrorIn,
-  makeTsValidity,
-  makeTsValidityWorker,
-  pickValidAsync,
   stripJsonc,
   tsJestTranspilesOnly,
-} from '../../src/credit/lang/typescript/type-check.js';
+} from '../../src/credit/lang/typescript/runner-checks.js';
+import { checkPyCompiles } from '../../src/credit/lang/python/compile.js';
+import { checkRuntimeValidity } from '../../src/credit/oracle/judge.js';
+import { compileErrorIn } from '../../src/credit/lang/index.js';
+import { pickValidAsync } from '../../src/credit/mutants/valid.js';
 import { runOracle } from '../../src/credit/oracle/oracle.js';
 import type { Mutant } from '../../src/credit/mutants/mutant.js';
 import { testBox } from '../helpers/sandbox.js';

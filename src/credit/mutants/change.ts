@@ -28,17 +28,24 @@ export interface SymbolChange {
 const TOKEN =
   /[A-Za-z_$\u00c0-\uffff][\w$\u00c0-\uffff]*|\d[\w.]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`|\/\/[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\/|\S/g;
 
+/** What a language's tokens look like, where the change reads them. */
+export interface TokenRules {
+  /** Is the token a comment? A changed comment changes nothing to mutate or revert. */
+  readonly isComment: (token: string) => boolean;
+  /** `#name` is one token (a private field), not a comment. */
+  readonly hashNames: boolean;
+}
+
 /** Tokens of a symbol's pieces, in file order, with a `cut` token for each carved nested symbol. */
-function tokensOf(text: string, pieces: readonly Piece[], python: boolean): Tok[] {
+function tokensOf(text: string, pieces: readonly Piece[], rules: TokenRules): Tok[] {
   const out: Tok[] = [];
   const segment = (from: number, to: number): void => {
     const re = new RegExp(TOKEN.source, 'g');
     const s = text.slice(from, to);
     for (let m = re.exec(s); m !== null; m = re.exec(s)) {
       const t = m[0];
-      // Comments are not code: a changed comment changes nothing to mutate or revert.
-      if (python ? t.startsWith('#') : t.startsWith('//') || t.startsWith('/*')) continue;
-      if (!python && t.startsWith('#') && t.length > 1) {
+      if (rules.isComment(t)) continue;
+      if (rules.hashNames && t.startsWith('#') && t.length > 1) {
         // `#name` (a private field) in a script: one token; re-scan after the hash.
         re.lastIndex = m.index + 1;
         out.push({ text: '#', start: from + m.index, end: from + m.index + 1, cut: false });
@@ -114,19 +121,18 @@ function matches(a: readonly Tok[], b: readonly Tok[]): [number, number][] {
  * The change of one symbol. `basePieces` null: the symbol is new. Tokens are compared
  * without comments and whitespace, so a reformatted line is no change.
  */
-export function checkSymbolChange(
-  language: string,
+export function symbolChange(
+  rules: TokenRules,
   patchedText: string,
   patchedPieces: readonly Piece[],
   baseText: string | null,
   basePieces: readonly Piece[] | null,
 ): SymbolChange {
-  const python = language === 'python';
   const own = ownRanges(patchedPieces);
   if (baseText === null || basePieces === null || basePieces.length === 0)
     return { status: 'added', own, changed: own, revert: null };
-  const b = tokensOf(baseText, basePieces, python);
-  const p = tokensOf(patchedText, patchedPieces, python);
+  const b = tokensOf(baseText, basePieces, rules);
+  const p = tokensOf(patchedText, patchedPieces, rules);
   const pairs = matches(b, p);
   // Before the first token and after the last, the symbol's own text reaches to its edges.
   const baseOwn = ownRanges(basePieces);

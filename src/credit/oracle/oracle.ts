@@ -3,7 +3,7 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import { sha256Hex } from '../../core/ids.js';
 import { applyEdits, type Edit, type Mutant } from '../mutants/mutant.js';
 import type { Box } from '../../sandbox/run.js';
-import { checkRuntimeValidity } from '../lang/typescript/type-check.js';
+import { checkRuntimeValidity } from './judge.js';
 import {
   makeScratch,
   makeWorkspace,
@@ -12,7 +12,8 @@ import {
   type TestRun,
   type Workspace,
 } from '../runs/test-run.js';
-import { configuresRewriting, precompilePython, type PrecompileResult } from '../lang/python/pycache.js';
+import type { PrecompileResult } from '../lang/python/pycache.js';
+import { byteCodeFor } from '../lang/index.js';
 import { SANDBOX_WORK } from '../../sandbox/plan.js';
 import { stampTree } from '../../core/times.js';
 import { loadFailureFiles, loadFailureOf } from '../../test-runners/index.js';
@@ -800,9 +801,9 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     // every judging run then finds the same __pycache__ (none for a file a mutant changes), and
     // none compiles the rest again (pycache.ts). pytest's rewritten byte code holds the file's
     // path, so it is made only where every run has the same working directory (the sandbox's).
-    const changedPy = new Set(plans.map((p) => p.path).filter((p) => p.endsWith('.py')));
+    const byteCode = byteCodeFor(plans.map((p) => p.path));
     const ready = opts.prepared === undefined ? null : await opts.prepared;
-    if (changedPy.size > 0 && opts.precompile !== false) {
+    if (byteCode !== null && opts.precompile !== false) {
       const cwd = opts.sandbox.isolation === 'bwrap' ? SANDBOX_WORK : null;
       const depsFrom = opts.depsFrom ?? opts.workTree;
       // Made ahead from the very inputs this step would use (the copy's config files are the tree's): that copy is the base.
@@ -812,9 +813,9 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
           preparedKey(
             opts.workTree,
             depsFrom,
-            changedPy,
+            byteCode.files,
             cwd,
-            configuresRewriting(ready.root, [...opts.command, ...Object.values(env)]),
+            byteCode.step.configured(ready.root, [...opts.command, ...Object.values(env)]),
           )
       ) {
         prepared = ready;
@@ -822,9 +823,9 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
         bytecode = ready.bytecode;
       } else {
         const root = baseRoot();
-        bytecode = await precompilePython(root, changedPy, {
+        bytecode = await byteCode.step.precompile(root, byteCode.files, {
           cwd,
-          noRewrite: configuresRewriting(root, [...opts.command, ...Object.values(env)]),
+          noRewrite: byteCode.step.configured(root, [...opts.command, ...Object.values(env)]),
         });
         // The folders and files made now get the tree's one time too (core/times.ts).
         stampTree(root);

@@ -24,8 +24,7 @@ import { stampTree } from '../../core/times.js';
 import { makeScratch, makeWorkspace } from '../runs/test-run.js';
 import { parseResults, type Results } from '../../runner/results.js';
 import { ChangedSchema, type Changed } from '../../symbols/schema.js';
-import { mutatePy } from '../lang/python/mutate.js';
-import { configuresRewriting, precompilePython, type PrecompileResult } from '../lang/python/pycache.js';
+import type { PrecompileResult } from '../lang/python/pycache.js';
 import {
   applyEdits,
   camouflage,
@@ -36,18 +35,13 @@ import {
   type Edit,
   type Mutant,
   type Noise,
-  type SymbolMutants,
   type SymbolSpan,
 } from '../mutants/mutant.js';
-import { lostNames, topLevelNames } from '../mutants/bindings.js';
-import {
-  checkPyCompiles,
-  checkRunnerTypeChecks,
-  makeTsValidityWorker,
-  pickValidAsync,
-  type AsyncValidity,
-} from '../lang/typescript/type-check.js';
-import { checkSymbolChange, type SymbolChange } from '../mutants/change.js';
+import { checkRunnerTypeChecks } from '../lang/typescript/runner-checks.js';
+import { pickValidAsync } from '../mutants/valid.js';
+import type { SymbolChange } from '../mutants/change.js';
+import { byteCodeFor, checkSymbolChange, creditLanguage, lostNames, mutantsOf, topLevelNames } from '../lang/index.js';
+import type { CreditLanguage, ValiditySession } from '../lang/language.js';
 import { runGit } from '../../diff/git.js';
 import { extractFile } from '../../symbols/jobs.js';
 import { decodeSource, type FileSymbols } from '../../symbols/model.js';
@@ -78,7 +72,8 @@ import {
   type NamedTest,
   type RunnerKind,
 } from '../../test-runners/index.js';
-import { classifyCases, readTestSources, type CaseSource } from '../tests/match.js';
+import { classifyCases, type CaseSource } from '../tests/match.js';
+import { readTestSources } from '../lang/tests.js';
 import { checkSchema } from '../../core/document.js';
 
 export interface ScoreOptions {
@@ -302,22 +297,22 @@ export function startCreditPrelude(
     // and environment decides whether it is used (preparedKey); a guess that differs costs
     // only the copy.
     const based = drafted.then(async (d): Promise<PreparedBase | null> => {
-      const changedPy = new Set(d.drafts.map((p) => p.path).filter((p) => p.endsWith('.py')));
-      if (changedPy.size === 0) return null;
+      const byteCode = byteCodeFor(d.drafts.map((p) => p.path));
+      if (byteCode === null) return null;
       const scratch = makeScratch();
       try {
         const ws = makeWorkspace(root, scratch.dir, repo);
         const cwd = config.sandbox === 'bwrap' ? SANDBOX_WORK : null;
-        const noRewrite = configuresRewriting(ws.root, [
+        const noRewrite = byteCode.step.configured(ws.root, [
           ...cheapCommand(command),
           ...Object.values(config.test.env ?? {}),
         ]);
-        const bytecode = await precompilePython(ws.root, changedPy, { cwd, noRewrite });
+        const bytecode = await byteCode.step.precompile(ws.root, byteCode.files, { cwd, noRewrite });
         stampTree(ws.root);
         return {
           root: ws.root,
           dispose: scratch.dispose,
-          made: preparedKey(root, repo, changedPy, cwd, noRewrite),
+          made: preparedKey(root, repo, byteCode.files, cwd, noRewrite),
           bytecode,
         };
       } catch (err) {
@@ -337,7 +332,7 @@ export function startCreditPrelude(
               : startAhead(
                   d.drafts,
                   aheadOptions(repo, tree, config, params, changed, runs),
-                  d.drafts.some((p) => p.path.endsWith('.py')) ? based : null,
+                  byteCodeFor(d.drafts.map((p) => p.path)) !== null ? based : null,
                 ),
           );
     ahead.catch(() => undefined);
@@ -432,8 +427,6 @@ export interface ScoreOutcome extends Scored {
   };
 }
 
-const MUTABLE = new Set(['typescript', 'javascript', 'python']);
-
 export function defaultCacheDir(env: Readonly<Record<string, string | undefined>>): string {
   const base =
     env.XDG_CACHE_HOME !== undefined && env.XDG_CACHE_HOME !== ''
@@ -490,19 +483,6 @@ export async function planSymbols(
 ): Promise<{ plans: SymbolPlan[]; unsupported: Map<string, string> }> {
   const d = await draftSymbols(repo, changed, budget, seed, baseRev, gitRepo, typeCheck, noiseKey);
   return { plans: await d.judged, unsupported: d.unsupported };
-}
-
-/** A symbol's mutants (probe, trace, nulls, candidates) by its file's language. */
-async function mutantsOf(
-  language: string,
-  text: string,
-  span: SymbolSpan,
-  change: SymbolChange | undefined,
-  noise: Noise,
-): Promise<SymbolMutants> {
-  return language === 'python'
-    ? mutatePy(text, span, change, noise)
-    : (await import('../lang/typescript/mutate.js')).mutateTs(text, span, change, noise);
 }
 
 /**
@@ -565,48 +545,28 @@ export async function draftSymbols(
   const later: (() => Promise<SymbolPlan>)[] = [];
   const unsupported = new Map<string, string>();
   const texts = new Map<string, string>();
-  // The type check runs in a worker thread, started with the first TS check, stopped when the last is done.
-  let tsValidity: AsyncValidity | undefined;
-  // Every Python mutant of every symbol is compiled in one interpreter, started once the drafts are made.
-  const pyItems: { path: string; text: string }[] = [];
-  let pyCompiled: Promise<(string | null)[]> = Promise.resolve([]);
-  /** Why a mutant of `path` is not a valid program (null: valid); Python's (from `pyStart` in pyItems) are compiled together, once. */
+  // Each language's checks of this proposal's mutants, opened with its first symbol and closed when the last check is done.
+  const sessions = new Map<CreditLanguage, ValiditySession>();
+  const sessionOf = (language: CreditLanguage): ValiditySession => {
+    let v = sessions.get(language);
+    if (v === undefined) sessions.set(language, (v = language.validity({ repo, gitRepo, typeCheck })));
+    return v;
+  };
+  /** Why a mutant of `path` is not a valid program (null: valid): its language's checks, then the names it takes away. */
   const validityFor = (
     language: string,
     path: string,
     text: string,
-    all: readonly Mutant[],
-    pyStart: number,
+    check: (m: Mutant) => Promise<string | null>,
     declared: Promise<ReadonlySet<string>>,
   ): ((m: Mutant) => Promise<string | null>) => {
     const memo = new Map<string, string | null>();
-    /** Python's compile errors, by mutant (none where the interpreter could not compile the unmutated file: it has no opinion then). */
-    const notCompiled = new Map<string, string>();
-    let compiledIn: Promise<void> | null = null;
     return async (x) => {
-      if (language === 'python') {
-        compiledIn ??= pyCompiled.then((all_) => {
-          const compiled = all_.slice(pyStart, pyStart + all.length + 1);
-          if (compiled[0] !== null) return;
-          all.forEach((m, i) => {
-            const err = compiled[i + 1];
-            if (typeof err === 'string') notCompiled.set(m.id, `it does not compile (${err})`);
-          });
-        });
-        await compiledIn;
-      }
       const known = memo.get(x.id);
       if (known !== undefined) return known;
-      let why: string | null = notCompiled.get(x.id) ?? null;
-      const mutated = applyEdits(text, x.edits);
-      if (language !== 'python') {
-        // The TypeScript modules load only for a TS/JS symbol: a Python-only change never compiles the 9 MB compiler.
-        const { parsesTs } = await import('../lang/typescript/mutate.js');
-        if (!parsesTs(path, mutated)) why = 'it does not parse';
-        else if (typeCheck) why = await (tsValidity ??= makeTsValidityWorker(repo, gitRepo)).check(path, text, mutated);
-      }
+      let why = await check(x);
       // A name the patched or the base file declared that the mutant takes away but still uses (bindings.ts).
-      why ??= await lostNames(language, path, await declared, mutated);
+      why ??= await lostNames(language, path, await declared, applyEdits(text, x.edits));
       memo.set(x.id, why);
       return why;
     };
@@ -658,8 +618,9 @@ export async function draftSymbols(
       unsupported.set(symbol, 'changed.json gives no location for it');
       continue;
     }
-    if (!MUTABLE.has(loc.language)) {
-      unsupported.set(symbol, `no mutation oracle for ${loc.language} files yet`);
+    const credit = creditLanguage(loc.language);
+    if (!credit.credit) {
+      unsupported.set(symbol, credit.reason);
       continue;
     }
     let text = texts.get(loc.path);
@@ -727,13 +688,11 @@ export async function draftSymbols(
     const { path, language } = loc;
     const body = text;
     const judgedMutants = [...(built ? [built] : []), ...m.candidates];
-    const pyStart = pyItems.length;
-    if (language === 'python')
-      pyItems.push({ path, text: body }, ...judgedMutants.map((x) => ({ path, text: applyEdits(body, x.edits) })));
+    const checks = sessionOf(credit).checker(path, body, judgedMutants);
     const declared = declaredIn(path, language, f.base, body);
     later.push(async () => {
       // Invalid mutants (no compile, no type-check, a name taken away) are discarded before they run; the next candidate takes the place.
-      const invalid = validityFor(language, path, body, judgedMutants, pyStart, declared);
+      const invalid = validityFor(language, path, body, checks, declared);
       // One check at a time, the event loop turning between them: the parse check runs in this
       // thread, Python's compile in its interpreter, the type check in its worker; the runs go on meanwhile.
       const check = async (x: Mutant): Promise<string | null> => {
@@ -756,19 +715,26 @@ export async function draftSymbols(
       };
     });
   }
-  pyCompiled = checkPyCompiles(pyItems);
+  for (const v of sessions.values()) v.start();
   const judged = (async () => {
     try {
       const out: SymbolPlan[] = [];
       for (const f of later) out.push(await f());
       return out;
     } finally {
-      tsValidity?.close();
+      for (const v of sessions.values()) v.close();
     }
   })();
   // Awaited by the caller; until then a failure must not count as unhandled.
   judged.catch(() => undefined);
-  return { drafts, judged, unsupported, typeCheckStalled: () => tsValidity?.stalled ?? null };
+  const typeCheckStalled = (): string | null => {
+    for (const v of sessions.values()) {
+      const stalled = v.stalled();
+      if (stalled !== null) return stalled;
+    }
+    return null;
+  };
+  return { drafts, judged, unsupported, typeCheckStalled };
 }
 
 /** Narrowing targets for a set of reaching tests: pytest node ids or test files; null when any is unknown. */

@@ -1,0 +1,4 @@
+// Rust for the credit step: symbols are extracted, but no mutation oracle credits them yet.
+import type { NoCredit } from '../language.js';
+
+export const rust: NoCredit = { credit: false, reason: 'no mutation oracle for rust files yet' };
