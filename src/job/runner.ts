@@ -10,7 +10,7 @@ import { SealgateError, usageError, type Finding } from '../core/errors.js';
 import { LAYOUT, layoutPath } from '../core/layout.js';
 import type { Instant } from '../core/time.js';
 import { VERSION } from '../core/version.js';
-import type { Progress } from '../credit/oracle/oracle.js';
+import type { Progress } from '../credit/oracle/types.js';
 import {
   defaultCacheDir,
   disposePrelude,

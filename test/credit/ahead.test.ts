@@ -5,14 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IDS, PATCHED, REPORT, SYM, standInBox, standInChanged, standInRepo } from '../helpers/stand-in.js';
 import { draftSymbols } from '../../src/credit/step/credit-step.js';
-import {
-  AHEAD_NICE,
-  runOracle,
-  startAhead,
-  type AheadOptions,
-  type AheadRound,
-  type OracleResult,
-} from '../../src/credit/oracle/oracle.js';
+import { AHEAD_NICE, startAhead, type AheadOptions, type AheadRound } from '../../src/credit/speedups/ahead.js';
+import { runOracle } from '../../src/credit/oracle/oracle.js';
+import type { OracleResult } from '../../src/credit/oracle/types.js';
 
 // Under `sealgate runner` the oracle's first round (the control and the trace) may start beside
 // the sealed run (startAhead, from the credit prelude). The oracle takes those runs as its own

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IDS, PATCHED, REPORT, SYM, standInBox, standInChanged, standInRepo } from '../helpers/stand-in.js';
 import { draftSymbols } from '../../src/credit/step/credit-step.js';
-import { runOracle, type OracleResult } from '../../src/credit/oracle/oracle.js';
+import { runOracle } from '../../src/credit/oracle/oracle.js';
+import type { OracleResult } from '../../src/credit/oracle/types.js';
 
 // The control after the mutants must start after the last judging run has started, with any
 // number of workers. Here the revert runs slowly and survives, so the behavioural mutants it

@@ -2,7 +2,9 @@
 // that reaches its symbol and could earn; otherwise the evidence says which tests it ran against.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ranAgainst, type MutantRun, type OracleResult, type SymbolPlan } from '../../src/credit/oracle/oracle.js';
+import { ranAgainst } from '../../src/credit/oracle/judge.js';
+import type { MutantRun, OracleResult } from '../../src/credit/oracle/types.js';
+import type { SymbolPlan } from '../../src/credit/mutants/plan.js';
 import { toScored } from '../../src/credit/score/score.js';
 import { testsOfTargetsFor } from '../../src/credit/step/credit-step.js';
 import type { Mutant } from '../../src/credit/mutants/mutant.js';

@@ -1,16 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import {
-  JudgingQueue,
-  behaviouralTimeoutMs,
-  isSettled,
-  judgingOrder,
-  mayDefer,
-  type JudgingJob,
-  type MutantRun,
-  type SymbolPlan,
-} from '../../src/credit/oracle/oracle.js';
+import { JudgingQueue, isSettled, mayDefer, type JudgingJob } from '../../src/credit/oracle/queue.js';
+import { behaviouralTimeoutMs } from '../../src/credit/oracle/timeouts.js';
+import { judgingOrder } from '../../src/credit/oracle/plan.js';
+import type { MutantRun } from '../../src/credit/oracle/types.js';
+import type { SymbolPlan } from '../../src/credit/mutants/plan.js';
 import type { Mutant } from '../../src/credit/mutants/mutant.js';
 
 const mutant = (id: string, kind: Mutant['kind']): Mutant => ({

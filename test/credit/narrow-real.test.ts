@@ -4,7 +4,7 @@ import { symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { makeRepo } from '../helpers/git.js';
 import { layout, scoreRepo, type Scoring } from '../helpers/oracle.js';
-import type { MutantRun } from '../../src/credit/oracle/oracle.js';
+import type { MutantRun } from '../../src/credit/oracle/types.js';
 
 // Real vitest, jest and node:test projects in the sandbox: every judging run of a symbol (its
 // revert, null and behavioural mutants) is one command, narrowed to the reaching tests by file

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { progressPrinter } from '../../src/cli/commands/credit.js';
-import type { Progress } from '../../src/credit/oracle/oracle.js';
+import type { Progress } from '../../src/credit/oracle/types.js';
 
 const p = (phase: Progress['phase'], done: number, elapsedMs: number): Progress => ({
   phase,

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IDS, PATCHED, REPORT, SYM, standInBox, standInChanged, standInRepo } from '../helpers/stand-in.js';
 import { draftSymbols } from '../../src/credit/step/credit-step.js';
-import { runOracle, type OracleResult } from '../../src/credit/oracle/oracle.js';
+import { runOracle } from '../../src/credit/oracle/oracle.js';
+import type { OracleResult } from '../../src/credit/oracle/types.js';
 
 // jest and tsx keep their transform caches in the run's TMPDIR (jest_<uid>, tsx-<uid>), so
 // every fresh run used to transform every file again. The first control's caches now seed every

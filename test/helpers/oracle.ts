@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { draftSymbols, narrowByNameFor, narrowFor, testsOfTargetsFor } from '../../src/credit/step/credit-step.js';
-import { runOracle, type OracleResult } from '../../src/credit/oracle/oracle.js';
+import { runOracle } from '../../src/credit/oracle/oracle.js';
+import type { OracleResult } from '../../src/credit/oracle/types.js';
 import { toScored } from '../../src/credit/score/score.js';
 import { classifyCases } from '../../src/credit/tests/match.js';
 import { readTestSources } from '../../src/credit/lang/tests.js';

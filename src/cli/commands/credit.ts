@@ -8,7 +8,7 @@ import { toJsonText } from '../../core/json.js';
 import { LAYOUT } from '../../core/layout.js';
 import { propertyCredit, toCreditId } from '../../credit/score/rule.js';
 import { CaseFileSchema } from '../../credit/schema.js';
-import type { Progress } from '../../credit/oracle/oracle.js';
+import type { Progress } from '../../credit/oracle/types.js';
 import type { ScoreOutcome } from '../../credit/step/credit-step.js';
 import { bwrapOverride } from '../../sandbox/host.js';
 import { parseCommandArgs, parseJobOption, requireOption } from '../args.js';

@@ -5,7 +5,7 @@ import { CODE_INFO } from '../../core/codes.js';
 import { usageError } from '../../core/errors.js';
 import { isInstant, parseInstant } from '../../core/time.js';
 import { visible } from '../../core/text.js';
-import type { Progress } from '../../credit/oracle/oracle.js';
+import type { Progress } from '../../credit/oracle/types.js';
 import {
   RUNNER_STEPS,
   runRunnerJob,

@@ -2,7 +2,8 @@ import type { Results } from '../../runner/results.js';
 import type { Changed } from '../../symbols/schema.js';
 import type { TautologyRule, Verdict } from '../tests/classify.js';
 import { propertyCredit, toCreditId } from './rule.js';
-import type { MutantRun, OracleResult, SymbolPlan } from '../oracle/oracle.js';
+import type { MutantRun, OracleResult } from '../oracle/types.js';
+import type { SymbolPlan } from '../mutants/plan.js';
 import type { Mutant } from '../mutants/mutant.js';
 import type { Case, CaseFile, Credit, Evidence, MutantEvidence, RevertEvidence } from '../schema.js';
 

@@ -45,17 +45,11 @@ import type { CreditLanguage, ValiditySession } from '../lang/language.js';
 import { runGit } from '../../diff/git.js';
 import { extractFile } from '../../symbols/jobs.js';
 import { decodeSource, type FileSymbols } from '../../symbols/model.js';
-import {
-  preparedKey,
-  runOracle,
-  startAhead,
-  type AheadOptions,
-  type AheadRound,
-  type OracleResult,
-  type PreparedBase,
-  type Progress,
-  type SymbolPlan,
-} from '../oracle/oracle.js';
+import { preparedKey, type PreparedBase } from '../speedups/prepared.js';
+import { runOracle } from '../oracle/oracle.js';
+import { startAhead, type AheadOptions, type AheadRound } from '../speedups/ahead.js';
+import type { OracleResult, Progress } from '../oracle/types.js';
+import type { SymbolPlan } from '../mutants/plan.js';
 import { CaseFileSchema, CreditSchema } from '../schema.js';
 import { toScored, type Scored } from '../score/score.js';
 import {
