@@ -11,14 +11,9 @@ import { LAYOUT, layoutPath } from '../core/layout.js';
 import type { Instant } from '../core/time.js';
 import { VERSION } from '../core/version.js';
 import type { Progress } from '../credit/oracle/types.js';
-import {
-  defaultCacheDir,
-  disposePrelude,
-  scoreCredit,
-  startCreditPrelude,
-  type CreditPrelude,
-  type ScoreOutcome,
-} from '../credit/step/credit-step.js';
+import { defaultCacheDir } from '../credit/speedups/cache.js';
+import { disposePrelude, startCreditPrelude, type CreditPrelude } from '../credit/speedups/prelude.js';
+import { scoreCredit, type ScoreOutcome } from '../credit/step/credit-step.js';
 import { readRepoRoot } from '../diff/git.js';
 import { expectedBaseFinding } from '../gate/base.js';
 import { readPolicyAt, type Policy } from '../policy/read.js';

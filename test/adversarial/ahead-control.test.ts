@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IDS, REPORT, SYM, standInBox, standInChanged, standInRepo } from '../helpers/stand-in.js';
-import { draftSymbols } from '../../src/credit/step/credit-step.js';
+import { draftSymbols } from '../../src/credit/plan/symbols.js';
 import { runOracle } from '../../src/credit/oracle/oracle.js';
 import { startAhead, type AheadOptions } from '../../src/credit/speedups/ahead.js';
 import { toScored } from '../../src/credit/score/score.js';

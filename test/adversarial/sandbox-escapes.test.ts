@@ -14,7 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { normaliseConfig } from '../../src/config/schema.js';
-import { openCreditBox } from '../../src/credit/step/credit-step.js';
+import { openCreditBox } from '../../src/credit/runs/setup.js';
 import { makeScratch, makeWorkspace, runTestCommand } from '../../src/credit/runs/test-run.js';
 import { readResults } from '../../src/runner/results.js';
 import { runCli } from '../helpers/cli.js';

@@ -11,7 +11,7 @@ import {
   type Edit,
   type NullPart,
 } from '../../src/credit/mutants/mutant.js';
-import { ownNoiseRevert } from '../../src/credit/step/credit-step.js';
+import { ownNoiseRevert } from '../../src/credit/plan/revert.js';
 import { mutateTs } from '../../src/credit/lang/typescript/mutate.js';
 import { mutatePy } from '../../src/credit/lang/python/mutate.js';
 import { extractFile } from '../../src/symbols/jobs.js';

@@ -6,7 +6,7 @@ import { ranAgainst } from '../../src/credit/oracle/judge.js';
 import type { MutantRun, OracleResult } from '../../src/credit/oracle/types.js';
 import type { SymbolPlan } from '../../src/credit/mutants/plan.js';
 import { toScored } from '../../src/credit/score/score.js';
-import { testsOfTargetsFor } from '../../src/credit/step/credit-step.js';
+import { testsOfTargetsFor } from '../../src/credit/plan/narrowing.js';
 import type { Mutant } from '../../src/credit/mutants/mutant.js';
 import type { TestRun } from '../../src/credit/runs/test-run.js';
 import type { Changed } from '../../src/symbols/schema.js';

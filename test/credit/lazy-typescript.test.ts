@@ -18,7 +18,7 @@ function loadsTypescript(
 ): { loaded: boolean; plans: { symbol: string; mutants: number; discarded: number }[]; tests: number } {
   const script = `
     import { createRequire } from 'node:module';
-    import { planSymbols } from ${JSON.stringify(join(process.cwd(), 'src/credit/step/credit-step.ts'))};
+    import { planSymbols } from ${JSON.stringify(join(process.cwd(), 'src/credit/plan/symbols.ts'))};
     import { readTestSources } from ${JSON.stringify(join(process.cwd(), 'src/credit/lang/tests.ts'))};
     import { DEFAULT_CONFIG } from ${JSON.stringify(join(process.cwd(), 'src/config/schema.ts'))};
     const path = ${JSON.stringify(path)};

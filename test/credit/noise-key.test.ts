@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { noiseKeyFor } from '../../src/credit/step/credit-step.js';
+import { noiseKeyFor } from '../../src/credit/plan/noise.js';
 
 const A = { patch_sha256: 'a'.repeat(64), base: '1'.repeat(40) };
 const B = { patch_sha256: 'b'.repeat(64), base: '1'.repeat(40) };

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { makeRepo } from '../helpers/git.js';
 import { childEnv, layout } from '../helpers/oracle.js';
 import { testBox } from '../helpers/sandbox.js';
-import { draftSymbols } from '../../src/credit/step/credit-step.js';
+import { draftSymbols } from '../../src/credit/plan/symbols.js';
 import { preparedKey, type PreparedBase } from '../../src/credit/speedups/prepared.js';
 import { runOracle } from '../../src/credit/oracle/oracle.js';
 import type { OracleResult } from '../../src/credit/oracle/types.js';

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IDS, PATCHED, REPORT, SYM, standInBox, standInChanged, standInRepo } from '../helpers/stand-in.js';
-import { draftSymbols } from '../../src/credit/step/credit-step.js';
+import { draftSymbols } from '../../src/credit/plan/symbols.js';
 import { runOracle } from '../../src/credit/oracle/oracle.js';
 import type { OracleResult } from '../../src/credit/oracle/types.js';
 

@@ -6,7 +6,7 @@ import { makeRepo } from '../helpers/git.js';
 import { layout, scoreRepo, type Scoring } from '../helpers/oracle.js';
 import { fileOfTarget, toReach } from '../../src/credit/runs/trace.js';
 import { toFailures } from '../../src/credit/oracle/judge.js';
-import { testsOfTargetsFor } from '../../src/credit/step/credit-step.js';
+import { testsOfTargetsFor } from '../../src/credit/plan/narrowing.js';
 import type { CaseSource } from '../../src/credit/tests/match.js';
 import type { TestRun } from '../../src/credit/runs/test-run.js';
 

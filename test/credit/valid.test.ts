@@ -17,7 +17,7 @@ import { pickValidAsync } from '../../src/credit/mutants/valid.js';
 import { runOracle } from '../../src/credit/oracle/oracle.js';
 import type { Mutant } from '../../src/credit/mutants/mutant.js';
 import { testBox } from '../helpers/sandbox.js';
-import { planSymbols } from '../../src/credit/step/credit-step.js';
+import { planSymbols } from '../../src/credit/plan/symbols.js';
 import { makeRepo } from '../helpers/git.js';
 import type { Changed } from '../../src/symbols/schema.js';
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { draftSymbols, narrowByNameFor, narrowFor, testsOfTargetsFor } from '../../src/credit/step/credit-step.js';
+import { draftSymbols } from '../../src/credit/plan/symbols.js';
+import { narrowByNameFor, narrowFor, testsOfTargetsFor } from '../../src/credit/plan/narrowing.js';
 import { runOracle } from '../../src/credit/oracle/oracle.js';
 import type { OracleResult } from '../../src/credit/oracle/types.js';
 import { toScored } from '../../src/credit/score/score.js';

@@ -37,6 +37,26 @@ export const STAGES = [
   'index.ts',
 ] as const;
 
+/**
+ * credit/'s folders, lowest first, the same way: what a test is and how it is judged, mutants
+ * as data, one folder per language (below, the registry asks them), the plan before any run,
+ * one run of each kind, the speed-ups that must not change a verdict, the oracle's phases, the
+ * score, and the credit step on top. Its one file at the top (schema.ts, the files it writes)
+ * is its floor.
+ */
+export const CREDIT_STAGES = [
+  'schema.ts',
+  'tests',
+  'mutants',
+  'lang',
+  'plan',
+  'runs',
+  'speedups',
+  'oracle',
+  'score',
+  'step',
+] as const;
+
 /** Files that stand apart: loaded by a test runner, never imported by sealgate's own code. */
 const APART = ['reporters'];
 
@@ -74,6 +94,27 @@ export function upwardImports(graph: ReadonlyMap<string, readonly string[]>): st
       const a = rank(from);
       const b = rank(to);
       if (a === -1 || b === -1 || b > a) out.push(`${from} -> ${to}`);
+    }
+  }
+  return out;
+}
+
+/** Within one stage's folder, the imports from a lower sub-folder to a higher one, as "from -> to". */
+export function upwardWithin(
+  graph: ReadonlyMap<string, readonly string[]>,
+  stage: string,
+  order: readonly string[],
+): string[] {
+  const sub = (rel: string): string | null =>
+    rel.startsWith(`${stage}/`) ? (rel.slice(stage.length + 1).split('/')[0] as string) : null;
+  const out: string[] = [];
+  for (const [from, tos] of graph) {
+    const a = sub(from);
+    if (a === null) continue;
+    for (const to of tos) {
+      const b = sub(to);
+      if (b === null) continue;
+      if (!order.includes(a) || !order.includes(b) || order.indexOf(b) > order.indexOf(a)) out.push(`${from} -> ${to}`);
     }
   }
   return out;
@@ -134,6 +175,15 @@ test('no stage imports a higher one', () => {
   assert.deepEqual(upwardImports(houseGraph()), []);
 });
 
+test('every folder of credit/ is listed, and none twice', () => {
+  const entries = readdirSync(join(SRC, 'credit')).sort();
+  assert.deepEqual(entries, [...CREDIT_STAGES].sort());
+});
+
+test('no folder of credit/ imports a higher one', () => {
+  assert.deepEqual(upwardWithin(houseGraph(), 'credit', CREDIT_STAGES), []);
+});
+
 test('no files of src/ import each other in a circle', () => {
   assert.deepEqual(circles(houseGraph()), []);
 });
@@ -163,6 +213,17 @@ test('the checks themselves: an upward import and a circle are found', () => {
   ]);
   assert.deepEqual(upwardImports(graph), ['core/a.ts -> gate/b.ts', 'cli/c.ts -> nowhere/x.ts']);
   assert.deepEqual(circles(graph), [['core/a.ts', 'gate/b.ts']]);
+  assert.deepEqual(
+    upwardWithin(
+      new Map([
+        ['credit/lang/a.ts', ['credit/tests/b.ts', 'credit/oracle/c.ts', 'core/d.ts']],
+        ['credit/new/e.ts', ['credit/lang/a.ts']],
+      ]),
+      'credit',
+      CREDIT_STAGES,
+    ),
+    ['credit/lang/a.ts -> credit/oracle/c.ts', 'credit/new/e.ts -> credit/lang/a.ts'],
+  );
   assert.deepEqual(
     importsOf(join(SRC, 'gate/x.ts'), "import type { A } from '../cli/y.js';\nawait import('./z.js');"),
     ['cli/y.ts', 'gate/z.ts'],

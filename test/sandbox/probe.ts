@@ -16,7 +16,7 @@ import { join, relative } from 'node:path';
 import type { Config } from '../../src/config/schema.js';
 import { normaliseConfig } from '../../src/config/schema.js';
 import { packageRoot } from '../../src/core/package-root.js';
-import { openCreditBox } from '../../src/credit/step/credit-step.js';
+import { openCreditBox } from '../../src/credit/runs/setup.js';
 import { makeScratch, makeWorkspace, runTestCommand, type TestRun } from '../../src/credit/runs/test-run.js';
 import { pinnedEnv } from '../../src/runner/env.js';
 import { bindRecord } from '../helpers/git.js';

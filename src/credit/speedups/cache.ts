@@ -1,5 +1,6 @@
 // The credit cache: every run's record on disk, keyed by what makes the run, so a rerun makes none again.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { sha256Hex } from '../../core/ids.js';
 import type { Keyer, RunCache, RunRecord } from '../runs/record.js';
@@ -42,4 +43,13 @@ export function keyer(salt: string, command: readonly string[], env: Readonly<Re
     sha256Hex(
       JSON.stringify(['sealgate-credit-v4', salt, what, sha256Hex(JSON.stringify(edits)), selection ?? command, env]),
     );
+}
+
+/** The credit cache's folder by default: $XDG_CACHE_HOME/sealgate/credit. */
+export function defaultCacheDir(env: Readonly<Record<string, string | undefined>>): string {
+  const base =
+    env.XDG_CACHE_HOME !== undefined && env.XDG_CACHE_HOME !== ''
+      ? env.XDG_CACHE_HOME
+      : join(env.HOME ?? homedir(), '.cache');
+  return join(base, 'sealgate', 'credit');
 }
