@@ -48,6 +48,230 @@ export async function planSymbols(
   return { plans: await d.judged, unsupported: d.unsupported };
 }
 
+/** What a proposal's drafting reads: the tree, changed.json, the budget and seed, the base, whether the runner type-checks, the noise key. */
+interface DraftInputs {
+  readonly repo: string;
+  readonly changed: Changed;
+  readonly budget: number;
+  readonly seed: string;
+  readonly baseRev: string;
+  readonly gitRepo: string;
+  readonly typeCheck: boolean;
+  readonly noiseKey: string;
+}
+
+/** A changed file as the drafting reads it once: its base version (null when added) and the symbols of both versions. */
+interface DraftFile {
+  readonly base: string | null;
+  readonly baseSymbols: FileSymbols | null;
+  readonly symbols: FileSymbols | null;
+}
+
+/** One proposal's drafting: the files it reads once, and each language's checks of its mutants. */
+class Drafting {
+  private readonly texts = new Map<string, string>();
+  private readonly files = new Map<string, Promise<DraftFile>>();
+  private readonly declared = new Map<string, Promise<ReadonlySet<string>>>();
+  /** Each language's checks of this proposal's mutants, opened with its first symbol and closed when the last check is done. */
+  private readonly sessions = new Map<CreditLanguage, ValiditySession>();
+
+  constructor(readonly o: DraftInputs) {}
+
+  /** A changed file's text in the runner's tree, or null when it is not there. */
+  text(path: string): string | null {
+    let text = this.texts.get(path);
+    if (text === undefined) {
+      try {
+        text = readFileSync(resolveInRepo(this.o.repo, path, `${LAYOUT.changed}#locations`), 'utf8');
+      } catch (err) {
+        if (err instanceof SealgateError) return null;
+        throw err;
+      }
+      this.texts.set(path, text);
+    }
+    return text;
+  }
+
+  /** The file's base version and both versions' symbols, read once per file. */
+  file(path: string, language: string, text: string): Promise<DraftFile> {
+    let p = this.files.get(path);
+    if (p === undefined) {
+      const entry = this.o.changed.files.find((f) => f.path === path);
+      const oldPath = entry?.status === 'added' ? null : (entry?.old_path ?? path);
+      p = (async () => {
+        const base = oldPath === null ? null : readBaseFile(this.o.gitRepo, this.o.baseRev, oldPath);
+        return {
+          base,
+          baseSymbols: base === null ? null : await symbolsOf(language, oldPath ?? path, base),
+          symbols: await symbolsOf(language, path, text),
+        };
+      })();
+      this.files.set(path, p);
+    }
+    return p;
+  }
+
+  /** The top-level names of a file's base and patched versions, once per file: a mutant that takes one away and still uses it is invalid (bindings.ts). */
+  declaredIn(path: string, language: string, base: string | null, text: string): Promise<ReadonlySet<string>> {
+    let p = this.declared.get(path);
+    if (p === undefined) {
+      p = (async () =>
+        new Set([
+          ...((base === null ? null : await topLevelNames(language, path, base)) ?? []),
+          ...((await topLevelNames(language, path, text)) ?? []),
+        ]))();
+      p.catch(() => undefined);
+      this.declared.set(path, p);
+    }
+    return p;
+  }
+
+  session(language: CreditLanguage): ValiditySession {
+    let v = this.sessions.get(language);
+    if (v === undefined)
+      this.sessions.set(
+        language,
+        (v = language.validity({ repo: this.o.repo, gitRepo: this.o.gitRepo, typeCheck: this.o.typeCheck })),
+      );
+    return v;
+  }
+
+  /** Every symbol is drafted: the checks that take all mutants at once may start. */
+  start(): void {
+    for (const v of this.sessions.values()) v.start();
+  }
+
+  close(): void {
+    for (const v of this.sessions.values()) v.close();
+  }
+
+  stalled(): string | null {
+    for (const v of this.sessions.values()) {
+      const stalled = v.stalled();
+      if (stalled !== null) return stalled;
+    }
+    return null;
+  }
+}
+
+/** Why a mutant of `path` is not a valid program (null: valid): its language's checks, then the names it takes away. */
+function validityOf(
+  language: string,
+  path: string,
+  text: string,
+  check: (m: Mutant) => Promise<string | null>,
+  declared: Promise<ReadonlySet<string>>,
+): (m: Mutant) => Promise<string | null> {
+  const memo = new Map<string, string | null>();
+  return async (x) => {
+    const known = memo.get(x.id);
+    if (known !== undefined) return known;
+    let why = await check(x);
+    // A name the patched or the base file declared that the mutant takes away but still uses (bindings.ts).
+    why ??= await lostNames(language, path, await declared, applyEdits(text, x.edits));
+    memo.set(x.id, why);
+    return why;
+  };
+}
+
+/**
+ * A draft's plan: its revert where valid, and its first `budget` valid behavioural mutants in the
+ * seed's order. Invalid ones (no parse, no compile, no type check, a name taken away) are
+ * discarded before they run; the next candidate takes the place. One check at a time, the event
+ * loop turning between them: the parse check runs in this thread, Python's compile in its
+ * interpreter, the type check in its worker; the runs go on meanwhile.
+ */
+async function judgeDraft(
+  draft: SymbolPlan,
+  built: Mutant | null,
+  candidates: readonly Mutant[],
+  invalid: (m: Mutant) => Promise<string | null>,
+  o: Pick<DraftInputs, 'seed' | 'budget'>,
+): Promise<SymbolPlan> {
+  const check = async (x: Mutant): Promise<string | null> => {
+    await new Promise<void>((r) => setImmediate(r));
+    return await invalid(x);
+  };
+  const revertWhy = built ? await check(built) : null;
+  const revert = revertWhy === null ? built : null;
+  const { picked, discarded } = await pickValidAsync(
+    selectMutants(candidates, candidates.length, o.seed),
+    o.budget,
+    check,
+  );
+  return {
+    ...draft,
+    mutants: picked,
+    revert,
+    ...(revertWhy !== null ? { revertInvalid: revertWhy } : {}),
+    discarded: [...(built && revertWhy !== null ? [{ mutant: built.id, reason: revertWhy }] : []), ...discarded],
+  };
+}
+
+type Location = Changed['locations'][string];
+
+/**
+ * One symbol's draft (its probe, trace, null mutant and change, no behavioural mutant or revert
+ * yet), and the check that makes its plan. The revert carries the null's changes too
+ * (camouflage); where they fall inside what it puts back, the base version carries its own
+ * (ownNoiseRevert); else there is none.
+ */
+async function draftSymbol(
+  d: Drafting,
+  symbol: string,
+  loc: Location,
+  credit: CreditLanguage,
+  text: string,
+): Promise<{ draft: SymbolPlan; judge: () => Promise<SymbolPlan> }> {
+  const { path, language } = loc;
+  const span = { symbol, path, startLine: loc.start_line, endLine: loc.end_line, changedLines: loc.changed_lines };
+  const name = symbol.slice(path.length + 2);
+  const f = await d.file(path, language, text);
+  const pieces = f.symbols?.symbols.get(name);
+  // Where the file or the symbol cannot be found again, the whole of the symbol's lines is the change (no revert).
+  const change: SymbolChange | undefined = pieces
+    ? checkSymbolChange(
+        language,
+        text,
+        pieces,
+        f.base,
+        f.base === null ? null : (f.baseSymbols?.symbols.get(name) ?? null),
+      )
+    : undefined;
+  const noise = noiseFor(d.o.noiseKey, symbol);
+  const m = await mutantsOf(language, text, span, change, noise);
+  const built = change?.revert
+    ? (camouflage(revertMutant(span, change.revert), m.noise, text) ??
+      (await ownNoiseRevert(text, span, change.revert, language, noise)))
+    : null;
+  const noRevert =
+    change?.noRevert ??
+    (change === undefined
+      ? 'the symbol could not be found again in its file'
+      : change.revert && built === null
+        ? "the base version cannot carry the null mutant's changes (they fall inside what it puts back)"
+        : undefined);
+  const draft: SymbolPlan = {
+    symbol,
+    path,
+    probe: m.probe,
+    trace: m.trace,
+    mutants: [],
+    candidates: m.candidates.length,
+    change: change?.status ?? 'modified',
+    revert: null,
+    ...(noRevert !== undefined ? { noRevert } : {}),
+    // The null mutant is never discarded (that would only weaken the check); mutant.ts keeps it valid.
+    nulls: m.nulls,
+  };
+  const checks = d.session(credit).checker(path, text, [...(built ? [built] : []), ...m.candidates]);
+  const declared = d.declaredIn(path, language, f.base, text);
+  return {
+    draft,
+    judge: () => judgeDraft(draft, built, m.candidates, validityOf(language, path, text, checks, declared), d.o),
+  };
+}
+
 /**
  * planSymbols in two parts: `drafts` at once (every symbol's probe, trace, null mutant and
  * change, no behavioural mutant or revert yet), and `judged`, the plans with their valid
@@ -71,77 +295,10 @@ export async function draftSymbols(
   unsupported: Map<string, string>;
   typeCheckStalled: () => string | null;
 }> {
+  const d = new Drafting({ repo, changed, budget, seed, baseRev, gitRepo, typeCheck, noiseKey });
   const drafts: SymbolPlan[] = [];
   const later: (() => Promise<SymbolPlan>)[] = [];
   const unsupported = new Map<string, string>();
-  const texts = new Map<string, string>();
-  // Each language's checks of this proposal's mutants, opened with its first symbol and closed when the last check is done.
-  const sessions = new Map<CreditLanguage, ValiditySession>();
-  const sessionOf = (language: CreditLanguage): ValiditySession => {
-    let v = sessions.get(language);
-    if (v === undefined) sessions.set(language, (v = language.validity({ repo, gitRepo, typeCheck })));
-    return v;
-  };
-  /** Why a mutant of `path` is not a valid program (null: valid): its language's checks, then the names it takes away. */
-  const validityFor = (
-    language: string,
-    path: string,
-    text: string,
-    check: (m: Mutant) => Promise<string | null>,
-    declared: Promise<ReadonlySet<string>>,
-  ): ((m: Mutant) => Promise<string | null>) => {
-    const memo = new Map<string, string | null>();
-    return async (x) => {
-      const known = memo.get(x.id);
-      if (known !== undefined) return known;
-      let why = await check(x);
-      // A name the patched or the base file declared that the mutant takes away but still uses (bindings.ts).
-      why ??= await lostNames(language, path, await declared, applyEdits(text, x.edits));
-      memo.set(x.id, why);
-      return why;
-    };
-  };
-  /** The top-level names of a file's base and patched versions, once per file: a mutant that takes one away and still uses it is invalid (bindings.ts). */
-  const declaredByPath = new Map<string, Promise<ReadonlySet<string>>>();
-  const declaredIn = (
-    path: string,
-    language: string,
-    base: string | null,
-    text: string,
-  ): Promise<ReadonlySet<string>> => {
-    let p = declaredByPath.get(path);
-    if (p === undefined) {
-      p = (async () =>
-        new Set([
-          ...((base === null ? null : await topLevelNames(language, path, base)) ?? []),
-          ...((await topLevelNames(language, path, text)) ?? []),
-        ]))();
-      p.catch(() => undefined);
-      declaredByPath.set(path, p);
-    }
-    return p;
-  };
-  const parsed = new Map<
-    string,
-    Promise<{ base: string | null; baseSymbols: FileSymbols | null; symbols: FileSymbols | null }>
-  >();
-  const fileOf = (path: string, language: string, text: string) => {
-    let p = parsed.get(path);
-    if (p === undefined) {
-      const entry = changed.files.find((f) => f.path === path);
-      const oldPath = entry?.status === 'added' ? null : (entry?.old_path ?? path);
-      p = (async () => {
-        const base = oldPath === null ? null : readBaseFile(gitRepo, baseRev, oldPath);
-        return {
-          base,
-          baseSymbols: base === null ? null : await symbolsOf(language, oldPath ?? path, base),
-          symbols: await symbolsOf(language, path, text),
-        };
-      })();
-      parsed.set(path, p);
-    }
-    return p;
-  };
   for (const symbol of changed.changed) {
     const loc = changed.locations[symbol];
     if (!loc) {
@@ -153,116 +310,26 @@ export async function draftSymbols(
       unsupported.set(symbol, credit.reason);
       continue;
     }
-    let text = texts.get(loc.path);
-    if (text === undefined) {
-      try {
-        text = readFileSync(resolveInRepo(repo, loc.path, `${LAYOUT.changed}#locations`), 'utf8');
-      } catch (err) {
-        if (err instanceof SealgateError) {
-          unsupported.set(symbol, `its file ${loc.path} is not in the runner's tree`);
-          continue;
-        }
-        throw err;
-      }
-      texts.set(loc.path, text);
+    const text = d.text(loc.path);
+    if (text === null) {
+      unsupported.set(symbol, `its file ${loc.path} is not in the runner's tree`);
+      continue;
     }
-    const span = {
-      symbol,
-      path: loc.path,
-      startLine: loc.start_line,
-      endLine: loc.end_line,
-      changedLines: loc.changed_lines,
-    };
-    const name = symbol.slice(loc.path.length + 2);
-    const f = await fileOf(loc.path, loc.language, text);
-    const pieces = f.symbols?.symbols.get(name);
-    // Where the file or the symbol cannot be found again, the whole of the symbol's lines is the change (no revert).
-    const change: SymbolChange | undefined = pieces
-      ? checkSymbolChange(
-          loc.language,
-          text,
-          pieces,
-          f.base,
-          f.base === null ? null : (f.baseSymbols?.symbols.get(name) ?? null),
-        )
-      : undefined;
-    const noise = noiseFor(noiseKey, symbol);
-    const m = await mutantsOf(loc.language, text, span, change, noise);
-    // The revert carries the null's changes too (camouflage); where they fall inside what it
-    // puts back, the base version carries its own (ownNoiseRevert); else there is none.
-    const built = change?.revert
-      ? (camouflage(revertMutant(span, change.revert), m.noise, text) ??
-        (await ownNoiseRevert(text, span, change.revert, loc.language, noise)))
-      : null;
-    const noRevert =
-      change?.noRevert ??
-      (change === undefined
-        ? 'the symbol could not be found again in its file'
-        : change.revert && built === null
-          ? "the base version cannot carry the null mutant's changes (they fall inside what it puts back)"
-          : undefined);
-    const draft: SymbolPlan = {
-      symbol,
-      path: loc.path,
-      probe: m.probe,
-      trace: m.trace,
-      mutants: [],
-      candidates: m.candidates.length,
-      change: change?.status ?? 'modified',
-      revert: null,
-      ...(noRevert !== undefined ? { noRevert } : {}),
-      // The null mutant is never discarded (that would only weaken the check); mutant.ts keeps it valid.
-      nulls: m.nulls,
-    };
+    const { draft, judge } = await draftSymbol(d, symbol, loc, credit, text);
     drafts.push(draft);
-    const { path, language } = loc;
-    const body = text;
-    const judgedMutants = [...(built ? [built] : []), ...m.candidates];
-    const checks = sessionOf(credit).checker(path, body, judgedMutants);
-    const declared = declaredIn(path, language, f.base, body);
-    later.push(async () => {
-      // Invalid mutants (no compile, no type-check, a name taken away) are discarded before they run; the next candidate takes the place.
-      const invalid = validityFor(language, path, body, checks, declared);
-      // One check at a time, the event loop turning between them: the parse check runs in this
-      // thread, Python's compile in its interpreter, the type check in its worker; the runs go on meanwhile.
-      const check = async (x: Mutant): Promise<string | null> => {
-        await new Promise<void>((r) => setImmediate(r));
-        return await invalid(x);
-      };
-      const revertWhy = built ? await check(built) : null;
-      const revert = revertWhy === null ? built : null;
-      const { picked, discarded } = await pickValidAsync(
-        selectMutants(m.candidates, m.candidates.length, seed),
-        budget,
-        check,
-      );
-      return {
-        ...draft,
-        mutants: picked,
-        revert,
-        ...(revertWhy !== null ? { revertInvalid: revertWhy } : {}),
-        discarded: [...(built && revertWhy !== null ? [{ mutant: built.id, reason: revertWhy }] : []), ...discarded],
-      };
-    });
+    later.push(judge);
   }
-  for (const v of sessions.values()) v.start();
+  d.start();
   const judged = (async () => {
     try {
       const out: SymbolPlan[] = [];
       for (const f of later) out.push(await f());
       return out;
     } finally {
-      for (const v of sessions.values()) v.close();
+      d.close();
     }
   })();
   // Awaited by the caller; until then a failure must not count as unhandled.
   judged.catch(() => undefined);
-  const typeCheckStalled = (): string | null => {
-    for (const v of sessions.values()) {
-      const stalled = v.stalled();
-      if (stalled !== null) return stalled;
-    }
-    return null;
-  };
-  return { drafts, judged, unsupported, typeCheckStalled };
+  return { drafts, judged, unsupported, typeCheckStalled: () => d.stalled() };
 }
