@@ -1,36 +1,10 @@
-import type { Results } from '../../runner/results.js';
-import type { Changed } from '../../symbols/schema.js';
-import type { TautologyRule, Verdict } from '../tests/classify.js';
+import type { TautologyRule } from '../tests/classify.js';
 import { propertyCredit, toCreditId } from './rule.js';
-import type { MutantRun, OracleResult } from '../oracle/types.js';
+import type { MutantRun } from '../oracle/types.js';
 import type { SymbolPlan } from '../mutants/plan.js';
-import type { Mutant } from '../mutants/mutant.js';
 import type { Case, CaseFile, Credit, Evidence, MutantEvidence, RevertEvidence } from '../schema.js';
-
-/** Everything the credit is assembled from; no I/O. */
-export interface ScoreParts {
-  readonly changed: Changed;
-  readonly results: Results;
-  /** SHA-256 of the results.json bytes scored (the gate checks the same bytes). */
-  readonly resultsSha256?: string;
-  /** Result cases no test file defines: never credited, listed in the credit. */
-  readonly undefinedTests?: readonly string[];
-  readonly digest: string;
-  readonly runnerJob: string;
-  readonly proposalId: string;
-  /** The runner's tree id (base + patch), when it built one. */
-  readonly treeId?: string;
-  /** Static verdict of each results case (by id); absent when its source was not found. */
-  readonly verdicts: ReadonlyMap<string, Verdict | null>;
-  readonly plans: readonly SymbolPlan[];
-  /** Changed symbols the oracle cannot mutate, with why. */
-  readonly unsupported: ReadonlyMap<string, string>;
-  /** Why the baseline gives no usable passes, or null when it does. */
-  readonly baselineProblem: string | null;
-  readonly oracle: OracleResult | null;
-  /** credit.require (default "change"). */
-  readonly require?: 'change' | 'revert';
-}
+import { listed, missingReason } from './reasons.js';
+import type { ScoreParts, SymbolInfo, Kind } from './parts.js';
 
 export interface Scored {
   readonly cases: CaseFile;
@@ -50,23 +24,6 @@ function mutantEvidence(r: MutantRun, reached: readonly string[]): MutantEvidenc
     killed_by: sorted(r.failed),
   };
   return all || r.mutant.kind === 'probe' ? e : { ...e, ran_against: sorted(r.ranAgainst) };
-}
-
-type Kind = Mutant['kind'];
-
-interface SymbolInfo {
-  killers: Set<string>;
-  killed: { test: string; mutant: string; kind: Kind }[];
-  reached: string[];
-  /** How the reaching tests were found: the symbol's probe, or the trace run alone. */
-  reachedBy: 'probe' | 'trace' | null;
-  byProbe: boolean;
-  runs: MutantRun[];
-  sensitive: Map<string, string>;
-  revert: RevertEvidence;
-  change: 'added' | 'modified';
-  /** Behavioural mutants of the plan that did not run. */
-  untried: number;
 }
 
 /** Tests of a symbol that told sources or environments apart: they failed a control or its null mutant. */
@@ -102,17 +59,112 @@ function sensitiveTests(x: ScoreParts, reached: readonly string[], runs: readonl
   return out;
 }
 
+/** Whether a test is a static tautology: it earns nothing, whatever it killed. */
+const tautologyOf = (x: ScoreParts, t: string): TautologyRule | null => {
+  const v = x.verdicts.get(t);
+  return v?.kind === 'tautology' ? v.rule : null;
+};
+
+/** What the revert of a symbol showed: killed, survived, partial, or why it did not run (none, invalid, not-run, timeout, crash). */
+function revertEvidence(
+  p: SymbolPlan,
+  rr: MutantRun | undefined,
+  reached: readonly string[],
+  tautology: (t: string) => boolean,
+  sensitive: ReadonlyMap<string, string>,
+): RevertEvidence {
+  if (p.revert === null && p.revertInvalid !== undefined)
+    return {
+      outcome: 'invalid',
+      killed_by: [],
+      detail: `the base version put back is not a valid program in the patched tree (${p.revertInvalid}): discarded, neither killed nor survived`,
+    };
+  if (p.revert === null)
+    return {
+      outcome: 'none',
+      killed_by: [],
+      detail: p.change === 'added' ? 'an added symbol has no base version' : (p.noRevert ?? 'no revert could be built'),
+    };
+  if (rr === undefined)
+    return { outcome: 'not-run', killed_by: [], detail: 'no test that could earn credit reaches it' };
+  if (rr.status !== 'ok') return { outcome: rr.status, killed_by: [], detail: rr.detail };
+  const by = sorted(rr.failed.filter((t) => !tautology(t) && !sensitive.has(t)));
+  // Survived only when it ran against every reaching test that could earn; else say which it ran against.
+  const unrun = reached.filter((t) => !tautology(t) && !rr.ranAgainst.includes(t));
+  const revert: RevertEvidence =
+    by.length > 0
+      ? { outcome: 'killed', killed_by: by }
+      : unrun.length === 0
+        ? { outcome: 'survived', killed_by: [], detail: 'every reaching test passes on the base version too' }
+        : {
+            outcome: 'partial',
+            killed_by: [],
+            detail: `no test it ran against failed, but ${listed(unrun)} did not run against it`,
+            ran_against: sorted(rr.ranAgainst),
+          };
+  if (p.noRevert === undefined) return revert;
+  return {
+    ...revert,
+    detail: `${revert.detail !== undefined ? `${revert.detail}; ` : ''}partial revert: ${p.noRevert}`,
+  };
+}
+
 /**
- * Cases and credit from the oracle's observations. A test earns a symbol when it passed on
- * the sealed baseline and the unmutated controls, passed the symbol's null mutant,
- * and failed on its revert or on a behavioural mutant of its changed tokens (under
- * `require: "revert"`, a modified symbol only by its revert; on its probe only when no other
- * mutant was possible). Tautologies earn nothing whatever they killed.
+ * What the oracle showed of one symbol: the tests that reach it, the kills that earn it (not by
+ * a tautology or a sensitive test; under `require: "revert"`, a modified symbol only by its
+ * revert; by its probe only when no other mutant was possible), and its revert's outcome.
  */
-export function toScored(x: ScoreParts): Scored {
-  const require = x.require ?? 'change';
+function symbolInfo(x: ScoreParts, p: SymbolPlan, require: 'change' | 'revert'): SymbolInfo {
+  const probe = x.oracle?.probes.get(p.symbol);
+  const traced = x.oracle?.traced.get(p.symbol);
+  const runs = [...(x.oracle?.mutants.get(p.symbol) ?? [])];
+  const reached = sorted(probe?.failed ?? traced ?? []);
+  const sensitive = sensitiveTests(x, reached, runs);
+  const tautology = (t: string): boolean => tautologyOf(x, t) !== null;
+  const killers = new Set<string>();
+  const killed: { test: string; mutant: string; kind: Kind }[] = [];
+  const counts = (kind: Kind): boolean => !(require === 'revert' && p.change === 'modified' && kind !== 'revert');
+  const kill = (t: string, mutant: string, kind: Kind): void => {
+    if (tautology(t) || sensitive.has(t) || !counts(kind)) return;
+    killers.add(t);
+    killed.push({ test: t, mutant, kind });
+  };
+  // Revert kills first, so the credit names the strongest evidence there is.
+  const ordered = [
+    ...runs.filter((r) => r.mutant.kind === 'revert'),
+    ...runs.filter((r) => r.mutant.kind === 'behavioural'),
+  ];
+  for (const r of ordered) if (r.status === 'ok') for (const t of sorted(r.failed)) kill(t, r.mutant.id, r.mutant.kind);
+  const byProbe = p.candidates === 0 && p.revert === null;
+  if (byProbe && probe?.status === 'ok') for (const t of reached) kill(t, probe.mutant.id, 'probe');
+  const revert = revertEvidence(
+    p,
+    runs.find((r) => r.mutant.kind === 'revert'),
+    reached,
+    tautology,
+    sensitive,
+  );
+  const untried =
+    reached.length === 0
+      ? 0
+      : Math.max(0, p.mutants.length - runs.filter((r) => r.mutant.kind === 'behavioural').length);
+  return {
+    killers,
+    killed,
+    reached,
+    reachedBy: probe ? 'probe' : traced ? 'trace' : null,
+    byProbe,
+    runs: probe ? [probe, ...runs] : runs,
+    sensitive,
+    revert,
+    change: p.change,
+    untried,
+  };
+}
+
+/** The case file: each result case as a property or a tautology, with the changed symbols it earns. */
+function caseFileOf(x: ScoreParts, perSymbol: ReadonlyMap<string, SymbolInfo>): CaseFile {
   const changedSet = new Set(x.changed.changed);
-  const tautology = (t: string): boolean => x.verdicts.get(t)?.kind === 'tautology';
   /** Per test: the symbols it earns (property tests) or reached (tautologies, shown but never credited). */
   const symbolsOf = new Map<string, Set<string>>();
   const note = (t: string, s: string): void => {
@@ -120,87 +172,9 @@ export function toScored(x: ScoreParts): Scored {
     set.add(s);
     symbolsOf.set(t, set);
   };
-  const perSymbol = new Map<string, SymbolInfo>();
-  for (const p of x.plans) {
-    const probe = x.oracle?.probes.get(p.symbol);
-    const traced = x.oracle?.traced.get(p.symbol);
-    const runs = [...(x.oracle?.mutants.get(p.symbol) ?? [])];
-    const reached = sorted(probe?.failed ?? traced ?? []);
-    const sensitive = sensitiveTests(x, reached, runs);
-    const killers = new Set<string>();
-    const killed: { test: string; mutant: string; kind: Kind }[] = [];
-    const counts = (kind: Kind): boolean => !(require === 'revert' && p.change === 'modified' && kind !== 'revert');
-    const kill = (t: string, mutant: string, kind: Kind): void => {
-      if (tautology(t) || sensitive.has(t) || !counts(kind)) return;
-      killers.add(t);
-      killed.push({ test: t, mutant, kind });
-    };
-    // Revert kills first, so the credit names the strongest evidence there is.
-    const ordered = [
-      ...runs.filter((r) => r.mutant.kind === 'revert'),
-      ...runs.filter((r) => r.mutant.kind === 'behavioural'),
-    ];
-    for (const r of ordered)
-      if (r.status === 'ok') for (const t of sorted(r.failed)) kill(t, r.mutant.id, r.mutant.kind);
-    const byProbe = p.candidates === 0 && p.revert === null;
-    if (byProbe && probe?.status === 'ok') for (const t of reached) kill(t, probe.mutant.id, 'probe');
-    const rr = runs.find((r) => r.mutant.kind === 'revert');
-    let revert: RevertEvidence;
-    if (p.revert === null && p.revertInvalid !== undefined)
-      revert = {
-        outcome: 'invalid',
-        killed_by: [],
-        detail: `the base version put back is not a valid program in the patched tree (${p.revertInvalid}): discarded, neither killed nor survived`,
-      };
-    else if (p.revert === null)
-      revert = {
-        outcome: 'none',
-        killed_by: [],
-        detail:
-          p.change === 'added' ? 'an added symbol has no base version' : (p.noRevert ?? 'no revert could be built'),
-      };
-    else if (rr === undefined)
-      revert = { outcome: 'not-run', killed_by: [], detail: 'no test that could earn credit reaches it' };
-    else if (rr.status !== 'ok') revert = { outcome: rr.status, killed_by: [], detail: rr.detail };
-    else {
-      const by = sorted(rr.failed.filter((t) => !tautology(t) && !sensitive.has(t)));
-      // Survived only when it ran against every reaching test that could earn; else say which it ran against.
-      const unrun = reached.filter((t) => !tautology(t) && !rr.ranAgainst.includes(t));
-      revert =
-        by.length > 0
-          ? { outcome: 'killed', killed_by: by }
-          : unrun.length === 0
-            ? { outcome: 'survived', killed_by: [], detail: 'every reaching test passes on the base version too' }
-            : {
-                outcome: 'partial',
-                killed_by: [],
-                detail: `no test it ran against failed, but ${listed(unrun)} did not run against it`,
-                ran_against: sorted(rr.ranAgainst),
-              };
-      if (p.noRevert !== undefined)
-        revert = {
-          ...revert,
-          detail: `${revert.detail !== undefined ? `${revert.detail}; ` : ''}partial revert: ${p.noRevert}`,
-        };
-    }
-    const untried =
-      reached.length === 0
-        ? 0
-        : Math.max(0, p.mutants.length - runs.filter((r) => r.mutant.kind === 'behavioural').length);
-    perSymbol.set(p.symbol, {
-      killers,
-      killed,
-      reached,
-      reachedBy: probe ? 'probe' : traced ? 'trace' : null,
-      byProbe,
-      runs: probe ? [probe, ...runs] : runs,
-      sensitive,
-      revert,
-      change: p.change,
-      untried,
-    });
-    for (const t of killers) note(t, p.symbol);
-    for (const t of reached) if (tautology(t)) note(t, p.symbol);
+  for (const [symbol, info] of perSymbol) {
+    for (const t of info.killers) note(t, symbol);
+    for (const t of info.reached) if (tautologyOf(x, t) !== null) note(t, symbol);
   }
   const cases: Case[] = x.results.cases.map((c) => {
     const verdict = x.verdicts.get(c.id) ?? null;
@@ -213,57 +187,73 @@ export function toScored(x: ScoreParts): Scored {
     };
     return verdict?.kind === 'tautology' ? { ...base, rule: verdict.rule } : base;
   });
-  const caseFile: CaseFile = {
+  return {
     changed: [...x.changed.changed],
     cases,
     uncreditable: [...x.changed.uncreditable],
     digest: x.digest,
     runner_job: x.runnerJob,
   };
-  const spec = propertyCredit('pending', x.changed.changed, cases, x.digest, x.changed.uncreditable);
-  const credited = new Set(spec.credited);
-  const isTaut = (t: string): TautologyRule | null => {
-    const v = x.verdicts.get(t);
-    return v?.kind === 'tautology' ? v.rule : null;
+}
+
+/** One changed symbol's evidence: its status, kills, revert, sensitive and insensitive tests, mutants, and why it is missing. */
+function evidenceOf(
+  s: string,
+  x: ScoreParts,
+  info: SymbolInfo | undefined,
+  credited: boolean,
+  require: 'change' | 'revert',
+): Evidence {
+  const plan = x.plans.find((p) => p.symbol === s);
+  const isTaut = (t: string): boolean => tautologyOf(x, t) !== null;
+  const reached = info?.reached ?? [];
+  const tautologies = reached.filter(isTaut);
+  const insensitive = reached.filter(
+    (t) => !isTaut(t) && !(info?.killers.has(t) ?? false) && !(info?.sensitive.has(t) ?? false),
+  );
+  const earning = reached.filter((t) => !isTaut(t));
+  const first = info?.killed.find((k) => credited && k.kind === 'revert') ?? (credited ? info?.killed[0] : undefined);
+  const e: Evidence = {
+    status: credited ? (info?.byProbe ? 'credited-by-probe' : 'credited') : 'missing',
+    ...(info ? { change: info.change } : {}),
+    killed: info?.killed ?? [],
+    ...(first ? { credited_by: first } : {}),
+    ...(info ? { revert: info.revert } : {}),
+    ...(info && info.sensitive.size > 0
+      ? {
+          sensitive: [...info.sensitive]
+            .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+            .map(([test, reason]) => ({ test, reason })),
+        }
+      : {}),
+    reached,
+    ...(info?.reachedBy ? { reached_by: info.reachedBy } : {}),
+    insensitive,
+    tautologies,
+    mutants: (info?.runs ?? []).map((r) => mutantEvidence(r, earning)),
+    ...(info && info.untried > 0 ? { untried: info.untried } : {}),
+    ...(plan?.discarded !== undefined && plan.discarded.length > 0
+      ? { discarded: plan.discarded.map((d) => ({ ...d })) }
+      : {}),
   };
+  return credited ? e : { ...e, reason: missingReason(s, x, info, tautologies, require) };
+}
+
+/**
+ * Cases and credit from the oracle's observations. A test earns a symbol when it passed on
+ * the sealed baseline and the unmutated controls, passed the symbol's null mutant,
+ * and failed on its revert or on a behavioural mutant of its changed tokens (under
+ * `require: "revert"`, a modified symbol only by its revert; on its probe only when no other
+ * mutant was possible). Tautologies earn nothing whatever they killed.
+ */
+export function toScored(x: ScoreParts): Scored {
+  const require = x.require ?? 'change';
+  const perSymbol = new Map(x.plans.map((p) => [p.symbol, symbolInfo(x, p, require)] as const));
+  const caseFile = caseFileOf(x, perSymbol);
+  const spec = propertyCredit('pending', x.changed.changed, caseFile.cases, x.digest, x.changed.uncreditable);
+  const credited = new Set(spec.credited);
   const evidence: Record<string, Evidence> = {};
-  for (const s of x.changed.changed) {
-    const info = perSymbol.get(s);
-    const plan = x.plans.find((p) => p.symbol === s);
-    const reached = info?.reached ?? [];
-    const tautologies = reached.filter((t) => isTaut(t) !== null);
-    const insensitive = reached.filter(
-      (t) => isTaut(t) === null && !(info?.killers.has(t) ?? false) && !(info?.sensitive.has(t) ?? false),
-    );
-    const earning = reached.filter((t) => isTaut(t) === null);
-    const first =
-      info?.killed.find((k) => credited.has(s) && k.kind === 'revert') ??
-      (credited.has(s) ? info?.killed[0] : undefined);
-    const e: Evidence = {
-      status: credited.has(s) ? (info?.byProbe ? 'credited-by-probe' : 'credited') : 'missing',
-      ...(info ? { change: info.change } : {}),
-      killed: info?.killed ?? [],
-      ...(first ? { credited_by: first } : {}),
-      ...(info ? { revert: info.revert } : {}),
-      ...(info && info.sensitive.size > 0
-        ? {
-            sensitive: [...info.sensitive]
-              .sort((a, b) => (a[0] < b[0] ? -1 : 1))
-              .map(([test, reason]) => ({ test, reason })),
-          }
-        : {}),
-      reached,
-      ...(info?.reachedBy ? { reached_by: info.reachedBy } : {}),
-      insensitive,
-      tautologies,
-      mutants: (info?.runs ?? []).map((r) => mutantEvidence(r, earning)),
-      ...(info && info.untried > 0 ? { untried: info.untried } : {}),
-      ...(plan?.discarded !== undefined && plan.discarded.length > 0
-        ? { discarded: plan.discarded.map((d) => ({ ...d })) }
-        : {}),
-    };
-    evidence[s] = credited.has(s) ? e : { ...e, reason: missingReason(s, x, info, tautologies, require) };
-  }
+  for (const s of x.changed.changed) evidence[s] = evidenceOf(s, x, perSymbol.get(s), credited.has(s), require);
   const body = {
     digest: x.digest,
     credited: spec.credited,
@@ -284,45 +274,4 @@ export function toScored(x: ScoreParts): Scored {
     require,
   };
   return { cases: caseFile, credit: { credit_id: toCreditId(body), ...body } };
-}
-
-function missingReason(
-  s: string,
-  x: ScoreParts,
-  info: SymbolInfo | undefined,
-  tautologies: readonly string[],
-  require: 'change' | 'revert',
-): string {
-  const unsupported = x.unsupported.get(s);
-  if (unsupported !== undefined) return unsupported;
-  if (x.baselineProblem !== null) return x.baselineProblem;
-  const o = x.oracle;
-  if (o === null) return 'the mutation oracle did not run';
-  if (o.control.status !== 'ok')
-    return `the unmutated suite did not run cleanly in an isolated copy of the work tree (${o.control.detail})`;
-  if (o.usable.size === 0) return 'no test passed both on the sealed baseline and in the isolated copy';
-  const probe = o.probes.get(s);
-  if (!probe && !o.traced.has(s)) return 'no probe was run';
-  if (probe && probe.status !== 'ok')
-    return `its probe run ${probe.status === 'timeout' ? 'timed out' : 'crashed'} (${probe.detail}), so no test is known to reach it`;
-  if (!info || info.reached.length === 0)
-    return 'no test that passed on the sealed baseline reaches it (its probe failed no test)';
-  if (tautologies.length === info.reached.length) return `reached only by tautologies: ${listed(tautologies)}`;
-  const honest = info.reached.filter((t) => !tautologies.includes(t));
-  if (honest.length > 0 && honest.every((t) => info.sensitive.has(t)))
-    return `every test that reaches it failed an unmutated control or the null mutant (it is source- or environment-sensitive, not a check of behaviour): ${listed(honest)}`;
-  if (require === 'revert' && info.change === 'modified') {
-    if (info.revert.outcome === 'none')
-      return `credit.require is "revert" and no revert could be built (${info.revert.detail ?? 'unknown'})`;
-    return `credit.require is "revert" and its revert ${info.revert.outcome === 'survived' ? 'survived: every reaching test passes on the base version too' : `was ${info.revert.outcome} (${info.revert.detail ?? ''})`}`;
-  }
-  const behavioural = info.runs.filter((r) => r.mutant.kind === 'behavioural' || r.mutant.kind === 'revert');
-  if (behavioural.length > 0 && behavioural.every((r) => r.status !== 'ok'))
-    return 'every mutant run timed out or crashed (never a kill)';
-  if (behavioural.length === 0) return 'no mutant could be placed on its changed tokens and it has no revert';
-  return `reached by ${info.reached.length} test(s), none of which failed on its revert or on any of its ${behavioural.length} mutant(s) of the changed code (without also failing a control or the null mutant): they are insensitive to what the patch changed`;
-}
-/** At most five names, then a count. */
-function listed(xs: readonly string[]): string {
-  return xs.length <= 5 ? xs.join(', ') : `${xs.slice(0, 5).join(', ')} and ${xs.length - 5} more`;
 }
