@@ -1,0 +1,88 @@
+// Rust's symbols: functions, types, traits, modules and macros, with an impl's functions under its type; #[cfg(test)] items in none.
+import type { Node } from 'web-tree-sitter';
+import { lexicalForm } from '../lexical.js';
+import {
+  bareTypeName,
+  COMMENTS,
+  named,
+  qualify,
+  squash,
+  type Draft,
+  type SitterLanguage,
+  type SitterScan,
+} from './scan.js';
+
+const isCfgTest = (attr: Node): boolean => attr.type === 'attribute_item' && squash(attr.text) === '#[cfg(test)]';
+
+function items(s: SitterScan, list: Node, owner: Draft, q: string, implType: string | null): void {
+  let attrs: Node[] = [];
+  for (const n of named(list)) {
+    if (n.type === 'attribute_item') {
+      attrs.push(n);
+      continue;
+    }
+    if (COMMENTS.has(n.type)) continue;
+    const nodes = [...attrs, n];
+    const cfgTest = attrs.some(isCfgTest);
+    attrs = [];
+    // Unit tests under #[cfg(test)] are test code: in no symbol at all.
+    if (cfgTest) {
+      s.open(null, nodes, null, false, owner);
+      continue;
+    }
+    item(s, n, nodes, owner, q, implType);
+  }
+}
+
+function item(s: SitterScan, n: Node, nodes: Node[], owner: Draft, q: string, implType: string | null): void {
+  const nameNode = n.childForFieldName('name');
+  switch (n.type) {
+    case 'function_item': {
+      if (!nameNode) return;
+      const name = qualify(implType ?? q, nameNode.text);
+      const d = s.open(name, nodes, nameNode, false, owner);
+      const body = n.childForFieldName('body');
+      if (body) items(s, body, d, name, null);
+      return;
+    }
+    case 'function_signature_item':
+      if (nameNode) s.open(qualify(implType ?? q, nameNode.text), nodes, nameNode, true, owner);
+      return;
+    case 'struct_item':
+    case 'enum_item':
+    case 'union_item':
+    case 'macro_definition':
+      if (nameNode) s.open(qualify(q, nameNode.text), nodes, nameNode, false, owner);
+      return;
+    case 'type_item':
+      if (nameNode && implType === null) s.open(qualify(q, nameNode.text), nodes, nameNode, true, owner);
+      return;
+    case 'trait_item':
+    case 'mod_item': {
+      if (!nameNode) return;
+      const name = qualify(q, nameNode.text);
+      const d = s.open(name, nodes, nameNode, false, owner);
+      const body = n.childForFieldName('body');
+      if (body) items(s, body, d, name, null);
+      return;
+    }
+    case 'impl_item': {
+      const typeNode = n.childForFieldName('type');
+      if (!typeNode) return;
+      const name = qualify(q, bareTypeName(typeNode.text));
+      // The impl's own text (header, associated consts and types) belongs to the type.
+      const d = s.open(name, nodes, null, false, owner);
+      const body = n.childForFieldName('body');
+      if (body) items(s, body, d, q, name);
+      return;
+    }
+    default:
+  }
+}
+
+export const rust: SitterLanguage = {
+  grammar: 'rust',
+  indentBlocks: false,
+  scan: (s) => items(s, s.root, s.module, '', null),
+  lexical: (pieceText, options) => ({ form: lexicalForm('rust', pieceText, options), exact: false }),
+};
