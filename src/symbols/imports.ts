@@ -1,7 +1,7 @@
 // Classification by what the code does, not only where it sits: a file under a test pattern
 // that production code imports (directly or through other such files) is production code.
 import { posix } from 'node:path';
-import { loadTypeScript } from './typescript.js';
+import { loadTypeScript } from './lang/typescript.js';
 
 export type ImportLanguage = 'typescript' | 'javascript' | 'python' | 'go' | 'rust' | 'java';
 

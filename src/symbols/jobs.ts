@@ -5,7 +5,7 @@ import { compareFile, type ComparisonState } from './compare.js';
 import { decodeSource, type ExtractOptions, type FileSymbols } from './model.js';
 import { extractWithTreeSitter } from './sitter.js';
 import { getParser, isTreeSitter } from './treesitter.js';
-import { extractTypeScript, loadTypeScript } from './typescript.js';
+import { extractTypeScript, loadTypeScript } from './lang/typescript.js';
 
 /** One production file to compare, as plain data (it may cross to a worker thread). */
 export interface FileJob {

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { compareFile, finishComparison, newComparison } from '../../src/symbols/compare.js';
 import { MODULE, type FileSymbols } from '../../src/symbols/model.js';
 import { extractWithTreeSitter } from '../../src/symbols/sitter.js';
-import { extractTypeScript, loadTypeScript } from '../../src/symbols/typescript.js';
+import { extractTypeScript, loadTypeScript } from '../../src/symbols/lang/typescript.js';
 
 type Lang = 'typescript' | 'python' | 'go' | 'java' | 'rust';
 

@@ -13,7 +13,7 @@ import {
   rustModules,
   scriptImports,
 } from '../../src/symbols/imports.js';
-import { declarationHasRuntime, extractTypeScript, loadTypeScript } from '../../src/symbols/typescript.js';
+import { declarationHasRuntime, extractTypeScript, loadTypeScript } from '../../src/symbols/lang/typescript.js';
 import { extractChanged } from '../../src/symbols/extract.js';
 import { git, makeRepo, writeFiles } from '../helpers/git.js';
 

@@ -1,8 +1,8 @@
 // Symbols of TypeScript and JavaScript files, with the TypeScript compiler's parser.
 import { createRequire } from 'node:module';
 import type * as TS from 'typescript';
-import { scriptLexicalForm } from './lexical.js';
-import { lineStarts, MODULE, SymbolTable, toPiece, type FileSymbols } from './model.js';
+import { scriptLexicalForm } from '../lexical.js';
+import { lineStarts, MODULE, SymbolTable, toPiece, type FileSymbols } from '../model.js';
 
 type Ts = typeof TS;
 
@@ -106,7 +106,7 @@ export function isRuntimeStatement(ts: Ts, n: TS.Statement): boolean {
   if (declare || ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n) || ts.isEmptyStatement(n)) return false;
   if (ts.isImportDeclaration(n)) {
     const c = n.importClause;
-    if (c === undefined) return true; // `import './x'`: a side effect
+    if (c === undefined) return true; // `import '../x'`: a side effect
     if (c.isTypeOnly) return false;
     return (
       c.name !== undefined ||
