@@ -18,7 +18,7 @@ import { finishComparison, newComparison, type ComparisonState } from './compare
 import {
   compareJob,
   drainQueue,
-  isScript,
+  parsesInWorkers,
   JobQueue,
   loadParser,
   mergeComparison,
@@ -180,7 +180,7 @@ export async function extractChanged(input: ExtractChangedInput): Promise<Change
     // load the compiler while this thread reads the patch (see queueOrder).
     if (workers !== null && input.patchBytes.length >= minBytes / 4) {
       workers.start();
-      workers.load([...languagesNamed(input.patchBytes)].filter(isScript));
+      workers.load([...languagesNamed(input.patchBytes)].filter(parsesInWorkers));
     }
     return await extractApplied(input, label, base, apply, workers, minBytes, options);
   } finally {
@@ -209,7 +209,8 @@ async function extractApplied(
     if (language !== null && classifyFile(f, input.config) === 'production') languages.add(language);
   }
   const shared = workers?.started === true;
-  for (const language of languages) if (!shared || !isScript(language)) loadParser(language).catch(() => undefined);
+  for (const language of languages)
+    if (!shared || !parsesInWorkers(language)) loadParser(language).catch(() => undefined);
   const contents = parsed.value.empty ? new Map<PatchFile, FileContents>() : await apply.contents(parsed.value);
   // The temporary files go while the files are parsed.
   const closed = apply.close();

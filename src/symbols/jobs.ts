@@ -3,9 +3,7 @@
 import { SealgateError } from '../core/errors.js';
 import { compareFile, type ComparisonState } from './compare.js';
 import { decodeSource, type ExtractOptions, type FileSymbols } from './model.js';
-import { extractWithTreeSitter } from './sitter.js';
-import { getParser, isTreeSitter } from './treesitter.js';
-import { extractTypeScript, loadTypeScript } from './lang/typescript.js';
+import { extractorOf } from './extractors.js';
 
 /** One production file to compare, as plain data (it may cross to a worker thread). */
 export interface FileJob {
@@ -35,12 +33,12 @@ export type WorkerAnswer =
 
 export const WORKER_TAG = 'sealgate-symbols-worker';
 
-export const isScript = (language: string) => language === 'typescript' || language === 'javascript';
+/** Files of this language are parsed in the worker threads (the TypeScript compiler's). */
+export const parsesInWorkers = (language: string): boolean => extractorOf(language)?.inWorkers === true;
 
 /** Load the parser of `language` now, so that the first file does not wait for it. */
 export async function loadParser(language: string): Promise<void> {
-  if (isScript(language)) await loadTypeScript();
-  else if (isTreeSitter(language)) await getParser(language);
+  await extractorOf(language)?.load();
 }
 
 /** The symbols of one file's text (credit uses it on the base and the patched version of a file). */
@@ -51,9 +49,9 @@ export async function extractFile(
   options: ExtractOptions,
 ): Promise<FileSymbols> {
   const text = decodeSource(bytes);
-  if (isScript(language)) return extractTypeScript(await loadTypeScript(), path, text);
-  if (isTreeSitter(language)) return extractWithTreeSitter(language, text, options);
-  throw new SealgateError('E_INTERNAL', `no extractor for language "${language}"`);
+  const extractor = extractorOf(language);
+  if (extractor === null) throw new SealgateError('E_INTERNAL', `no extractor for language "${language}"`);
+  return extractor.extract(path, text, options);
 }
 
 /** Parse and compare one job's two sides; their trees are freed before it returns. */
@@ -140,9 +138,9 @@ const sizeOf = (j: FileJob) => (j.oldBytes?.length ?? 0) + (j.newBytes?.length ?
  */
 export function queueOrder(jobs: readonly FileJob[]): FileJob[] {
   const bySize = (a: FileJob, b: FileJob) => sizeOf(b) - sizeOf(a);
-  const front = jobs.filter((j) => !isScript(j.language)).sort(bySize);
+  const front = jobs.filter((j) => !parsesInWorkers(j.language)).sort(bySize);
   const back = jobs
-    .filter((j) => isScript(j.language))
+    .filter((j) => parsesInWorkers(j.language))
     .sort(bySize)
     .reverse();
   return [...front, ...back];
