@@ -1,9 +1,8 @@
 // Classification by what the code does, not only where it sits: a file under a test pattern
 // that production code imports (directly or through other such files) is production code.
 import { posix } from 'node:path';
+import type { SourceLanguage } from '../core/languages.js';
 import { loadTypeScript } from './lang/typescript.js';
-
-export type ImportLanguage = 'typescript' | 'javascript' | 'python' | 'go' | 'rust' | 'java';
 
 /** What a TS/JS file imports: static imports, `export ... from`, `require`, `import('literal')`, `import x = require()`. */
 export async function scriptImports(text: string): Promise<string[]> {
@@ -168,10 +167,33 @@ export function resolveJava(imp: string, javaFiles: readonly string[]): string[]
 export interface TreeFile {
   readonly path: string;
   /** null: a file of no import language (a JSON or other data file), reached but never read. */
-  readonly language: ImportLanguage | null;
+  readonly language: SourceLanguage | null;
   /** True when the path alone makes the file a test (it matches a test pattern). */
   readonly testByPath: boolean;
 }
+
+/** The tree a file's imports resolve in: every path, and the paths of one language. */
+interface ImportTree {
+  readonly all: ReadonlySet<string>;
+  readonly of: (language: SourceLanguage) => readonly string[];
+}
+
+/** The files of the tree one file imports, read by its language. */
+type ImportsOf = (path: string, text: string, tree: ImportTree) => Promise<string[]>;
+
+const scriptTargets: ImportsOf = async (path, text, tree) =>
+  (await scriptImports(text)).flatMap((spec) => resolveScript(path, spec, tree.all));
+
+/** One import reader per source language: a language without one does not compile. */
+const IMPORTS = {
+  typescript: scriptTargets,
+  javascript: scriptTargets,
+  python: (path, text, tree) =>
+    Promise.resolve(pythonImports(text).flatMap((imp) => resolvePython(path, imp, tree.of('python')))),
+  go: (_path, text, tree) => Promise.resolve(goImports(text).flatMap((imp) => resolveGo(imp, tree.of('go')))),
+  rust: (path, text, tree) => Promise.resolve(rustModules(path, text, tree.all)),
+  java: (_path, text, tree) => Promise.resolve(javaImports(text).flatMap((imp) => resolveJava(imp, tree.of('java')))),
+} as const satisfies Record<SourceLanguage, ImportsOf>;
 
 /**
  * Test-pattern files that production code imports, directly or through other such files,
@@ -181,11 +203,15 @@ export async function importedTestFiles(
   files: readonly TreeFile[],
   read: (path: string) => Promise<string | null>,
 ): Promise<Map<string, string>> {
-  const tree = new Set(files.map((f) => f.path));
   const byPath = new Map(files.map((f) => [f.path, f]));
-  const pyFiles = files.filter((f) => f.language === 'python').map((f) => f.path);
-  const goFiles = files.filter((f) => f.language === 'go').map((f) => f.path);
-  const javaFiles = files.filter((f) => f.language === 'java').map((f) => f.path);
+  const byLanguage = new Map<SourceLanguage, string[]>();
+  for (const f of files) {
+    if (f.language === null) continue;
+    const list = byLanguage.get(f.language);
+    if (list === undefined) byLanguage.set(f.language, [f.path]);
+    else list.push(f.path);
+  }
+  const tree: ImportTree = { all: new Set(files.map((f) => f.path)), of: (l) => byLanguage.get(l) ?? [] };
   const reached = new Map<string, string>();
   const todo = files.filter((f) => !f.testByPath).map((f) => f.path);
   const seen = new Set(todo);
@@ -195,17 +221,7 @@ export async function importedTestFiles(
     if (file.language === null) continue;
     const text = await read(path);
     if (text === null) continue;
-    const targets =
-      file.language === 'python'
-        ? pythonImports(text).flatMap((imp) => resolvePython(path, imp, pyFiles))
-        : file.language === 'go'
-          ? goImports(text).flatMap((imp) => resolveGo(imp, goFiles))
-          : file.language === 'rust'
-            ? rustModules(path, text, tree)
-            : file.language === 'java'
-              ? javaImports(text).flatMap((imp) => resolveJava(imp, javaFiles))
-              : (await scriptImports(text)).flatMap((spec) => resolveScript(path, spec, tree));
-    for (const t of targets) {
+    for (const t of await IMPORTS[file.language](path, text, tree)) {
       const target = byPath.get(t);
       if (target === undefined || seen.has(t)) continue;
       seen.add(t);

@@ -5,13 +5,11 @@
 // (a regex holding a quote, say) it can only make a form differ: the result is then "changed",
 // the fail-closed side. NUL marks where a nested symbol was cut out and counts as whitespace.
 
-export type LexLanguage = 'typescript' | 'javascript' | 'python' | 'go' | 'java' | 'rust';
-
 const isSpace = (c: number) =>
   c === 0 || c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11 || c === 0xa0 || c === 0xfeff;
 
 /** End of a quoted string starting at `i` (the quote), honouring backslash escapes. */
-function quoted(text: string, i: number, quote: string, multiline: boolean): number {
+export function quoted(text: string, i: number, quote: string, multiline: boolean): number {
   let k = i + quote.length;
   while (k < text.length) {
     const c = text[k];
@@ -88,30 +86,25 @@ function regexLiteralEnd(text: string, i: number): number {
   return k;
 }
 
-export function lexicalForm(
-  lang: LexLanguage,
-  text: string,
-  options: { docstringChanges: boolean } = { docstringChanges: false },
-): string {
+/** What a C-family language's text looks like to the lexical form: its strings and its comments. */
+export interface CLexis {
+  /** Block comments nest (Rust). */
+  readonly nestedComments: boolean;
+  /** A word of up to three letters before a quote or `#` may be a string's prefix (Rust's `r"`, `b'`, `r#"`). */
+  readonly stringPrefixes: boolean;
+  /** The end of the string or character literal that starts at `i`, or -1 where none does. */
+  readonly stringEnd: (text: string, i: number) => number;
+}
+
+/** A C-family text's lexical form (Go, Java, Rust): `//` and `/* *\/` comments dropped, strings whole. */
+export function lexicalForm(lexis: CLexis, text: string): string {
   const out: string[] = [];
   const n = text.length;
   let i = 0;
-  const python = lang === 'python';
-  const cStyle = !python;
-  // Python docstrings: a string that starts a logical line right after a line ending in ":" (or the text).
-  let depth = 0;
-  let lastSig = '';
-  let lineStart = true;
-  let afterColonLine = true;
-  let inDocstring = false;
   while (i < n) {
     const ch = text[i] as string;
     const c = text.charCodeAt(i);
     if (isSpace(c)) {
-      if (c === 10 && depth === 0) {
-        if (!lineStart) afterColonLine = lastSig === ':';
-        lineStart = true;
-      }
       i++;
       continue;
     }
@@ -120,30 +113,18 @@ export function lexicalForm(
       let k = i + 1;
       while (k < n && isWord(text.charCodeAt(k))) k++;
       const next = text[k];
-      if (!((python || lang === 'rust') && k - i <= 3 && (next === '"' || next === "'" || next === '#'))) {
+      if (!(lexis.stringPrefixes && k - i <= 3 && (next === '"' || next === "'" || next === '#'))) {
         out.push(text.slice(i, k));
-        lastSig = text[k - 1] as string;
-        lineStart = false;
-        inDocstring = false;
         i = k;
         continue;
       }
     }
-    if (python && ch === '\\' && (text[i + 1] === '\n' || text[i + 1] === '\r')) {
-      i += 2;
-      continue;
-    }
-    if (python && ch === '#') {
+    if (ch === '/' && text[i + 1] === '/') {
       while (i < n && text[i] !== '\n') i++;
       continue;
     }
-    if (cStyle && ch === '/' && text[i + 1] === '/') {
-      while (i < n && text[i] !== '\n') i++;
-      continue;
-    }
-    if (cStyle && ch === '/' && text[i + 1] === '*') {
-      if (lang === 'rust') {
-        // Rust block comments nest.
+    if (ch === '/' && text[i + 1] === '*') {
+      if (lexis.nestedComments) {
         let nest = 0;
         while (i < n) {
           if (text.startsWith('/*', i)) {
@@ -161,72 +142,14 @@ export function lexicalForm(
       }
       continue;
     }
-    // A JS regex literal, where a `/` cannot be division: skip it whole so its quotes are not strings.
-    if ((lang === 'typescript' || lang === 'javascript') && ch === '/' && regexAllowed(text, i, lastSig)) {
-      const k = regexLiteralEnd(text, i);
-      if (k > 0) {
-        out.push(text.slice(i, k));
-        i = k;
-        lastSig = '/';
-        lineStart = false;
-        continue;
-      }
-    }
     // String literals, kept whole.
-    let end = -1;
-    if (python) {
-      const m = /^[rRbBuUfF]{0,3}("""|'''|"|')/.exec(text.slice(i, i + 6));
-      if (m && !/\w/.test(text[i - 1] ?? '')) {
-        const q = m[1] as string;
-        end = quoted(text, i + m[0].length - q.length, q, q.length === 3);
-      }
-    } else if (lang === 'go' && ch === '`') {
-      // Go raw strings have no escapes.
-      const at = text.indexOf('`', i + 1);
-      end = at < 0 ? n : at + 1;
-    } else if (lang === 'java' && text.startsWith('"""', i)) {
-      end = quoted(text, i, '"""', true);
-    } else if (ch === '"' || (ch === '`' && lang !== 'java') || (ch === "'" && lang !== 'rust')) {
-      end = quoted(text, i, ch, ch === '`' || lang === 'rust');
-    } else if (lang === 'rust' && ch === "'") {
-      // A char literal ('a', '\n', '\u{1F600}'), not a lifetime ('a).
-      const m = /^'(?:\\(?:u\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{2}|.)|[^\\'\n])'/u.exec(text.slice(i, i + 12));
-      if (m) end = i + m[0].length;
-    } else if (lang === 'rust' && (ch === 'r' || ch === 'b') && !/\w/.test(text[i - 1] ?? '')) {
-      const m = /^b?r(#*)"/.exec(text.slice(i, i + 40));
-      if (m) {
-        const close = `"${m[1] ?? ''}`;
-        const at = text.indexOf(close, i + m[0].length);
-        end = at < 0 ? n : at + close.length;
-      }
-    }
+    const end = lexis.stringEnd(text, i);
     if (end > i) {
-      const docstring: boolean =
-        python && !options.docstringChanges && depth === 0 && ((lineStart && afterColonLine) || inDocstring);
-      if (!docstring) {
-        let lit = text.slice(i, end);
-        // Quote style is not behaviour (the token comparison agrees): 'x' reads as "x".
-        if (
-          (lang === 'typescript' || lang === 'javascript') &&
-          ch === "'" &&
-          !lit.includes('\\') &&
-          !lit.slice(1, -1).includes('"')
-        )
-          lit = `"${lit.slice(1, -1)}"`;
-        out.push(lit);
-      }
-      inDocstring = docstring;
+      out.push(text.slice(i, end));
       i = end;
-      lineStart = false;
-      lastSig = '"';
       continue;
     }
-    inDocstring = false;
-    if (ch === '(' || ch === '[' || ch === '{') depth++;
-    else if ((ch === ')' || ch === ']' || ch === '}') && depth > 0) depth--;
     out.push(ch);
-    lastSig = ch;
-    lineStart = false;
     i++;
   }
   return out.join('');

@@ -7,10 +7,6 @@ export type TreeSitterLanguage = 'python' | 'go' | 'java' | 'rust';
 
 export const TREE_SITTER_LANGUAGES: readonly TreeSitterLanguage[] = ['python', 'go', 'java', 'rust'];
 
-export function isTreeSitter(language: string): language is TreeSitterLanguage {
-  return (TREE_SITTER_LANGUAGES as readonly string[]).includes(language);
-}
-
 type Runtime = typeof import('web-tree-sitter');
 
 let runtime: Promise<Runtime> | undefined;

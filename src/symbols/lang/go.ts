@@ -1,6 +1,6 @@
 // Go's symbols: functions, methods (by their receiver's type), types, and variables bound to a function literal.
 import type { Node } from 'web-tree-sitter';
-import { lexicalForm } from '../lexical.js';
+import { lexicalForm, quoted, type CLexis } from '../lexical.js';
 import { bareTypeName, named, qualify, type Draft, type SitterLanguage, type SitterScan } from './scan.js';
 
 function topLevel(s: SitterScan, n: Node, owner: Draft): void {
@@ -27,11 +27,25 @@ function topLevel(s: SitterScan, n: Node, owner: Draft): void {
   }
 }
 
+/** Go's strings: raw strings in backquotes (no escapes), interpreted strings and runes. */
+const LEXIS: CLexis = {
+  nestedComments: false,
+  stringPrefixes: false,
+  stringEnd: (text, i) => {
+    const ch = text[i];
+    if (ch === '`') {
+      const at = text.indexOf('`', i + 1);
+      return at < 0 ? text.length : at + 1;
+    }
+    return ch === '"' || ch === "'" ? quoted(text, i, ch, false) : -1;
+  },
+};
+
 export const go: SitterLanguage = {
   grammar: 'go',
   indentBlocks: false,
   scan: (s) => {
     for (const c of named(s.root)) topLevel(s, c, s.module);
   },
-  lexical: (pieceText, options) => ({ form: lexicalForm('go', pieceText, options), exact: false }),
+  lexical: (pieceText) => ({ form: lexicalForm(LEXIS, pieceText), exact: false }),
 };

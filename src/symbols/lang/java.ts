@@ -1,6 +1,6 @@
 // Java's symbols: types and their members (methods, constructors, fields bound to a lambda), nested by type.
 import type { Node } from 'web-tree-sitter';
-import { lexicalForm } from '../lexical.js';
+import { lexicalForm, quoted, type CLexis } from '../lexical.js';
 import { named, qualify, type Draft, type SitterLanguage, type SitterScan } from './scan.js';
 
 const TYPES = new Set([
@@ -39,11 +39,22 @@ function members(s: SitterScan, body: Node, cls: Draft, q: string): void {
   }
 }
 
+/** Java's strings: text blocks (`"""`), strings and characters. */
+const LEXIS: CLexis = {
+  nestedComments: false,
+  stringPrefixes: false,
+  stringEnd: (text, i) => {
+    const ch = text[i];
+    if (text.startsWith('"""', i)) return quoted(text, i, '"""', true);
+    return ch === '"' || ch === "'" ? quoted(text, i, ch, false) : -1;
+  },
+};
+
 export const java: SitterLanguage = {
   grammar: 'java',
   indentBlocks: false,
   scan: (s) => {
     for (const c of named(s.root)) if (TYPES.has(c.type)) type(s, c, s.module, '');
   },
-  lexical: (pieceText, options) => ({ form: lexicalForm('java', pieceText, options), exact: false }),
+  lexical: (pieceText) => ({ form: lexicalForm(LEXIS, pieceText), exact: false }),
 };

@@ -1,6 +1,6 @@
 // Rust's symbols: functions, types, traits, modules and macros, with an impl's functions under its type; #[cfg(test)] items in none.
 import type { Node } from 'web-tree-sitter';
-import { lexicalForm } from '../lexical.js';
+import { lexicalForm, quoted, type CLexis } from '../lexical.js';
 import {
   bareTypeName,
   COMMENTS,
@@ -80,9 +80,33 @@ function item(s: SitterScan, n: Node, nodes: Node[], owner: Draft, q: string, im
   }
 }
 
+/** Rust's strings (over several lines), char literals (not lifetimes), raw and byte strings; its block comments nest. */
+const LEXIS: CLexis = {
+  nestedComments: true,
+  stringPrefixes: true,
+  stringEnd: (text, i) => {
+    const ch = text[i] as string;
+    if (ch === '"' || ch === '`') return quoted(text, i, ch, true);
+    if (ch === "'") {
+      // A char literal ('a', '\n', '\u{1F600}'), not a lifetime ('a).
+      const m = /^'(?:\\(?:u\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{2}|.)|[^\\'\n])'/u.exec(text.slice(i, i + 12));
+      return m ? i + m[0].length : -1;
+    }
+    if ((ch === 'r' || ch === 'b') && !/\w/.test(text[i - 1] ?? '')) {
+      const m = /^b?r(#*)"/.exec(text.slice(i, i + 40));
+      if (m) {
+        const close = `"${m[1] ?? ''}`;
+        const at = text.indexOf(close, i + m[0].length);
+        return at < 0 ? text.length : at + close.length;
+      }
+    }
+    return -1;
+  },
+};
+
 export const rust: SitterLanguage = {
   grammar: 'rust',
   indentBlocks: false,
   scan: (s) => items(s, s.root, s.module, '', null),
-  lexical: (pieceText, options) => ({ form: lexicalForm('rust', pieceText, options), exact: false }),
+  lexical: (pieceText) => ({ form: lexicalForm(LEXIS, pieceText), exact: false }),
 };
