@@ -494,7 +494,7 @@ export function detectStack(scan: RepoScan): Detection {
   }
   const unsupported = (stack: Stack, evidence: string, command: string[], junit: string[], how: string): Detection => {
     notes.push(
-      `${evidence}: supported today: changed symbols (sealgate symbols), the seal, the sealed run and the gate with any command that writes JUnit XML (${how}); not supported: the mutation oracle, so \`credit\` cannot credit ${stack === 'go' ? 'Go' : stack === 'rust' ? 'Rust' : 'Java'} symbols and the gate ends in E_CREDIT_MISSING for them`,
+      `${evidence}: supported today: changed symbols (sealgate symbols), the seal, the sealed run and the gate with any command that writes JUnit XML (${how}); not supported: the mutation oracle, so \`credit\` cannot credit ${STACKS[stack].uncredited ?? ''} symbols and the gate ends in E_CREDIT_MISSING for them`,
     );
     return { ...base, stack, evidence, command, junit };
   };
@@ -550,5 +550,29 @@ export function toDetectedConfig(d: Detection): Record<string, unknown> {
   };
 }
 
-/** Stacks whose suite `init` can run to prove the config (the others have no mutation oracle yet). */
-export const PROVABLE: ReadonlySet<Stack> = new Set<Stack>(['vitest', 'jest', 'node-test', 'mocha', 'pytest']);
+/** What `init` knows of a stack besides its command. */
+export interface StackInfo {
+  /** `init` can run its suite to prove the config (the others have no mutation oracle yet). */
+  readonly provable: boolean;
+  /** Its proof run tells where the src layout's packages were imported from (pytest's origin plugin). */
+  readonly importOrigins: boolean;
+  /** The name of its language, where the mutation oracle cannot credit its symbols. */
+  readonly uncredited: string | null;
+}
+
+/** One entry per stack: a stack without one does not compile. */
+export const STACKS = {
+  vitest: { provable: true, importOrigins: false, uncredited: null },
+  jest: { provable: true, importOrigins: false, uncredited: null },
+  'node-test': { provable: true, importOrigins: false, uncredited: null },
+  mocha: { provable: true, importOrigins: false, uncredited: null },
+  pytest: { provable: true, importOrigins: true, uncredited: null },
+  go: { provable: false, importOrigins: false, uncredited: 'Go' },
+  maven: { provable: false, importOrigins: false, uncredited: 'Java' },
+  gradle: { provable: false, importOrigins: false, uncredited: 'Java' },
+  rust: { provable: false, importOrigins: false, uncredited: 'Rust' },
+  unknown: { provable: false, importOrigins: false, uncredited: null },
+} as const satisfies Record<Stack, StackInfo>;
+
+/** Stacks whose suite `init` can run to prove the config. */
+export const PROVABLE: ReadonlySet<Stack> = new Set((Object.keys(STACKS) as Stack[]).filter((k) => STACKS[k].provable));

@@ -8,7 +8,7 @@ import { dependencyFolders, resolveOutput, runInFreshCopy, type Box } from '../s
 import { pinnedEnv } from '../runner/env.js';
 import type { CaseStatus, JunitCase } from '../runner/junit.js';
 import { parseTestReport } from '../runner/report.js';
-import type { Detection } from './detect.js';
+import { STACKS, type Detection } from './detect.js';
 
 /**
  * `sealgate init`'s proof run: the detected command, once, through the runner's execution
@@ -97,7 +97,7 @@ export async function proveSuite(req: ProofRequest): Promise<Proof> {
     const files = new Map<string, string>();
     // The origin plugin goes into the run's own copy; it writes where its packages came from to the run's /tmp.
     const tmpFiles: Record<string, string> = {};
-    if (d.stack === 'pytest' && d.srcPackages.length > 0) {
+    if (STACKS[d.stack].importOrigins && d.srcPackages.length > 0) {
       files.set(`${PLUGIN_DIR}/sealgate_init_origin.py`, ORIGIN_PLUGIN);
       const inside = posix.join(SANDBOX_WORK, PLUGIN_DIR);
       env['PYTHONPATH'] = env['PYTHONPATH'] ? `${inside}:${env['PYTHONPATH']}` : inside;

@@ -6,7 +6,7 @@ import { checkSchema } from '../../core/document.js';
 import { SealgateError, inputInvalid, usageError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/io.js';
 import { toJsonText } from '../../core/json.js';
-import { PROVABLE, detectStack, readRepoScan, toDetectedConfig, type Detection } from '../../init/detect.js';
+import { PROVABLE, STACKS, detectStack, readRepoScan, toDetectedConfig, type Detection } from '../../init/detect.js';
 import { CONFIG_PATH, WORKFLOW_PATH, WORKFLOW_YML } from '../../init/templates.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command, CommandContext } from '../context.js';
@@ -34,7 +34,7 @@ function addoptsHint(tail: string): string {
 async function prove(ctx: CommandContext, repo: string, d: Detection, timeoutMs: number): Promise<void> {
   const { installedCopies, proveSuite, runnerImports } = await import('../../init/prove.js');
   const say = (s: string): void => ctx.stderr(`init: ${s}\n`);
-  if (d.stack === 'pytest') {
+  if (STACKS[d.stack].importOrigins) {
     for (const [pkg, where] of Object.entries(installedCopies(repo, d.srcPackages, ctx.env))) {
       say(
         `an installed copy of ${pkg} is at ${where}; test.env PYTHONPATH=src puts src/${pkg} before it (the proof run below says which one the tests imported)`,
@@ -116,7 +116,7 @@ async function prove(ctx: CommandContext, repo: string, d: Detection, timeoutMs:
       `${failing.length} test(s) fail on the base tree (${p.cases.length} ran: ${c.passed} passed, ${c.failed} failed, ${c.error} error, ${c.skipped} skipped; failing: ${list(failing)}): the gate rejects a sealed run with a failing case (E_TESTS_FAILED), so every proposal would be rejected whatever it changes${p.tail ? `; the command's last output:\n${p.tail.replace(/^/gm, '    ')}` : ''}\nmake the suite pass on the base commit (install what it needs, or fix test.command or test.env in ${CONFIG_PATH} so that it runs only the tests), then run \`sealgate init --check\` to prove it`,
     );
   }
-  if (d.stack === 'pytest' && d.srcPackages.length > 0) {
+  if (STACKS[d.stack].importOrigins && d.srcPackages.length > 0) {
     for (const pkg of d.srcPackages) {
       const at = p.origins[pkg];
       if (at === undefined)
@@ -129,7 +129,7 @@ async function prove(ctx: CommandContext, repo: string, d: Detection, timeoutMs:
           `the tests imported ${pkg} from ${at}, not from src/${pkg}: they test another copy, not the tree the runner seals\nput src/ first (test.env PYTHONPATH in ${CONFIG_PATH}; or uninstall that copy), then run \`sealgate init --check\` to prove it`,
         );
     }
-  } else if (d.stack !== 'pytest') {
+  } else if (!STACKS[d.stack].importOrigins) {
     say(
       "production code: the tests import the project's files by relative path from the work tree (a runner that transforms modules, like vitest and jest, does not report the files it loaded)",
     );
