@@ -1,3 +1,4 @@
+// The schemas of credit.json and cases.json: what the credit step writes and the gate reads.
 import * as v from 'valibot';
 import { SANDBOX_KINDS } from '../config/schema.js';
 import { digestHex, gitObjectId, identifier, jobId, sha256, uniqueStrings } from '../core/fields.js';

@@ -1,5 +1,4 @@
-// Classification by what the code does, not only where it sits: a file under a test pattern
-// that production code imports (directly or through other such files) is production code.
+// Test-pattern files that production code imports are production code: the import graph, per language.
 import { posix } from 'node:path';
 import type { SourceLanguage } from '../core/languages.js';
 import { loadTypeScript } from './lang/typescript.js';

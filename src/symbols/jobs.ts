@@ -1,5 +1,4 @@
-// Parsing and comparing production files one at a time, in this thread or in worker threads
-// that take files from a queue shared with this one.
+// Parsing and comparing production files one at a time, here or in worker threads that share one queue.
 import { SealgateError } from '../core/errors.js';
 import { compareFile, type ComparisonState } from './compare.js';
 import { decodeSource, type ExtractOptions, type FileSymbols } from './model.js';

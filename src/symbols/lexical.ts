@@ -1,9 +1,4 @@
-// A quick lexical form of source text: comments and all whitespace dropped, string literals
-// kept whole. Two pieces whose lexical forms differ cannot have the same token sequence, so the
-// comparison needs no parse-tree walk for them; equal forms prove nothing (whitespace can
-// separate tokens) and go to the exact token comparison. Where this lexer misreads something
-// (a regex holding a quote, say) it can only make a form differ: the result is then "changed",
-// the fail-closed side. NUL marks where a nested symbol was cut out and counts as whitespace.
+// A quick lexical form of source text (comments and whitespace dropped, strings whole): equal forms go on to the token comparison.
 
 const isSpace = (c: number) =>
   c === 0 || c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11 || c === 0xa0 || c === 0xfeff;
@@ -164,13 +159,10 @@ export interface LexicalForm {
 const PY_STRING = /^[rRbBuUfF]{0,3}("""|'''|"|')/;
 
 /**
- * Python's token stream in the manner of its own tokenizer: comments dropped, a NEWLINE at
- * the end of each logical line, INDENT and DEDENT from the indentation stack (blank lines,
- * comment lines, bracketed and backslash-continued lines do not count), a space kept only
- * where two names or numbers would otherwise run together, docstrings dropped (the logical
- * line after an INDENT, or first in the text, made only of strings). `startColumn` is the
- * column the text starts at in its file. Not exact when an f-string holds a replacement field
- * (Python 3.12 lets those nest quotes) or the indentation is inconsistent.
+ * Python's token stream in the manner of its own tokenizer: comments dropped, NEWLINE, INDENT and
+ * DEDENT from the logical lines and the indentation stack, a space only where two names or numbers
+ * would run together, docstrings dropped. Not exact when an f-string holds a replacement field or
+ * the indentation is inconsistent. `startColumn`: the column the text starts at in its file.
  */
 export function pythonLexicalForm(
   text: string,

@@ -1,6 +1,4 @@
-// A worker thread of `extractChanged`: loads the parsers it is told of, compares the files it
-// takes from the back of the shared queue, then posts its comparison back (bundled on its own
-// as dist/bundle/parse-worker.cjs).
+// A worker thread of `extractChanged` (bundled as dist/bundle/parse-worker.cjs): parses the files it takes from the shared queue.
 import { parentPort, workerData } from 'node:worker_threads';
 import { newComparison } from './compare.js';
 import {

@@ -1,3 +1,4 @@
+// The schema of changed.json: the patch's files, its changed symbols and where each sits.
 import * as v from 'valibot';
 import { identifier, sha256, uniqueStrings } from '../core/fields.js';
 

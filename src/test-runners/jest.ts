@@ -69,7 +69,7 @@ export const jest: TestRunner = {
     ];
   },
   // A TypeScript config (`jest.config.ts`, or `--config x.ts`) loads through ts-node, which
-  // type-checks it first (about 2 s a run; the sealed run has checked it): transpile only.
+  // type-checks it first (the sealed run has checked it): transpile only.
   judgingEnv(command, testEnv, exists) {
     if (Object.keys(testEnv).some((k) => k.startsWith('TS_NODE_'))) return null;
     const rest = command.slice(argStart(command));

@@ -76,9 +76,8 @@ export const pytest: TestRunner = {
     }
     return [...command.slice(0, start), ...extra, ...kept];
   },
-  // Importing every installed plugin package at start (hypothesis's, pytest-benchmark) was about
-  // half of each narrowed run of r1chardj0n3s/parse; plugins named by `-p`, by `pytest_plugins`
-  // or in a conftest still load.
+  // No installed plugin package imported at start (hypothesis's, pytest-benchmark's); plugins
+  // named by `-p`, by `pytest_plugins` or in a conftest still load.
   judgingEnv(_command, testEnv) {
     if (Object.keys(testEnv).some((k) => k.startsWith('PYTEST_'))) return null;
     return {

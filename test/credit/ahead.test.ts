@@ -177,7 +177,7 @@ describe('the first round made beside the sealed run', { concurrency: false }, (
     await a.cancel();
     assert.ok(performance.now() - t0 < 60_000, 'cancel waited for the runs instead of ending them');
     assert.equal(await a.runs, null);
-    assert.equal(await a.made.then((m) => typeof m), 'string');
+    assert.equal(await a.key.then((m) => typeof m), 'string');
     assert.deepEqual(readdirSync(cache), []);
   });
 

@@ -339,9 +339,9 @@ describe('the judging queue with several workers', () => {
     assert.deepEqual([a?.m.id, b?.m.id], ['null1', 'revert']);
     q.finish(b as JudgingJob, ok(R, []));
     const c = q.take();
-    assert.deepEqual([c?.m.id, c?.ahead], ['b1', true]);
+    assert.deepEqual([c?.m.id, c?.speculative], ['b1', true]);
     const d = q.take();
-    assert.deepEqual([d?.m.id, d?.ahead], ['b2', true]);
+    assert.deepEqual([d?.m.id, d?.speculative], ['b2', true]);
     // b1 kills t1 and the null mutant passes: b2's place is decided as deferred and the credit
     // settles while b2 (taken ahead) still runs; no worker need wait for it.
     q.finish(c as JudgingJob, ok(B(1), ['t1']));

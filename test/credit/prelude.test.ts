@@ -24,7 +24,7 @@ function spied(p: CreditPrelude, args = p.args): { prelude: CreditPrelude; used:
   const drafted = {
     then: (ok: never, fail: never) => ((used = true), p.drafted.then(ok, fail)),
   } as unknown as CreditPrelude['drafted'];
-  return { prelude: { args, drafted, based: p.based, ahead: p.ahead }, used: () => used };
+  return { prelude: { args, drafted, baseCopy: p.baseCopy, ahead: p.ahead }, used: () => used };
 }
 
 describe('the credit prelude', { concurrency: false }, () => {

@@ -65,7 +65,7 @@ describe('the oracle and a base copy made ahead', { concurrency: false }, () => 
     return {
       root: ws.root,
       dispose: scratch.dispose,
-      made: preparedKey(repo.dir, repo.dir, ['calc.py'], SANDBOX_WORK, flip ? !noRewrite : noRewrite),
+      key: preparedKey(repo.dir, repo.dir, ['calc.py'], SANDBOX_WORK, flip ? !noRewrite : noRewrite),
       bytecode,
     };
   };

@@ -1,6 +1,4 @@
-// What the patch changed inside one symbol, at token level: the patched file's character
-// ranges of the changed tokens (where mutants may go) and the edits that put the symbol's
-// base version back (the revert mutant). Pure over the two texts and their symbol pieces.
+// What the patch changed inside one symbol, at token level: where mutants may go, and the edits of its revert.
 import type { Piece } from '../../symbols/model.js';
 import type { Edit } from './mutant.js';
 

@@ -1,3 +1,4 @@
+// Mutants as data: edits, ids, the probe and the revert, the null mutant and its camouflage, the seeded selection.
 import { createHmac, randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../core/ids.js';
 
@@ -126,16 +127,10 @@ export function holdsName(text: string, name: string): boolean {
 }
 
 /**
- * A real mutant (its revert or a behavioural one) carrying its symbol's null changes as well,
- * so that a null run differs from a real one only by what the real one changes: no comment,
- * no-op statement, line break or renamed local marks the null (a test that passed whenever it
- * saw one and failed on every other change would "kill" the real mutants and pass the nulls:
- * test/adversarial/null-camouflage.test.ts). `text` is the file the edits apply to. Where the
- * mutant replaces a range holding the renamed local, the rename goes into its text too when
- * that text holds the range's own text (a return value or a condition wrapped: the last such
- * place), and otherwise goes with the text it stood in (a statement deleted, the base version
- * put back). Null when the mutant cannot carry every part: its text still names the local (the
- * rename would miss it), or a part falls inside a range it replaces.
+ * A real mutant (the revert or a behavioural one) carrying its symbol's null changes too, so a
+ * null run differs from a real one only by what the real one changes. Where the mutant replaces a
+ * range holding the renamed local, the rename goes into its text when that text holds the range's
+ * own; null when the mutant cannot carry every part.
  */
 export function camouflage(m: Mutant, noise: readonly NullPart[], text: string): Mutant | null {
   if (noise.length === 0) return m;

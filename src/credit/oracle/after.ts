@@ -48,7 +48,7 @@ async function once(
     };
   }
   tally.done++;
-  tally.report();
+  tally.tell();
   return r;
 }
 

@@ -117,7 +117,7 @@ export class JudgingRuns {
   }
 
   /**
-   * One mutant's run against `against`, from the cache or made now; `made`: this very probe
+   * One mutant's run against `against`, from the cache or made now; `madeAhead`: this very probe
    * made ahead (AheadRound), taken instead of running it. Its failures count only on `against`.
    */
   async runMutant(
@@ -126,7 +126,7 @@ export class JudgingRuns {
     timeoutMs: number,
     against: readonly string[],
     logDir: string,
-    made?: TestRun,
+    madeAhead?: TestRun,
   ): Promise<MutantRun> {
     const k = this.key(m.id, command, m.edits);
     const hit = this.cache.read(k);
@@ -144,7 +144,7 @@ export class JudgingRuns {
       };
     }
     const run =
-      (m.kind === 'probe' ? asMadeWithin(made, timeoutMs) : null) ??
+      (m.kind === 'probe' ? asMadeWithin(madeAhead, timeoutMs) : null) ??
       (await this.runFresh(
         new Map([[m.path, applyEdits(this.original(m.path), m.edits)]]),
         command,

@@ -91,7 +91,7 @@ export class Judging {
         strict: byName !== null,
       });
     }
-    if (this.joined.size === this.plans.length) this.tally.report();
+    if (this.joined.size === this.plans.length) this.tally.tell();
   }
 
   /** The checked plans failed: every worker stops with their error. */

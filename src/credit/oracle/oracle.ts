@@ -15,13 +15,10 @@ import type { MutantRun, OracleOptions, OracleResult } from './types.js';
 import { runWorkers } from './workers.js';
 
 /**
- * The mutation oracle, phase by phase. 0: the speed-ups before any run (the base copy's byte
- * code, the first round made ahead), each taken only when made from the very same inputs.
- * 1: the first round: the control, with the trace (which tests enter which symbol; it never
- * judges) or, with fewer symbols than workers, every probe whole beside it. 2: the usable
- * tests: eligible ones that passed the control too. 3: the tests that reach each symbol: those
- * its probe (a throw on entry) fails, or those the trace named. 4: per symbol, its revert, null
- * mutant and behavioural mutants in a seeded order, each on its reaching tests. 5: the control
+ * The mutation oracle, phase by phase: 0 the speed-ups before any run, taken only when made from
+ * the very same inputs; 1 the first round (the control, with the trace or every probe beside it);
+ * 2 the usable tests; 3 the tests that reach each symbol (its probe, or the trace); 4 per symbol,
+ * its revert, null and behavioural mutants in a seeded order, on its reaching tests; 5 the control
  * again. Every run is made the same way (JudgingRuns), and cached.
  */
 export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOptions): Promise<OracleResult> {
@@ -33,26 +30,26 @@ export async function runOracle(plans: readonly SymbolPlan[], opts: OracleOption
     // 0. Byte code for the base copy (pycache.ts), and the first round made ahead: taken only when
     // made from every input this round would use, the base copy included; otherwise ended now,
     // before its copy can go.
-    const ready = opts.prepared === undefined ? null : await opts.prepared;
+    const madeAhead = opts.prepared === undefined ? null : await opts.prepared;
     let bytecode: PrecompileResult | null = null;
     if (opts.precompile !== false) {
       ({ bytecode, prepared } = await baseByteCode(
         plans.map((p) => p.path),
         opts,
         runs.env,
-        ready,
+        madeAhead,
         runs.baseRoot,
       ));
       if (prepared !== null) runs.useBase({ root: prepared.root, dispose: prepared.dispose });
     }
-    const taken = await takeAhead(opts.ahead, () => aheadKey(opts, prepared?.made ?? null));
-    if (prepared === null) ready?.dispose();
+    const taken = await takeAhead(opts.ahead, () => aheadKey(opts, prepared?.key ?? null));
+    if (prepared === null) madeAhead?.dispose();
     const plan = planOracle(plans, opts, taken.runs === null ? null : taken.probes !== null ? 'probes' : 'trace');
     const probesFirst = plan.firstRound === 'probes-and-control';
 
     // 1. The first round.
     tally.total = plan.runs;
-    tally.report();
+    tally.tell();
     if (probesFirst) tally.total += plans.length - 1;
     const first = await runFirstRound(plans, opts, runs, plan.firstRound, taken, tally);
 

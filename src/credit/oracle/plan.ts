@@ -5,16 +5,10 @@ import { judgingRuns, type SymbolPlan } from '../mutants/plan.js';
 import { probesFirst } from '../runs/round.js';
 
 /**
- * The seeded order of a symbol's judging runs, the same for the same seed. The null mutants sit
- * where a seeded shuffle of every run puts them, so each is as likely to come first as any other
- * run; the slots left hold the real mutants, the revert first and then the behavioural ones in
- * the seed's order. Under `require: "change"` any real mutant's kill earns the symbol, so no
- * test gains by knowing which real mutant a slot holds: what a test could exploit (telling a
- * null run from the others by its place) is exactly what a shuffle of every run gives. Putting
- * the revert first means a tested change is usually settled by its revert and its null mutant,
- * and its behavioural mutants never have to run (mayDefer). Where only the revert can earn
- * (require "revert" on a modified symbol; its behavioural mutants are moot), the revert and the
- * null mutants are shuffled among themselves, so a null is as likely as the revert to come first.
+ * The seeded order of a symbol's judging runs: the null mutants where a seeded shuffle of every
+ * run puts them (each as likely to come first as any other run), the other slots the revert first
+ * and then the behavioural mutants in the seed's order. With `revert-and-nulls` (only the revert
+ * can earn) the revert and the nulls are shuffled among themselves.
  */
 export function judgingOrder(
   seed: string,

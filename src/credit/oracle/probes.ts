@@ -39,7 +39,7 @@ export function reachOf(
       probes.set(sym, run);
       if (run.failed.length > 0) tally.kills++;
     }
-    tally.report();
+    tally.tell();
     return { probes, traced };
   }
   const reach = first.traced.reach;
@@ -52,7 +52,7 @@ export function reachOf(
     traced.set(p.symbol, tests);
     tally.done++;
   }
-  if (traced.size > 0) tally.report();
+  if (traced.size > 0) tally.tell();
   return { probes, traced };
 }
 

@@ -19,7 +19,7 @@ export class Tally {
     this.t0 = now();
   }
 
-  report(): void {
+  tell(): void {
     const elapsedMs = this.now() - this.t0;
     this.progress?.({
       phase: this.phase,
@@ -35,6 +35,6 @@ export class Tally {
   finish(): void {
     this.phase = 'done';
     this.total = this.done;
-    this.report();
+    this.tell();
   }
 }

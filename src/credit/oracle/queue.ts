@@ -76,8 +76,8 @@ export interface JudgingJob {
   readonly at: number;
   /** The symbol's generation when the run was taken (see restart). */
   readonly gen: number;
-  /** Taken ahead of its place's decision (it may turn out not to be needed). */
-  readonly ahead: boolean;
+  /** Taken before its place is decided, by speculation (it may turn out not to be needed). */
+  readonly speculative: boolean;
 }
 
 /** A symbol's judging work: its plan, the tests that reach it, and its seeded order. */
@@ -88,19 +88,11 @@ export interface JudgingItem {
 }
 
 /**
- * The judging runs of every symbol, handed out one at a time (pure: no run is made here).
- * Each symbol's order is decided place by place, each place from the runs before it only:
- * a behavioural mutant with no test left to fail is left out, one is put off once a clean
- * test earned the symbol (mayDefer), and a symbol whose order is decided without settling its
- * credit gets its deferred mutants back. So the runs that count, and the credit, are those one
- * worker would get, whatever the number of workers and whichever run ends first.
- *
- * `take` hands out, from the symbol with the fewest runs under way: first the run its next
- * undecided place needs, then any revert or null mutant not yet started (they always count);
- * and, where a worker would otherwise wait, a behavioural mutant ahead of its place's decision
- * while the credit is not settled and its symbol's revert (if it has one) has ended failing no
- * test, so the mutant is likely needed. A run taken ahead counts only if its place, decided in
- * turn, needs it. `finish` records a run's result.
+ * The judging runs of every symbol, handed out one at a time (pure: no run is made here). Each
+ * place of a symbol's order is decided from the runs before it only, so the runs that count, and
+ * the credit, are those one worker would get, whatever the workers and whichever run ends first.
+ * `take` hands out the run a place needs, else a speculative one where a worker would wait (it
+ * counts only if its place turns out to need it); `finish` records a run's result.
  */
 export class JudgingQueue {
   /** Runs left out because every reaching test had already failed. */
@@ -113,7 +105,7 @@ export class JudgingQueue {
   constructor(
     items: readonly JudgingItem[],
     private readonly require: 'change' | 'revert',
-    private readonly ahead = true,
+    private readonly speculate = true,
   ) {
     for (const i of items) this.add(i);
   }
@@ -246,11 +238,11 @@ export class JudgingQueue {
     if (r.mutant.kind === 'revert' || !revertOnly(this.require, w.plan)) for (const t of r.failed) w.earners.add(t);
   }
 
-  private hand(w: SymbolWork, at: number, ahead: boolean): JudgingJob {
+  private hand(w: SymbolWork, at: number, speculative: boolean): JudgingJob {
     const m = w.order[at] as Mutant;
     w.started.add(m.id);
     w.running++;
-    return { symbol: w.plan.symbol, m, against: w.reached, at, gen: w.gen, ahead };
+    return { symbol: w.plan.symbol, m, against: w.reached, at, gen: w.gen, speculative };
   }
 
   take(): JudgingJob | null {
@@ -264,7 +256,7 @@ export class JudgingQueue {
         if ((m.kind === 'null' || m.kind === 'revert') && !w.started.has(m.id)) return this.hand(w, at, false);
       }
     }
-    if (!this.ahead) return null;
+    if (!this.speculate) return null;
     // Ahead of its decision: a behavioural mutant of a symbol whose revert has ended (or that
     // has none) with the credit not settled, so the mutant is likely needed.
     for (const w of bySlack) {

@@ -34,7 +34,7 @@ async function probe(x: WorkerContext, p: SymbolPlan, logDir: string): Promise<v
     x.reach.probes.set(p.symbol, r);
     x.tally.done++;
     if (r.failed.length > 0) x.tally.kills++;
-    x.tally.report();
+    x.tally.tell();
   } finally {
     x.judging.probesRunning--;
   }
@@ -58,7 +58,7 @@ async function judge(x: WorkerContext, job: JudgingJob, logDir: string): Promise
   x.judging.queue.finish(job, r);
   x.tally.done++;
   if (r.status === 'ok' && r.failed.length > 0 && job.m.kind !== 'null') x.tally.kills++;
-  x.tally.report();
+  x.tally.tell();
 }
 
 /** Run `slots` workers until every probe, judging run and the control after are done; the control after, or null. */

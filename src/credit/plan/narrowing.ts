@@ -25,15 +25,10 @@ export function narrowFor(
 }
 
 /**
- * The tests of `tests` that the trace's targets name: a pytest node id, the test with that
- * node id; a file and a name (jest's and vitest's current test name), the one test of that file
- * whose full name it is; a jest or vitest test file alone (a symbol entered while no test of it
- * ran: the file loading or being collected, a hook of no test), every test of that file, as its
- * probe gives them (a throw while a file loads or is collected fails every test of the file; a
- * test file is loaded on its own, its modules with it). Null when a target is a whole node:test
- * file (its probe tells its tests apart), a pytest target without a node id, a name that none
- * of them has or more than one could have, or a file with a test that cannot be named exactly
- * (toNamePattern): the oracle runs the probe then.
+ * The tests of `tests` the trace's targets name one by one: a pytest node id's test; a file and a
+ * name (jest's and vitest's current test name), the one test of that file with that full name; a
+ * jest or vitest file alone (entered while it loaded), every test of that file. Null when a target
+ * cannot be told so (a node:test file, a name no test or two tests have): then the probe runs.
  */
 export function testsOfTargetsFor(
   sources: ReadonlyMap<string, CaseSource>,

@@ -3,11 +3,9 @@ import { applyEdits, revertMutant, type Edit, type Mutant, type Noise, type Symb
 import { mutantsOf } from '../lang/index.js';
 
 /**
- * The revert for a symbol whose null changes fall inside what its revert puts back (a body the
- * patch rewrote whole, where the null's comment, no-op and renamed local go): the base version
- * put back with the null changes the mutator makes on the base version itself, under the same
- * noise (the same comment word and renamed-local suffix), as one edit of the patched file. So
- * it still carries what marks a null run, and the tests must tell it by what it changes. Null
+ * The revert of a symbol whose null changes fall inside what its revert puts back (a body the
+ * patch rewrote whole): the base version with the null changes the mutator makes on it under the
+ * same noise, as one edit of the patched file, so it still carries what marks a null run. Null
  * when the base version takes none of them either.
  */
 export async function ownNoiseRevert(

@@ -273,12 +273,10 @@ async function draftSymbol(
 }
 
 /**
- * planSymbols in two parts: `drafts` at once (every symbol's probe, trace, null mutant and
- * change, no behavioural mutant or revert yet), and `judged`, the plans with their valid
- * mutants, which the validity checks (TypeScript's type check: seconds) make while the first
- * runs go on. The oracle runs the trace, the control and the probes on the drafts, and judges
- * with the plans. `judged` never rejects unhandled: await it. `noiseKey` writes the null
- * changes (noiseFor); the credit step's comes from noiseKeyFor, a fresh random one otherwise.
+ * planSymbols in two parts: `drafts` at once (every symbol's probe, trace, null mutant and change),
+ * and `judged`, the plans with their revert and valid behavioural mutants, which the validity
+ * checks make while the first runs go on. `judged` never rejects unhandled: await it. `noiseKey`
+ * writes the null changes (noiseFor): the credit step's comes from noiseKeyFor.
  */
 export async function draftSymbols(
   repo: string,

@@ -22,7 +22,7 @@ export interface RoundRuns {
   /** These very runs made ahead (AheadRound), by key: taken as this round's own runs. */
   readonly ahead?: ReadonlyMap<string, RunRecord>;
   /** Told of every run really made (not a cache hit, not taken from `ahead`, not ended by `signal`). */
-  readonly made?: (key: string, v: RunRecord) => void;
+  readonly onRecord?: (key: string, v: RunRecord) => void;
   readonly signal?: AbortSignal;
   /** Where the control's runner caches go (keepRunnerCaches), for the runs after the first round. */
   readonly keepTmp?: string;
@@ -34,7 +34,7 @@ export interface RoundRuns {
 export function recordFinished(c: RoundRuns, key: string, v: RunRecord): void {
   if (c.signal?.aborted === true) return;
   c.cache.write(key, v);
-  c.made?.(key, v);
+  c.onRecord?.(key, v);
 }
 
 /**

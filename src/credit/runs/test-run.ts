@@ -1,3 +1,4 @@
+// One test run of the tree in a fresh sandboxed copy, read into its cases: every credit run goes through it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,12 +36,10 @@ export const TRACE_FILE = 'sealgate-trace.txt';
 const MAX_TRACE_BYTES = 64 * 1024 * 1024;
 
 /**
- * Run the test command in a fresh copy of a workspace, inside the sandbox: pinned env, hard
- * timeout, output discarded. Only exit 0 or 1 (or 2, pytest's "interrupted" after collection
- * errors) with every JUnit file present and well-formed is a usable run; a timeout, a signal,
- * another exit status (a usage error) or a missing report is not. With `trace`,
- * SEALGATE_TRACE_FILE names a file in the run's /tmp. `files` (a mutant's) are written over
- * the fresh copy, so `ws` itself is never changed.
+ * Run the test command in a fresh copy of `ws` inside the sandbox (pinned env, hard timeout).
+ * Usable only with exit 0, 1 or 2 (pytest's "interrupted" after collection errors) and every
+ * report present and well-formed. `files` (a mutant's) are written over the copy; with `trace`,
+ * SEALGATE_TRACE_FILE names a file in the run's /tmp.
  */
 export async function runTestCommand(
   ws: string,

@@ -1,3 +1,4 @@
+// The spec's property_credit rule over a case file, and the credit id.
 import { digestsEqual, sha256Hex } from '../../core/ids.js';
 import { toJsonText } from '../../core/json.js';
 import type { Case } from '../schema.js';

@@ -1,3 +1,4 @@
+// The credit from the oracle's observations: each changed symbol's evidence, the case file and credit.json.
 import type { TautologyRule } from '../tests/classify.js';
 import { propertyCredit, toCreditId } from './rule.js';
 import type { MutantRun } from '../oracle/types.js';

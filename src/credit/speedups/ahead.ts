@@ -15,12 +15,12 @@ import type { PreparedBase } from './prepared.js';
 /**
  * The oracle's first round (the control, and the trace or the probes) made by the credit prelude
  * while the sealed run goes on: no input of these runs is a test result. The oracle takes their
- * results as its own runs only when it would make the very same runs (`made`, aheadKey, the
+ * results as its own runs only when it would make the very same runs (`key`, aheadKey, the
  * base copy included), and ends them otherwise (`cancel`).
  */
 export interface AheadRound {
   /** aheadKey of its runs, once their base copy is known; null when it makes none. */
-  readonly made: Promise<string | null>;
+  readonly key: Promise<string | null>;
   /** The runs it really made (neither cache hits nor ended ones), by cache key; null when it made none. Never rejects. */
   readonly runs: Promise<ReadonlyMap<string, RunRecord> | null>;
   /**
@@ -48,7 +48,7 @@ export interface AheadOptions {
   readonly workers?: number;
 }
 
-/** Every input of the first round's runs besides those their cache keys hold: the tree, its dependencies, the reports, the whole environment, the sandbox, the time limit, the cache, and the base copy's byte code (PreparedBase.made, or null). */
+/** Every input of the first round's runs besides those their cache keys hold: the tree, its dependencies, the reports, the whole environment, the sandbox, the time limit, the cache, and the base copy's byte code (PreparedBase.key, or null). */
 export function aheadKey(o: AheadOptions, prepared: string | null): string {
   return JSON.stringify([
     'sealgate-ahead-v1',
@@ -77,18 +77,18 @@ export const AHEAD_NICE = 10;
  * A run made ahead, as the oracle's own run with `timeoutMs` would have ended: a timeout when it
  * took longer; none (run it again) when it was stopped by its own shorter limit first.
  */
-export function asMadeWithin(made: TestRun | undefined, timeoutMs: number): TestRun | null {
-  if (made === undefined) return null;
-  if (made.durationMs > timeoutMs)
+export function asMadeWithin(run: TestRun | undefined, timeoutMs: number): TestRun | null {
+  if (run === undefined) return null;
+  if (run.durationMs > timeoutMs)
     return {
       status: 'timeout',
       detail: `timed out after ${Math.round(timeoutMs)} ms`,
-      durationMs: made.durationMs,
+      durationMs: run.durationMs,
       cases: [],
-      cwd: made.cwd,
+      cwd: run.cwd,
       trace: null,
     };
-  return made.status === 'timeout' ? null : made;
+  return run.status === 'timeout' ? null : run;
 }
 
 /** What the oracle takes of a first round made ahead: its runs and probes when made with `key`, else nothing, the round ended. */
@@ -103,7 +103,7 @@ export interface AheadTaken {
 export async function takeAhead(round: Promise<AheadRound | null> | undefined, key: () => string): Promise<AheadTaken> {
   if (round === undefined) return { use: null, runs: null, probes: null };
   const ahead = await round.catch(() => null);
-  const made = ahead === null ? null : await ahead.made;
+  const made = ahead === null ? null : await ahead.key;
   let runs: ReadonlyMap<string, RunRecord> | null = null;
   let probes: ReadonlyMap<string, TestRun> | null = null;
   if (ahead !== null && made !== null && made === key()) {
@@ -126,22 +126,22 @@ export function startAhead(
   prepared: Promise<PreparedBase | null> | null,
 ): AheadRound {
   const stop = new AbortController();
-  let setMade: (m: string | null) => void = () => undefined;
-  const made = new Promise<string | null>((r) => (setMade = r));
+  let setKey: (m: string | null) => void = () => undefined;
+  const key = new Promise<string | null>((r) => (setKey = r));
   let probeRuns: Map<string, TestRun> | null = null;
   const cache = fileCache(o.cacheDir);
   const runs = (async (): Promise<ReadonlyMap<string, RunRecord> | null> => {
     const scratch = makeScratch();
     try {
       let root: string;
-      let preparedMade: string | null = null;
+      let preparedKey: string | null = null;
       if (prepared !== null) {
         const b = await prepared.catch(() => null);
         if (b === null || stop.signal.aborted) return null;
         root = b.root;
-        preparedMade = b.made;
+        preparedKey = b.key;
       } else root = makeWorkspace(o.workTree, scratch.dir, o.depsFrom ?? o.workTree).root;
-      setMade(aheadKey(o, preparedMade));
+      setKey(aheadKey(o, preparedKey));
       const env = o.fastEnv ? { ...o.env, ...o.fastEnv } : o.env;
       const out = new Map<string, RunRecord>();
       const c: RoundRuns = {
@@ -151,7 +151,7 @@ export function startAhead(
         key: keyer(o.cacheSalt, o.command, o.fastEnv ? env : null),
         baseRoot: () => root,
         scratch: scratch.dir,
-        made: (k, v) => out.set(k, v),
+        onRecord: (k, v) => out.set(k, v),
         signal: stop.signal,
         nice: AHEAD_NICE,
       };
@@ -188,12 +188,12 @@ export function startAhead(
     } catch {
       return null;
     } finally {
-      setMade(null);
+      setKey(null);
       scratch.dispose();
     }
   })();
   return {
-    made,
+    key,
     runs,
     probes: runs.then((r) => (r === null ? null : probeRuns)),
     cancel: async () => {

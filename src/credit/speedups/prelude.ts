@@ -17,12 +17,9 @@ import { type Drafted, draftSymbols } from '../plan/symbols.js';
 import { creditRunEnv, fastEnvFor, openCreditBox, creditCacheSalt } from '../runs/setup.js';
 
 /**
- * The mutants of a runner job's changed symbols, drafted and checked (parse, compile, type
- * check) ahead, while the sealed run goes on: `sealgate runner` starts it once the symbols are
- * extracted, and the credit step uses it instead of drafting again when `args` (every input
- * of the drafting: the tree, changed.json's bytes, the budget, the seed, the base, whether the
- * runner type-checks and the command that decided it) is the one it computes itself. It reads
- * the pristine tree and git only; it runs nothing of the tree, and no test result reaches it.
+ * The credit step's mutants drafted and checked while the sealed run goes on (started by the
+ * runner job once the symbols are extracted). The credit step uses them only when `args`, every
+ * input of the drafting, is the one it computes itself. It reads the pristine tree and git only.
  */
 export interface CreditPrelude {
   readonly args: string;
@@ -32,7 +29,7 @@ export interface CreditPrelude {
    * step 0, pycache.ts), which the oracle takes only when it would make the very same
    * (PreparedBase); null otherwise. Whoever ends up not using it disposes of it (disposePrelude).
    */
-  readonly based: Promise<PreparedBase | null>;
+  readonly baseCopy: Promise<PreparedBase | null>;
   /**
    * The oracle's first round (the control, and the trace or the probes) started on the drafts
    * while the sealed run goes on (startAhead), when the caller said how the credit step's runs are made
@@ -58,7 +55,7 @@ export async function disposePrelude(p: CreditPrelude | null | undefined): Promi
   if (!p) return;
   // Its runs first: they may be running in the copy.
   await (await p.ahead.catch(() => null))?.cancel();
-  const b = await p.based.catch(() => null);
+  const b = await p.baseCopy.catch(() => null);
   b?.dispose();
 }
 
@@ -101,11 +98,9 @@ export function startCreditPrelude(
       (d) => d.judged.catch(() => undefined),
       () => undefined,
     );
-    // Python: the copy every credit run is copied from, with its byte code (about 0.45 s on
-    // r1chardj0n3s/parse), made now too. What the oracle would compute from its own command
-    // and environment decides whether it is used (preparedKey); a guess that differs costs
-    // only the copy.
-    const based = drafted.then((d) =>
+    // The base copy with its byte code (Python), made now too; the oracle takes it only when it
+    // would make the very same (preparedKey): a guess that differs costs only the copy.
+    const baseCopy = drafted.then((d) =>
       makePreparedBase(
         root,
         repo,
@@ -114,7 +109,7 @@ export function startCreditPrelude(
         [...cheapCommand(command), ...Object.values(config.test.env ?? {})],
       ),
     );
-    based.catch(() => undefined);
+    baseCopy.catch(() => undefined);
     // The oracle's first round needs no test result either: where the sealed run keeps to one
     // process (runsInOneProcess), it starts on the drafts and runs beside it, on the idle cores.
     const ahead =
@@ -126,11 +121,11 @@ export function startCreditPrelude(
               : startAhead(
                   d.drafts,
                   aheadOptions(repo, tree, config, params, changed, runs),
-                  byteCodeFor(d.drafts.map((p) => p.path)) !== null ? based : null,
+                  byteCodeFor(d.drafts.map((p) => p.path)) !== null ? baseCopy : null,
                 ),
           );
     ahead.catch(() => undefined);
-    return { args, drafted, based, ahead };
+    return { args, drafted, baseCopy, ahead };
   } catch {
     return null;
   }

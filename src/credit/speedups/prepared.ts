@@ -8,14 +8,15 @@ import { makeScratch, makeWorkspace } from '../runs/test-run.js';
 
 /**
  * A copy of the tree with its byte code already made (the credit prelude makes it while the
- * sealed run goes on), and what it was made from (`key`, preparedKey). The oracle uses it as
+ * sealed run goes on). The oracle uses it as
  * the copy every run is copied from only when it would make the very same; otherwise it
  * disposes of it and makes its own.
  */
 export interface PreparedBase {
   readonly root: string;
   readonly dispose: () => void;
-  readonly made: string;
+  /** What it was made from (preparedKey). */
+  readonly key: string;
   readonly bytecode: PrecompileResult;
 }
 
@@ -44,7 +45,7 @@ export interface ByteCodeInputs {
 /**
  * Byte code for every file of the base copy that no run changes, before any run (a language's
  * byte-code step: Python's), so every judging run finds the same byte code (none for a file a
- * mutant changes) and none compiles the rest again: the copy made ahead (`ready`) when made from
+ * mutant changes) and none compiles the rest again: the copy made ahead (`madeAhead`) when made from
  * the very inputs this step would use (the copy's config files are the tree's), else made now
  * in `baseRoot()`. Null `bytecode` when no changed file's language has such a step.
  */
@@ -52,7 +53,7 @@ export async function baseByteCode(
   paths: readonly string[],
   o: ByteCodeInputs,
   env: Readonly<Record<string, string>>,
-  ready: PreparedBase | null,
+  madeAhead: PreparedBase | null,
   baseRoot: () => string,
 ): Promise<{ bytecode: PrecompileResult | null; prepared: PreparedBase | null }> {
   const byteCode = byteCodeFor(paths);
@@ -60,17 +61,17 @@ export async function baseByteCode(
   const cwd = fixedCwd(o.sandbox);
   const depsFrom = o.depsFrom ?? o.workTree;
   if (
-    ready !== null &&
-    ready.made ===
+    madeAhead !== null &&
+    madeAhead.key ===
       preparedKey(
         o.workTree,
         depsFrom,
         byteCode.files,
         cwd,
-        byteCode.step.configured(ready.root, [...o.command, ...Object.values(env)]),
+        byteCode.step.configured(madeAhead.root, [...o.command, ...Object.values(env)]),
       )
   )
-    return { bytecode: ready.bytecode, prepared: ready };
+    return { bytecode: madeAhead.bytecode, prepared: madeAhead };
   const root = baseRoot();
   const bytecode = await byteCode.step.precompile(root, byteCode.files, {
     cwd,
@@ -105,7 +106,7 @@ export async function makePreparedBase(
     return {
       root: ws.root,
       dispose: scratch.dispose,
-      made: preparedKey(root, repo, byteCode.files, cwd, noRewrite),
+      key: preparedKey(root, repo, byteCode.files, cwd, noRewrite),
       bytecode,
     };
   } catch (err) {

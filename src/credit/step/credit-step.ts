@@ -245,7 +245,7 @@ async function judgeSymbols(
         cacheSalt: creditCacheSalt(inputs.digest, inputs.patchSha, inputs.changed.base),
         ...(opts.progress ? { progress: opts.progress } : {}),
         // A prelude that failed to make its copy leaves the oracle to make its own, as without one.
-        ...(fromPrelude !== null ? { prepared: fromPrelude.based.catch(() => null), ahead: fromPrelude.ahead } : {}),
+        ...(fromPrelude !== null ? { prepared: fromPrelude.baseCopy.catch(() => null), ahead: fromPrelude.ahead } : {}),
       });
     }
   } finally {

@@ -1,9 +1,4 @@
-/**
- * The static tautology classifier's shared judgement. The language front ends (TS/JS via
- * the TypeScript API, Python via tree-sitter) reduce each test to its assertions; this file
- * decides, from those alone, whether the test can fail at all.
- */
-
+// A test's static verdict from its assertions: whether it can fail at all (the tautology rules).
 export const TAUTOLOGY_RULES = [
   'skipped',
   'no-assertion',

@@ -13,12 +13,9 @@ const READ_CALL = /\b(?:readFileSync|readFile|createReadStream|openSync|openAsBl
 
 /**
  * Why a test file reads the text of one of the patch's production files, or null: it calls a
- * file-reading function and names one of those files (by its file name, at the end of a quoted
- * string) outside its imports and mocks. Such a test tells the file's bytes apart, not its
- * behaviour: it "kills" every mutant, and a comparison that normalises away the null mutant's
- * changes (comments, no-ops, line breaks, a renamed local) would pass that too. Textual and
- * static (a name built at run time gets past it, as `fn.toString()` spelt indirectly gets past
- * the classifier); every test of the file earns nothing.
+ * file-reading function and names one of them at the end of a quoted string outside its imports
+ * and mocks. Such a test tells the file's bytes apart, not its behaviour, so none of its tests
+ * earns anything. Textual and static: a name built at run time gets past it.
  */
 export function readsProductionSource(text: string, productionFiles: readonly string[]): string | null {
   let code = text;
@@ -44,12 +41,9 @@ const SPELT_AS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * The names a string may give a production file by, each with what must come before it: the
- * file's own name (after a quote or a slash); for a TS/JS file, also the spelling an import
- * uses for it (`pricing.js` for pricing.ts, which `import.meta.resolve` or `require.resolve`
- * turns into the file's path) and its name without an extension at the end of a relative
- * module path (`'../src/pricing'`, as `require.resolve` takes it; not a URL route such as
- * `'/pricing'`, which a test file that also reads a fixture may well hold).
+ * The names a string may give a production file by, each with what must come before it: its own
+ * name; for a TS/JS file also the spelling an import uses (`pricing.js` for pricing.ts) and its
+ * name without an extension at the end of a relative module path (`'../src/pricing'`).
  */
 function namesOf(name: string): [string, string][] {
   const quoteOrSlash = '[\'"`/\\\\]';

@@ -1,3 +1,4 @@
+// Python's tests read and classified with tree-sitter: each test's assertions, its skips, and what classes inherit.
 import type { Node } from 'web-tree-sitter';
 import { posix } from 'node:path';
 import { getParser } from '../../../symbols/treesitter.js';
@@ -770,17 +771,10 @@ function linearize(
 }
 
 /**
- * The tests classes inherit, in one file or across test files: pytest runs a mixin's tests
- * (`class CacheTest(TestCase, CacheTestMixin)`, the mixin in tests/__init__.py) as the collected
- * class's own (`tests/test_cache.py::CacheTest::test_x`), and collects a class whose TestCase
- * base another test file defines. Every top-level class with a base in a test file gets its
- * tests anew: each test name from the first class of its method resolution order that defines
- * it (linearize: what Python runs), its verdict made from that body and file, under the
- * collecting class's skip decorators. A base in no test file adds nothing: a test only it
- * defines stays undefined, and so does every test of a class whose order Python would refuse.
- * Where the order holds an opaque base, which may define any test name and whose own bases
- * may put it before any class but the first base, only the class's own tests are read: every
- * inherited one is `opaque-base` (test/adversarial/opaque-base.test.ts).
+ * The tests classes inherit, in one file or across test files, as pytest runs them: each test
+ * name from the first class of the method resolution order that defines it (linearize), under
+ * the collecting class's skips. A base in no test file adds nothing; where the order holds a base
+ * the classifier cannot read, every inherited test is `opaque-base`.
  */
 export function linkPyModules(modules: readonly PyModule[], tests: readonly TestSource[]): TestSource[] {
   const byPath = new Map(modules.map((m) => [m.path, m] as const));

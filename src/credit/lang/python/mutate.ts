@@ -1,3 +1,4 @@
+// Python's mutants of one symbol, with tree-sitter: the probe, the trace, the null mutant and the behavioural candidates.
 import type { Node } from 'web-tree-sitter';
 import { getParser } from '../../../symbols/treesitter.js';
 import type { SymbolChange } from '../../mutants/change.js';
@@ -96,13 +97,10 @@ function isDocstring(n: Node): boolean {
 const SEES_NAMES = /\b(?:locals|vars|eval|exec|globals|_getframe|currentframe)\s*\(|__dict__|=\s*\}|\bsuper\s*\(\s*\)/;
 
 /**
- * The renamed-local null mutant: the first name bound by a plain assignment (`x = …`) in a
- * function body, renamed with a fresh name everywhere it occurs in that body as a name (not
- * an attribute, not a keyword argument), as the old name and the noise's suffix. Never a
- * parameter (callers may pass it by keyword), nor a name in `avoid` (the revert's texts).
- * Null when the body can see its names (`locals()`, `f"{x=}"` and the like), binds the name
- * otherwise too (`global`, `nonlocal`, an import, a nested def or class, a `match`), or the
- * result does not parse.
+ * The renamed-local null mutant: the first name a plain assignment binds in a function body,
+ * renamed (old name and the noise's suffix) wherever it occurs there as a name. Never a parameter,
+ * nor a name of `avoid` (the revert's texts); null when the body can see its names (`locals()`,
+ * `f"{x=}"`), binds the name otherwise too, or the result does not parse.
  */
 function renameLocalPy(
   text: string,

@@ -1,36 +1,12 @@
+// Byte code for the credit runs' base copy, made by the host's interpreter before the first run (a speed-up).
 import { execFile } from 'node:child_process';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, posix } from 'node:path';
 
 /**
- * Byte code for the credit runs' one base copy of the tree, made before its first run.
- *
- * Every credit run starts from a fresh copy without `__pycache__` (tree/copy.ts drops every one,
- * the patch's own included) and runs with PYTHONDONTWRITEBYTECODE, so each pytest run compiled
- * every module it imported and rewrote every test module's asserts again: about 0.4 s of a
- * 1.2 s run on parse. Here the host's interpreter, which runs nothing of the tree, compiles
- * every regular `.py` file of the copy except `skip` (the files a mutant, the probe or the trace
- * changes):
- * - as hash-checked byte code (the interpreter checks it against the source's bytes at every
- *   import, never against a time), for plain imports;
- * - for a file pytest would rewrite (`test_*.py`, `*_test.py`, `conftest.py`), also as pytest's
- *   own rewritten byte code, by the host's pytest (`_pytest.assertion.rewrite`: it parses,
- *   rewrites and compiles; it imports nothing of the tree). Only where the runs' working
- *   directory is fixed (`cwd`: the sandbox's), as that byte code holds the file's path.
- *   pytest takes it only when its version, the interpreter's and the source's size and time
- *   match; otherwise it rewrites the file as before.
- * So every judging run (each control and each mutant) finds the same `__pycache__`, none for a
- * file that differs between runs: the byte code tells a test nothing about which run it is in.
- * Byte code written by a run of the tree's own code is never used: it could hold code other
- * than its source (a test the classifier never read).
- *
- * `noRewrite`: pytest's rewriting may be configured (`enable_assertion_pass_hook`), so where
- * the tree or the command mention it, no rewritten byte code is made.
- *
- * Only real folders are walked and written (a link the patch made is never followed, a `.py`
- * link never read); each `__pycache__` is made new here, and each file written new (O_EXCL,
- * O_NOFOLLOW) under a temporary name renamed into place. When the interpreter is missing,
- * fails or runs out of time, every folder made here is removed again: the copy is as it was.
+ * What precompilePython made for the base copy: hash-checked byte code for every regular `.py`
+ * file but the changed ones, and pytest's rewritten byte code for its test files where every run
+ * has the same working directory (docs/credit.md, "The mutation oracle", step 3).
  */
 export interface PrecompileResult {
   /** Byte-code files written (both kinds). */
@@ -41,8 +17,7 @@ export interface PrecompileResult {
   readonly skipped: string | null;
 }
 
-// About 3 MB of Python compile per second here (7.4 MB, 514 files of pytest, hypothesis and
-// pygments: 2.5 s), before the first run: past these, the runs compile their own imports.
+// Past these (seconds of compiling before the first run), the runs compile their own imports.
 const MAX_FILES = 5_000;
 const MAX_BYTES = 8 * 1024 * 1024;
 
@@ -139,6 +114,12 @@ export function pythonSources(root: string, skip: ReadonlySet<string>): { files:
   return over === null ? { files } : { over };
 }
 
+/**
+ * Compile the base copy's Python files but `skip` with the host's interpreter, which runs
+ * nothing of the tree. Only real folders are walked (no link followed), each `__pycache__` is
+ * made new and each file written new (O_EXCL, O_NOFOLLOW); when the interpreter is missing,
+ * fails or runs out of time, every folder made here goes again: the copy is as it was.
+ */
 export function precompilePython(
   root: string,
   skip: ReadonlySet<string>,

@@ -1,3 +1,4 @@
+// TS/JS tests read and classified with the TypeScript compiler's parser: each test's assertions, skips and name.
 import { createRequire } from 'node:module';
 import type * as TS from 'typescript';
 import { checkTest, EQUALITY_METHODS, type Assertion, type Operand, type TestSource } from '../../tests/classify.js';
@@ -511,12 +512,9 @@ const isLoop = (n: TS.Node): boolean =>
 const ASSERT_MODULES = new Set(['assert', 'node:assert', 'assert/strict', 'node:assert/strict']);
 
 /**
- * The names a file binds from Node's assert module at its top level: `import { equal, match as m }
- * from 'node:assert'` and `const { strictEqual } = require('assert')` bind functions (to their
- * method: equal, match, strictEqual); `import assert from`, `import * as a from`, `const a =
- * require(...)` and `{ strict: a }` bind the module (`*`); a `let` or `var` binding is none (it
- * can be pointed at a no-op). A same-named function of the file's own is no assertion: it is
- * not bound from the module.
+ * The names a file binds from Node's assert module at its top level: named imports and
+ * destructured requires bind functions (to their method), a default, namespace or plain require
+ * binds the module (`*`). A `let` or `var` binding is none: it can be pointed at a no-op.
  */
 function assertImports(sf: TS.SourceFile): Map<string, string> {
   const out = new Map<string, string>();

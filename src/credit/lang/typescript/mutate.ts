@@ -1,3 +1,4 @@
+// TS/JS mutants of one symbol, with the TypeScript compiler's parser: the probe, the trace, the null mutant and the behavioural candidates.
 import { createRequire } from 'node:module';
 import type * as TS from 'typescript';
 import type { SymbolChange } from '../../mutants/change.js';
@@ -30,15 +31,8 @@ const PROBE = "throw new Error('sealgate-probe')";
 
 /**
  * An expression that appends `<symbol>\t<test file>` to $SEALGATE_TRACE_FILE once per symbol and
- * test file, and `\t<test name>` (a JSON string) where the runner names the test running: jest's
- * and vitest's `currentTestName`, the full name their `--testNamePattern` matches. The test file
- * is jest's or vitest's current test path, read from their expect state whether or not `expect`
- * is a global (vitest without `globals` keeps it under a registered symbol), else vitest's
- * worker's file, else the process's main script (node:test runs each file in its own process;
- * for another runner it is the runner's own file, which the oracle does not take for a test
- * file). Entered while no test runs (a module loading, a suite being collected), it records the
- * file alone. Where nothing can be written it does nothing.
- * Its memory of what it wrote is a non-enumerable symbol-keyed property: no global name appears.
+ * test, with `\t<test name>` where jest or vitest names the running test, and the file alone while
+ * none runs. It reaches every global through `globalThis` and leaves no global name behind.
  */
 export function traceExpr(symbol: string, typed: boolean): string {
   const g = typed ? '(globalThis as any)' : 'globalThis';
@@ -328,12 +322,10 @@ export function mutateTs(
 }
 
 /**
- * The renamed-local null mutant: the first `const`/`let`/`var` binding with a plain name
- * declared in the symbol's bodies, renamed with a fresh name at its declaration and every
- * reference the binder resolves to it (a shorthand `{ x }` becomes `{ x: fresh }`); the fresh
- * name is the old one and the noise's suffix. Never a local named in `avoid` (the revert's
- * texts). Null when no such local exists, the body can see its own names (`eval`, `with`,
- * `arguments`), or the result does not parse.
+ * The renamed-local null mutant: the first plain-named `const`/`let`/`var` of the symbol's bodies,
+ * renamed (old name and the noise's suffix) at its declaration and every reference the binder
+ * resolves to it. Never a local named in `avoid` (the revert's texts); null when none exists, the
+ * body can see its own names (`eval`, `with`, `arguments`), or the result does not parse.
  */
 function renameLocalTs(
   text: string,
@@ -392,15 +384,10 @@ function renameLocalTs(
 }
 
 /**
- * Mutants of a regular expression literal (`/pattern/flags`): a patch that changes only a
- * pattern has no other token to mutate, and a test that checks what it matches kills these.
- * Each, where the pattern has it, outside character classes and escapes: the leading `^` or
- * the trailing `$` dropped; the first `*` made `+`, or the first `+` made `*` (a quantifier,
- * not a group's `(?`); the first `\d`, `\w` or `\s` made `\D`, `\W` or `\S`. With `within`
- * (the literal's characters the patch changed, as [from, to) ranges), only at those, and
- * "first" counts from there: a pattern that gained an alternative gets no mutant on what it
- * already had, which old tests would kill for the new behaviour. Only those that JavaScript
- * still compiles (with the same flags) and that change the pattern.
+ * Mutants of a regular expression literal, for a patch that changes only a pattern: the leading
+ * `^` or trailing `$` dropped, the first `*` made `+` or `+` made `*`, the first `\d`, `\w` or `\s`
+ * negated, outside classes and escapes. With `within`, only at the characters the patch changed.
+ * Only those JavaScript still compiles with the same flags, and that change the pattern.
  */
 export function regexMutants(
   literal: string,

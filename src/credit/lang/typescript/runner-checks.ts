@@ -1,12 +1,9 @@
 // Whether the test runner type-checks TypeScript (tsc, ts-jest), so a mutant that does not type-check fails to load.
 
 /**
- * Whether the test run type-checks TS (so a mutant that does not type-check fails to load):
- * `tsc` (or `vue-tsc`) in the command or in the `npm test` script it runs, or jest with ts-jest
- * in the tree's jest configuration, unless ts-jest only transpiles there (tsJestTranspilesOnly).
- * Elsewhere (vitest, tsx, esbuild) types are erased, a mutant that does not type-check still
- * runs, and only parsing decides. `readDepFile` reads the repository's installed dependencies
- * (node_modules); without it ts-jest is taken to type-check.
+ * Whether the test run type-checks TS, so a mutant that does not type-check fails to load: `tsc`
+ * (or `vue-tsc`) in the command or the `npm test` script it runs, or jest with ts-jest that does
+ * not only transpile (tsJestTranspilesOnly). Elsewhere types are erased and only parsing decides.
  */
 export function checkRunnerTypeChecks(
   command: readonly string[],
@@ -42,15 +39,10 @@ export function checkRunnerTypeChecks(
 }
 
 /**
- * Does ts-jest only transpile here (no type check, so a mutant that does not type-check still
- * runs)? ts-jest 29.3 and later transpile each file alone when the tsconfig.json it reads has
- * `isolatedModules: true` (measured on vercel/ms: a type error in src/index.ts fails every suite
- * with it false, none with it true). Only the plain case counts: installed ts-jest 29.3 to 29.x,
- * no jest option that could point ts-jest at another tsconfig or root (`tsconfig`, `rootDir`,
- * `projects`, `isolatedModules`, `--config`), and the tree's tsconfig.json itself (no `extends`
- * deciding it) setting `isolatedModules` to true. Anything else keeps the type check. Taken
- * wrongly, a mutant that does not type-check would run where ts-jest refuses it: a load failure
- * whose output names the type error, a crash and never a kill (checkRuntimeValidity).
+ * Does ts-jest only transpile here, so a mutant that does not type-check still runs? Only in the
+ * plain case: ts-jest 29.3 to 29.x installed, no jest option that could point it at another
+ * tsconfig or root, and the tree's own tsconfig.json setting `isolatedModules: true`. Anything
+ * else keeps the type check (a wrong guess is a crash, never a kill: checkRuntimeValidity).
  */
 export function tsJestTranspilesOnly(
   jestConfigText: string,

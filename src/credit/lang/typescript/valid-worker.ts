@@ -1,7 +1,4 @@
-// The worker thread the TypeScript validity checks run in (bundled on its own as
-// dist/bundle/valid-worker.cjs): the type check of a tree takes seconds, and in the main
-// thread it would hold up the credit runs' processes (a run cannot start, end or be read
-// while it works). One language service per tsconfig, as makeTsValidity makes it.
+// The worker thread the TS type checks run in (bundled as dist/bundle/valid-worker.cjs), so they hold up no run.
 import { parentPort, workerData } from 'node:worker_threads';
 import {
   makeTsValidity,
